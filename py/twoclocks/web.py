@@ -6,10 +6,12 @@ package: tokens as integers, times in milliseconds.
 
 from __future__ import annotations
 
+import json
 import sys
 import traceback
 
-from .call import simulate_call
+from .call import MAX_OUTPUT_TOKENS, MAX_SPECULATIVE_SPEEDUP, simulate_call
+from .toy import MAX_PROMPT_TOKENS
 
 DEFAULT_STATE = {
     "prompt_tokens": 8000,
@@ -21,6 +23,18 @@ DEFAULT_STATE = {
     "speculative_speedup": 1.0,
 }
 """The page's starting state: the lesson's agent router (8,000-token prompt, 20-token JSON answer)."""
+
+CONTROL_LIMITS = {
+    "prompt_tokens": {"kind": "int", "min": 1, "max": MAX_PROMPT_TOKENS},
+    "output_tokens": {"kind": "int", "min": 1, "max": MAX_OUTPUT_TOKENS},
+    "max_tokens": {"kind": "int", "min": 1, "max": MAX_OUTPUT_TOKENS},
+    "stop_fires": {"kind": "bool"},
+    "streaming": {"kind": "bool"},
+    "cached_prefix_tokens": {"kind": "int", "min": 0, "max": MAX_PROMPT_TOKENS, "at_most": "prompt_tokens"},
+    "speculative_speedup": {"kind": "float", "min": 1.0, "max": MAX_SPECULATIVE_SPEEDUP},
+}
+"""Type and range of every state key, exported into the page's ``build.js`` by ``build.py`` so the
+page validates ``TwoClocks.setState`` with the model's own limits (``at_most`` names another key)."""
 
 CELL_FILENAME = "<cell>"
 
@@ -45,6 +59,18 @@ def evaluate(state: dict) -> dict:
     if unknown:
         raise ValueError(f"unknown setting {unknown[0]!r}; known: {', '.join(DEFAULT_STATE)}")
     return simulate_call(**{**DEFAULT_STATE, **state}).to_dict()
+
+
+def evaluate_json(state_json: str) -> str:
+    """JSON wrapper of :func:`evaluate` for the worker: ``{"report": {...}}`` or ``{"error": "..."}``.
+
+    Passing JSON strings keeps the JavaScript side free of Python proxies; a ``ValueError`` (bad
+    input) becomes a readable ``error`` message instead of an exception.
+    """
+    try:
+        return json.dumps({"report": evaluate(json.loads(state_json))}, allow_nan=False)
+    except ValueError as error:
+        return json.dumps({"error": str(error)})
 
 
 def run_cell(source: str) -> bool:

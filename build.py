@@ -1,0 +1,419 @@
+#!/usr/bin/env python3
+"""Build, serve and test the Two Clocks lesson page. Standard library only.
+
+    python3 build.py                 assemble dist/
+    python3 build.py serve [--port N] [--isolated]
+    python3 build.py test [pytest args...]
+    python3 build.py clean
+
+Pinned inputs (name, version, hash) are at the top. Downloads are cached in .cache/, so a second
+build works offline; every cached file is re-checked against its pin before it is used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import functools
+import hashlib
+import html
+import http.server
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tomllib
+import venv
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+PY_DIR = ROOT / "py"
+SITE_DIR = ROOT / "site"
+DIST = ROOT / "dist"
+CACHE = ROOT / ".cache"
+VENV = ROOT / ".venv"
+
+PYODIDE_VERSION = "314.0.7"
+PYODIDE_INTEGRITY = (
+    "sha512-0YvXxEhfEdpLfb/XkM2BFAeMROq0iMUX2bzzH9pOttyMcWkwq+HbE5uyuGD82LN7y2q+SNvi/6V5JEsOlD2R1A=="
+)
+# The runtime files the page fetches; the npm package's other files (console, maps, types) stay out.
+PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")
+
+MICROPIP_VERSION = "0.11.1"
+MICROPIP_WHEEL = f"micropip-{MICROPIP_VERSION}-py3-none-any.whl"
+# PyPI's wheel. Pyodide's lock file records another hash (its own rebuild of the same version), so
+# the build rewrites the lock entry to this verified hash; the browser then checks the file we ship.
+MICROPIP_SHA256 = "768de165adb8e66906039d8fec4127a57f522dfdf8e6fbff877a4616941ecfd3"
+
+PYODIDE_DIR_NAME = f"pyodide-{PYODIDE_VERSION}"
+WHEEL_TIMESTAMP = (2020, 1, 1, 0, 0, 0)  # fixed, so the wheel's bytes depend only on its contents
+
+MIME_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".mjs": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".json": "application/json",
+    ".wasm": "application/wasm",
+    ".zip": "application/zip",
+    ".whl": "application/zip",
+    ".py": "text/plain; charset=utf-8",
+    ".csv": "text/csv; charset=utf-8",
+    ".png": "image/png",
+    ".svg": "image/svg+xml",
+}
+
+# Sent by the dev server on every response. A <meta> CSP in the page cannot govern the worker, which
+# takes its policy from its own script's headers; static hosts should send the same header.
+CSP = (
+    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; "
+    "connect-src 'self'; img-src 'self' data:; style-src 'self'; object-src 'none'; base-uri 'none'"
+)
+
+
+class BuildError(Exception):
+    """A build step failed; the message says what to do."""
+
+
+def step(message: str) -> None:
+    """Print one build step."""
+    print(f"==> {message}", flush=True)
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+# --- pinned downloads -------------------------------------------------------------------------
+
+
+def run_tool(args: list[str], what: str) -> None:
+    """Run an external tool, or fail with a message naming what it is needed for."""
+    if shutil.which(args[0]) is None and args[0] != sys.executable:
+        raise BuildError(f"{args[0]} is not installed; it is needed once to fetch {what}.")
+    result = subprocess.run(args, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise BuildError(f"fetching {what} failed:\n{result.stdout}\n{result.stderr}".rstrip())
+
+
+def npm_integrity(data: bytes) -> str:
+    return "sha512-" + base64.b64encode(hashlib.sha512(data).digest()).decode()
+
+
+def fetch_pyodide() -> Path:
+    """Return the verified Pyodide npm tarball, fetching it with `npm pack` if not cached."""
+    tarball = CACHE / f"pyodide-{PYODIDE_VERSION}.tgz"
+    if not tarball.exists():
+        step(f"fetching Pyodide {PYODIDE_VERSION} with npm pack")
+        CACHE.mkdir(exist_ok=True)
+        run_tool(
+            ["npm", "pack", f"pyodide@{PYODIDE_VERSION}", "--pack-destination", str(CACHE)],
+            f"Pyodide {PYODIDE_VERSION} (npm)",
+        )
+    actual = npm_integrity(tarball.read_bytes())
+    if actual != PYODIDE_INTEGRITY:
+        raise BuildError(
+            f"{tarball} does not match its pinned integrity hash\n  expected {PYODIDE_INTEGRITY}\n"
+            f"  got      {actual}\nDelete it and build again; if it persists, the download is not "
+            "the pinned release."
+        )
+    return tarball
+
+
+def fetch_micropip() -> Path:
+    """Return the verified micropip wheel, fetching it with `pip download` if not cached."""
+    wheel = CACHE / MICROPIP_WHEEL
+    if not wheel.exists():
+        step(f"fetching micropip {MICROPIP_VERSION} with pip download")
+        CACHE.mkdir(exist_ok=True)
+        run_tool(
+            [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+             "--python-version", "3.14", "-d", str(CACHE), f"micropip=={MICROPIP_VERSION}"],
+            f"micropip {MICROPIP_VERSION} (pip)",
+        )
+    actual = sha256_hex(wheel.read_bytes())
+    if actual != MICROPIP_SHA256:
+        raise BuildError(
+            f"{wheel} does not match its pinned sha256\n  expected {MICROPIP_SHA256}\n"
+            f"  got      {actual}\nDelete it and build again."
+        )
+    return wheel
+
+
+def pyodide_runtime_files(tarball: Path) -> dict[str, bytes]:
+    """Read the runtime files and the lock file out of the verified npm tarball."""
+    wanted = {f"package/{name}" for name in (*PYODIDE_FILES, "pyodide-lock.json")}
+    files = {}
+    with tarfile.open(tarball, "r:gz") as archive:
+        for member in archive.getmembers():
+            if member.name in wanted:
+                files[member.name.removeprefix("package/")] = archive.extractfile(member).read()
+    missing = wanted - {f"package/{name}" for name in files}
+    if missing:
+        raise BuildError(f"the Pyodide tarball lacks {sorted(missing)}")
+    return files
+
+
+def micropip_lock(lock_bytes: bytes) -> bytes:
+    """Trim Pyodide's lock file to the one package we load, with our wheel's verified hash."""
+    lock = json.loads(lock_bytes)
+    entry = dict(lock["packages"]["micropip"], file_name=MICROPIP_WHEEL, sha256=MICROPIP_SHA256)
+    if entry["version"] != MICROPIP_VERSION or entry["depends"]:
+        raise BuildError(f"Pyodide {PYODIDE_VERSION}'s lock expects another micropip: {entry}")
+    return json.dumps({"info": lock["info"], "packages": {"micropip": entry}}).encode()
+
+
+# --- our wheel --------------------------------------------------------------------------------
+
+
+def project_metadata() -> dict:
+    return tomllib.loads((PY_DIR / "pyproject.toml").read_text())["project"]
+
+
+def build_wheel() -> tuple[str, bytes]:
+    """Build the pure-Python `twoclocks` wheel from py/; return (file name, bytes)."""
+    meta = project_metadata()
+    name, version = meta["name"], meta["version"]
+    dist_info = f"{name}-{version}.dist-info"
+    files = {
+        path.relative_to(PY_DIR).as_posix(): path.read_bytes()
+        for path in sorted((PY_DIR / name).rglob("*.py"))
+    }
+    files[f"{dist_info}/METADATA"] = (
+        f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+        f"Summary: {meta['description']}\nRequires-Python: {meta['requires-python']}\n"
+    ).encode()
+    files[f"{dist_info}/WHEEL"] = (
+        "Wheel-Version: 1.0\nGenerator: twoclocks-build.py\nRoot-Is-Purelib: true\n"
+        "Tag: py3-none-any\n"
+    ).encode()
+    record = [
+        f"{path},sha256={base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b'=').decode()},{len(data)}"
+        for path, data in files.items()
+    ]
+    files[f"{dist_info}/RECORD"] = ("\n".join(record + [f"{dist_info}/RECORD,,"]) + "\n").encode()
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as wheel:
+        for path, data in files.items():
+            info = zipfile.ZipInfo(path, WHEEL_TIMESTAMP)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            wheel.writestr(info, data)
+    return f"{name}-{version}-py3-none-any.whl", buffer.getvalue()
+
+
+# --- the page ---------------------------------------------------------------------------------
+
+
+@functools.cache
+def model():
+    """Import the `twoclocks` package from py/ (the same code the browser runs)."""
+    sys.path.insert(0, str(PY_DIR))
+    import twoclocks.web
+
+    return twoclocks.web
+
+
+def site_assets() -> dict[str, bytes]:
+    """Our static files, except the HTML templates (they are rendered per build)."""
+    return {
+        path.relative_to(SITE_DIR).as_posix(): path.read_bytes()
+        for path in sorted(SITE_DIR.rglob("*"))
+        if path.is_file() and path.suffix != ".html" and path.name != "example_cell.py"
+    }
+
+
+def build_module(wheel_name: str, wheel_bytes: bytes, version: str) -> bytes:
+    """The generated `build.js`: what the page and worker must know about this build."""
+    info = {
+        "version": version,
+        "pyodideDir": PYODIDE_DIR_NAME,
+        "wheel": wheel_name,
+        "wheelSha256": sha256_hex(wheel_bytes),
+        "limits": model().CONTROL_LIMITS,
+    }
+    return f"// Generated by build.py; do not edit.\nexport const BUILD = {json.dumps(info)};\n".encode()
+
+
+def render_page(template: str, app_dir: str) -> str:
+    """Fill the page template: asset directory, default state and its report, example cell."""
+    web = model()
+    state = dict(web.DEFAULT_STATE)
+    report = web.evaluate(state)
+    initial = json.dumps({"state": state, "report": report}, separators=(",", ":"))
+    # Inside <script> text, entities are not decoded: escape what could end the element instead.
+    initial = initial.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    example = (SITE_DIR / "example_cell.py").read_text()
+    replacements = {
+        "%%APP%%": app_dir,
+        "%%INITIAL_JSON%%": initial,
+        "%%EXAMPLE_CELL%%": html.escape(example, quote=False),
+        "%%TTFT_MS%%": f"{report['ttft_ms']:.0f} ms",
+        "%%TTLT_MS%%": f"{report['ttlt_ms']:.0f} ms",
+        "%%TTFT_RAW%%": repr(report["ttft_ms"]),
+        "%%TTLT_RAW%%": repr(report["ttlt_ms"]),
+    }
+    for marker, value in replacements.items():
+        template = template.replace(marker, value)
+    return template
+
+
+def build() -> Path:
+    """Assemble dist/: versioned app and Pyodide folders plus the rendered pages."""
+    runtime = pyodide_runtime_files(fetch_pyodide())
+    micropip_bytes = fetch_micropip().read_bytes()
+    step("building the twoclocks wheel from py/")
+    wheel_name, wheel_bytes = build_wheel()
+    version = project_metadata()["version"]
+    assets = site_assets()
+    assets["js/build.js"] = build_module(wheel_name, wheel_bytes, version)
+    assets[wheel_name] = wheel_bytes
+    digest = hashlib.sha256()
+    for path, data in sorted(assets.items()):
+        digest.update(path.encode() + b"\0" + data)
+    app_dir = f"app-{version}-{digest.hexdigest()[:10]}"
+
+    step(f"assembling {DIST.relative_to(ROOT)}/ ({app_dir}, {PYODIDE_DIR_NAME})")
+    if DIST.exists():
+        shutil.rmtree(DIST)
+    write_files(DIST / app_dir, assets)
+    pyodide_files = {name: runtime[name] for name in PYODIDE_FILES}
+    pyodide_files["pyodide-lock.json"] = micropip_lock(runtime["pyodide-lock.json"])
+    pyodide_files[MICROPIP_WHEEL] = micropip_bytes
+    write_files(DIST / PYODIDE_DIR_NAME, pyodide_files)
+    for template in sorted(SITE_DIR.glob("*.html")):
+        (DIST / template.name).write_text(render_page(template.read_text(), app_dir))
+    step("done")
+    return DIST
+
+
+def write_files(folder: Path, files: dict[str, bytes]) -> None:
+    for relative, data in files.items():
+        target = folder / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+
+
+# --- serving ----------------------------------------------------------------------------------
+
+
+class Handler(http.server.SimpleHTTPRequestHandler):
+    """Static files with correct MIME types, the CSP header and long caching of versioned files."""
+
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **MIME_TYPES}
+    isolated = False
+    quiet = False
+
+    def end_headers(self) -> None:
+        self.send_header("Content-Security-Policy", CSP)
+        self.send_header("X-Content-Type-Options", "nosniff")
+        path = self.path.split("?", 1)[0]
+        versioned = any(f"/{prefix}" in path for prefix in ("app-", "pyodide-"))
+        self.send_header(
+            "Cache-Control", "public, max-age=31536000, immutable" if versioned else "no-cache"
+        )
+        if self.isolated:
+            self.send_header("Cross-Origin-Opener-Policy", "same-origin")
+            self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
+            self.send_header("Cross-Origin-Resource-Policy", "cross-origin")
+        super().end_headers()
+
+    def log_message(self, format: str, *args) -> None:
+        if not self.quiet:
+            super().log_message(format, *args)
+
+
+def make_server(
+    directory: Path, port: int = 0, *, isolated: bool = False, quiet: bool = False
+) -> http.server.ThreadingHTTPServer:
+    """A threaded server for `directory` on 127.0.0.1 (port 0 picks a free one)."""
+    handler = functools.partial(
+        type("BoundHandler", (Handler,), {"isolated": isolated, "quiet": quiet}),
+        directory=str(directory),
+    )
+    return http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+
+
+def serve(port: int, isolated: bool) -> None:
+    """Build, then serve dist/ until interrupted."""
+    build()
+    server = make_server(DIST, port, isolated=isolated)
+    mode = " (cross-origin isolated: COOP/COEP)" if isolated else ""
+    print(f"Serving the lesson at http://127.0.0.1:{server.server_address[1]}/{mode}; Ctrl+C stops.")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        print()
+    finally:
+        server.server_close()
+
+
+# --- tests ------------------------------------------------------------------------------------
+
+
+def venv_python() -> Path:
+    """Create .venv if needed and install the pinned test requirements into it."""
+    python = VENV / "bin" / "python"
+    if not python.exists():
+        step("creating .venv")
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    step("installing pinned test requirements into .venv")
+    result = subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", "-r", str(ROOT / "requirements-test.txt")]
+    )
+    if result.returncode != 0:
+        raise BuildError("installing requirements-test.txt failed (see pip's output above)")
+    return python
+
+
+def test(pytest_args: list[str]) -> int:
+    """Build, then run the whole test suite in .venv."""
+    python = venv_python()
+    build()
+    step("running pytest")
+    env = {**os.environ, "TWOCLOCKS_BUILT": "1"}  # the tests reuse this build
+    return subprocess.run([str(python), "-m", "pytest", *pytest_args], cwd=ROOT, env=env).returncode
+
+
+def clean() -> None:
+    """Remove dist/ and .cache/ (never anything else)."""
+    for path in (DIST, CACHE):
+        if path.exists():
+            step(f"removing {path.relative_to(ROOT)}/")
+            shutil.rmtree(path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    commands = parser.add_subparsers(dest="command")
+    commands.add_parser("build", help="assemble dist/ (the default)")
+    serve_parser = commands.add_parser("serve", help="build, then serve dist/ on 127.0.0.1")
+    serve_parser.add_argument("--port", type=int, default=8000)
+    serve_parser.add_argument(
+        "--isolated", action="store_true", help="send COOP/COEP headers (cross-origin isolation)"
+    )
+    test_parser = commands.add_parser("test", help="build, then run the tests in .venv")
+    test_parser.add_argument("pytest_args", nargs=argparse.REMAINDER)
+    commands.add_parser("clean", help="remove dist/ and .cache/")
+    args = parser.parse_args(argv)
+    actions = {
+        None: lambda: build() and 0,
+        "build": lambda: build() and 0,
+        "serve": lambda: serve(args.port, args.isolated) or 0,
+        "test": lambda: test(args.pytest_args),
+        "clean": lambda: clean() or 0,
+    }
+    try:
+        return actions[args.command]()
+    except BuildError as error:
+        print(f"build.py: error: {error}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,10 @@
+// window.TwoClocks: the documented page API for course authors and tests (see README, "Page API").
+//   ready          Promise, resolves when Python is live and the current state is drawn
+//   getState()     a copy of the current state (keys are the model's keyword names)
+//   setState(p)    move controls and readouts exactly as a learner would; throws naming a bad key
+//   report()       Promise of the model's report for the current state (a plain object)
+export function installApi({ ready, getState, setState, report, version }) {
+  const api = Object.freeze({ ready, getState, setState, report, version });
+  Object.defineProperty(window, "TwoClocks", { value: api, enumerable: true });
+  return api;
+}

@@ -1,0 +1,211 @@
+// The canvas of the two clocks: two stopwatch dials (TTFT, TTLT) over a timeline bar (a prefill
+// block, then one tick per decoded token). It draws a report from Python; it computes no latency.
+import { formatMs } from "./format.js";
+
+const NICE_STEPS = [1, 2, 5];
+
+/** Smallest 1-2-5 × 10^k at or above `ms`: the time one turn of a dial stands for. */
+function niceCeil(ms) {
+  const exponent = Math.floor(Math.log10(Math.max(ms, 1e-3)));
+  for (const base of [...NICE_STEPS, 10]) {
+    const candidate = base * 10 ** exponent;
+    if (candidate >= ms) return candidate;
+  }
+  return 10 ** (exponent + 1);
+}
+
+function palette(canvas) {
+  const style = getComputedStyle(canvas);
+  const read = (name) => style.getPropertyValue(name).trim();
+  return {
+    ink: read("--ink"), muted: read("--muted"), face: read("--panel"), line: read("--line"),
+    prefill: read("--prefill"), decode: read("--decode"), bg: read("--bg"),
+  };
+}
+
+function hatch(ctx, color, background) {
+  const tile = new OffscreenCanvas(8, 8);
+  const t = tile.getContext("2d");
+  t.fillStyle = background;
+  t.fillRect(0, 0, 8, 8);
+  t.strokeStyle = color;
+  t.lineWidth = 2.5;
+  t.beginPath();
+  t.moveTo(-2, 10); t.lineTo(10, -2);
+  t.moveTo(-2, 2); t.lineTo(2, -2);
+  t.moveTo(6, 10); t.lineTo(10, 6);
+  t.stroke();
+  return ctx.createPattern(tile, "repeat");
+}
+
+function sector(ctx, x, y, r, fromMs, toMs, fullMs, fill) {
+  if (toMs <= fromMs) return;
+  const angle = (ms) => -Math.PI / 2 + (Math.min(ms, fullMs) / fullMs) * 2 * Math.PI;
+  ctx.beginPath();
+  ctx.moveTo(x, y);
+  ctx.arc(x, y, r, angle(fromMs), angle(toMs));
+  ctx.closePath();
+  ctx.fillStyle = fill;
+  ctx.fill();
+}
+
+function drawDial(ctx, colors, fills, dial) {
+  const { x, y, r, title, ttftMs, endMs, fullMs, shownMs } = dial;
+  ctx.beginPath();
+  ctx.arc(x, y, r, 0, 2 * Math.PI);
+  ctx.fillStyle = colors.face;
+  ctx.fill();
+  sector(ctx, x, y, r - 4, 0, Math.min(shownMs, ttftMs), fullMs, fills.prefill);
+  sector(ctx, x, y, r - 4, ttftMs, Math.min(shownMs, endMs), fullMs, fills.decode);
+  ctx.strokeStyle = colors.line;
+  ctx.lineWidth = 2;
+  ctx.beginPath();
+  ctx.arc(x, y, r, 0, 2 * Math.PI);
+  ctx.stroke();
+  for (let i = 0; i < 10; i++) {
+    const a = -Math.PI / 2 + (i / 10) * 2 * Math.PI;
+    ctx.beginPath();
+    ctx.moveTo(x + Math.cos(a) * (r - 7), y + Math.sin(a) * (r - 7));
+    ctx.lineTo(x + Math.cos(a) * r, y + Math.sin(a) * r);
+    ctx.stroke();
+  }
+  const handMs = Math.min(shownMs, endMs);
+  const a = -Math.PI / 2 + (Math.min(handMs, fullMs) / fullMs) * 2 * Math.PI;
+  ctx.strokeStyle = colors.ink;
+  ctx.lineWidth = 3;
+  ctx.lineCap = "round";
+  ctx.beginPath();
+  ctx.moveTo(x, y);
+  ctx.lineTo(x + Math.cos(a) * (r - 10), y + Math.sin(a) * (r - 10));
+  ctx.stroke();
+  ctx.beginPath();
+  ctx.arc(x, y, 5, 0, 2 * Math.PI);
+  ctx.fillStyle = colors.ink;
+  ctx.fill();
+  ctx.textAlign = "center";
+  ctx.textBaseline = "top";
+  ctx.font = "600 15px system-ui, sans-serif";
+  ctx.fillText(`${title} ${formatMs(handMs)}`, x, y + r + 10);
+}
+
+function drawTimeline(ctx, colors, fills, report, box, shownMs) {
+  const { x0, x1, y, h } = box;
+  const total = Math.max(report.ttlt_ms, 1e-9);
+  const xAt = (ms) => x0 + (Math.min(ms, total) / total) * (x1 - x0);
+  const prefillEnd = xAt(Math.min(report.ttft_ms, shownMs));
+  ctx.fillStyle = colors.face;
+  ctx.fillRect(x0, y, x1 - x0, h);
+  ctx.fillStyle = fills.prefill;
+  ctx.fillRect(x0, y, prefillEnd - x0, h);
+  ctx.strokeStyle = colors.decode;
+  ctx.lineWidth = 1.5;
+  ctx.beginPath();
+  for (const [, arrival] of report.token_times_ms) {
+    if (arrival > shownMs) break;
+    const x = Math.round(xAt(arrival)) + 0.5;
+    ctx.moveTo(x, y + 3);
+    ctx.lineTo(x, y + h - 3);
+  }
+  ctx.stroke();
+  ctx.strokeStyle = colors.line;
+  ctx.lineWidth = 1;
+  ctx.strokeRect(x0 + 0.5, y + 0.5, x1 - x0 - 1, h - 1);
+  labelTimeline(ctx, colors, report, { x0, x1, y, h, xAt });
+}
+
+function labelTimeline(ctx, colors, report, { x0, x1, y, h, xAt }) {
+  ctx.font = "13px system-ui, sans-serif";
+  ctx.textBaseline = "top";
+  ctx.fillStyle = colors.muted;
+  ctx.textAlign = "left";
+  ctx.fillText("0", x0, y + h + 6);
+  const firstX = xAt(report.ttft_ms);
+  const firstLabel = `first token ${formatMs(report.ttft_ms)}`;
+  const lastLabel = `last token ${formatMs(report.ttlt_ms)}`;
+  const lastWidth = ctx.measureText(lastLabel).width;
+  const firstWidth = ctx.measureText(firstLabel).width;
+  ctx.textAlign = "right";
+  ctx.fillText(lastLabel, x1, y + h + 6);
+  // The first-token label sits under its marker unless it would collide with the others: then
+  // it moves to a second line.
+  const firstLeft = Math.min(Math.max(firstX - firstWidth / 2, x0 + 16), x1 - firstWidth);
+  const collides = firstLeft + firstWidth > x1 - lastWidth - 8;
+  ctx.textAlign = "left";
+  ctx.fillText(firstLabel, collides ? Math.max(x0, x1 - firstWidth) : firstLeft, y + h + (collides ? 24 : 6));
+  ctx.strokeStyle = colors.ink;
+  ctx.lineWidth = 2;
+  ctx.beginPath();
+  ctx.moveTo(firstX, y - 4);
+  ctx.lineTo(firstX, y + h + 4);
+  ctx.stroke();
+  ctx.font = "600 13px system-ui, sans-serif";
+  ctx.textBaseline = "bottom";
+  ctx.fillStyle = colors.ink;
+  ctx.textAlign = "left";
+  const prefillLabel = "prefill";
+  if (firstX - x0 > ctx.measureText(prefillLabel).width + 12) ctx.fillText(prefillLabel, x0, y - 6);
+  const decodeLabel = `decode · ${report.output_tokens.toLocaleString("en-US")} tokens`;
+  const decodeWidth = ctx.measureText(decodeLabel).width;
+  if (x1 - firstX > decodeWidth + 12) {
+    ctx.fillText(decodeLabel, firstX + 8, y - 6);
+  } else {
+    ctx.textAlign = "right";
+    ctx.fillText(decodeLabel, x1, y - 6);
+  }
+}
+
+/** Draws reports onto a canvas, once per animation frame at most. */
+export class ClocksView {
+  constructor(canvas) {
+    this.canvas = canvas;
+    this.report = null;
+    this.shownMs = Infinity; // how far into the call to draw (Infinity: the whole call)
+    this.frame = 0;
+    this.drawn = 0;
+    new ResizeObserver(() => this.schedule()).observe(canvas);
+  }
+
+  show(report, shownMs = Infinity) {
+    this.report = report;
+    this.shownMs = shownMs;
+    this.schedule();
+  }
+
+  schedule() {
+    if (!this.frame) this.frame = requestAnimationFrame(() => this.draw());
+  }
+
+  draw() {
+    this.frame = 0;
+    const { canvas, report } = this;
+    if (!report) return;
+    const width = canvas.clientWidth;
+    const dialRow = Math.min(210, Math.max(150, width * 0.36));
+    const height = dialRow + 110;
+    const ratio = window.devicePixelRatio || 1;
+    canvas.style.height = `${height}px`;
+    canvas.width = Math.round(width * ratio);
+    canvas.height = Math.round(height * ratio);
+    const ctx = canvas.getContext("2d");
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    const colors = palette(canvas);
+    ctx.fillStyle = colors.bg;
+    ctx.fillRect(0, 0, width, height);
+    const fills = { prefill: hatch(ctx, colors.prefill, colors.face), decode: colors.decode };
+    const fullMs = niceCeil(report.ttlt_ms);
+    const r = Math.min(dialRow / 2 - 26, width / 4 - 14);
+    const common = { y: r + 8, r, ttftMs: report.ttft_ms, fullMs, shownMs: this.shownMs };
+    drawDial(ctx, colors, fills, { ...common, x: width / 4, title: "TTFT", endMs: report.ttft_ms });
+    drawDial(ctx, colors, fills, { ...common, x: (3 * width) / 4, title: "TTLT", endMs: report.ttlt_ms });
+    ctx.font = "12px system-ui, sans-serif";
+    ctx.fillStyle = colors.muted;
+    ctx.textAlign = "center";
+    ctx.textBaseline = "middle";
+    ctx.fillText("one turn", width / 2, r);
+    ctx.fillText(`= ${formatMs(fullMs)}`, width / 2, r + 16);
+    const box = { x0: 12, x1: width - 12, y: dialRow + 24, h: 30 };
+    drawTimeline(ctx, colors, fills, report, box, this.shownMs);
+    this.drawn += 1;
+    canvas.dataset.drawn = String(this.drawn); // tests and the benchmark wait on this count
+  }
+}

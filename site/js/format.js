@@ -1,0 +1,29 @@
+// Number formatting for reading: "12,000 tokens", "850 ms", "1.24 s", "3 min 20 s".
+
+const integer = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
+
+export function formatTokens(tokens) {
+  return `${integer.format(tokens)} ${tokens === 1 ? "token" : "tokens"}`;
+}
+
+export function formatCount(value) {
+  return integer.format(value);
+}
+
+export function formatMs(ms) {
+  if (!Number.isFinite(ms)) return "–";
+  if (ms < 10) return `${ms.toFixed(1)} ms`;
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const seconds = ms / 1000;
+  if (seconds < 10) return `${seconds.toFixed(2)} s`;
+  if (seconds < 60) return `${seconds.toFixed(1)} s`;
+  const minutes = seconds / 60;
+  if (minutes < 60) return `${Math.floor(minutes)} min ${Math.round(seconds % 60)} s`;
+  const hours = minutes / 60;
+  if (hours < 48) return `${hours.toFixed(1)} h`;
+  return `${integer.format(hours / 24)} days`;
+}
+
+export function formatPercent(fraction) {
+  return `${Math.round(fraction * 100)}%`;
+}

@@ -1,0 +1,105 @@
+"""Shared fixtures: a built dist/, a server for it, Debian's Chromium, and one booted page.
+
+A Pyodide boot costs seconds, so tests that need no fresh page share ``booted_page`` (session scope)
+and reset the state they change. Tests that need a fresh page open their own from ``browser``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import build  # noqa: E402  (the project's build script: builds dist/ and serves it)
+
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+@pytest.fixture(scope="session")
+def dist_dir() -> Path:
+    """dist/, built once per session (skipped when `build.py test` has just built it)."""
+    if os.environ.get("TWOCLOCKS_BUILT") != "1" or not (build.DIST / "index.html").exists():
+        build.build()
+    return build.DIST
+
+
+class Server:
+    """A quiet dev server on a free port, run in a thread for the test session."""
+
+    def __init__(self, directory: Path, *, isolated: bool = False) -> None:
+        self.httpd = build.make_server(directory, 0, isolated=isolated, quiet=True)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture(scope="session")
+def server(dist_dir: Path):
+    """Serves dist/ on 127.0.0.1; yields the base URL."""
+    instance = Server(dist_dir)
+    yield instance.url
+    instance.close()
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    """Launch Debian's Chromium (never a downloaded browser) with the flags this machine needs."""
+    if not Path(CHROMIUM).exists():
+        pytest.fail(
+            f"Chromium not found at {CHROMIUM}: install it (apt-get install -y chromium) or set "
+            "CHROMIUM_PATH. Browser tests never download a browser."
+        )
+    return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
+
+
+class RequestLog:
+    """Every request a page makes, to check none leaves the page's origin."""
+
+    def __init__(self, page, origin: str) -> None:
+        self.origin = origin
+        self.urls: list[str] = []
+        page.on("request", lambda request: self.urls.append(request.url))
+
+    def foreign(self) -> list[str]:
+        return [url for url in self.urls if not url.startswith(self.origin)]
+
+
+@pytest.fixture(scope="session")
+def booted_page(browser, server):
+    """One page, loaded and ready, shared by the tests that need no fresh one."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.request_log = RequestLog(page, server.rstrip("/"))
+    page.errors = []
+    page.on("pageerror", lambda error: page.errors.append(str(error)))
+    page.goto(server)
+    page.evaluate("() => window.TwoClocks.ready")
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def lesson(booted_page):
+    """The shared page, put back to the default state before the test."""
+    from twoclocks.web import DEFAULT_STATE
+
+    booted_page.evaluate("(state) => window.TwoClocks.setState(state)", DEFAULT_STATE)
+    yield booted_page

@@ -1,0 +1,70 @@
+"""Waiting on the page without sleeps: each helper runs one in-page loop that checks its condition
+once per animation frame and resolves as soon as it holds (or fails after a deadline).
+
+Playwright's ``wait_for_function`` evaluates strings, which the page's CSP forbids; ``evaluate`` of a
+function does not, so every wait here is a single ``evaluate`` call.
+"""
+
+from __future__ import annotations
+
+DEADLINE_MS = 15_000
+
+_WAIT_READOUTS = """
+async ([ttft, ttlt, deadline]) => {
+  const read = (id) => Number(document.getElementById(id).dataset.ms);
+  const close = (a, b) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b));
+  const start = performance.now();
+  while (!(close(read("ttft-ms"), ttft) && close(read("ttlt-ms"), ttlt))) {
+    if (performance.now() - start > deadline) break;
+    await new Promise(requestAnimationFrame);
+  }
+  return [read("ttft-ms"), read("ttlt-ms")];
+}
+"""
+
+_WAIT_CELL = """
+async (deadline) => {
+  const button = document.getElementById("run");
+  const start = performance.now();
+  // The cell has finished when Run is enabled again and the output is no longer busy.
+  await new Promise(requestAnimationFrame);
+  while (button.disabled || document.getElementById("output").getAttribute("aria-busy") === "true") {
+    if (performance.now() - start > deadline) throw new Error("the cell did not finish");
+    await new Promise(requestAnimationFrame);
+  }
+  return document.getElementById("output").textContent;
+}
+"""
+
+
+def wait_for_readouts(page, ttft_ms: float, ttlt_ms: float) -> tuple[float, float]:
+    """Wait until #ttft-ms and #ttlt-ms carry these values; return what they carry."""
+    return tuple(page.evaluate(_WAIT_READOUTS, [ttft_ms, ttlt_ms, DEADLINE_MS]))
+
+
+def run_cell(page, code: str) -> str:
+    """Type `code` into the cell, press Run, and return the output once the cell ends."""
+    page.fill("#code", code)
+    page.click("#run")
+    return page.evaluate(_WAIT_CELL, DEADLINE_MS)
+
+
+def canvas_pixels(page) -> str:
+    """The clocks canvas as a data URL (to compare drawings)."""
+    return page.evaluate("() => document.getElementById('clocks-canvas').toDataURL()")
+
+
+def wait_for_drawn(page, count: int) -> int:
+    """Wait until the clocks have been drawn more than `count` times; return the new count."""
+    return page.evaluate(
+        """async ([count, deadline]) => {
+          const canvas = document.getElementById("clocks-canvas");
+          const start = performance.now();
+          while (Number(canvas.dataset.drawn || 0) <= count) {
+            if (performance.now() - start > deadline) break;
+            await new Promise(requestAnimationFrame);
+          }
+          return Number(canvas.dataset.drawn || 0);
+        }""",
+        [count, DEADLINE_MS],
+    )

@@ -1,0 +1,57 @@
+"""The build's output: what dist/ holds and what the page embeds."""
+
+from __future__ import annotations
+
+import json
+import re
+import zipfile
+
+import build
+from twoclocks.web import DEFAULT_STATE, evaluate
+
+
+def test_embedded_report_equals_the_live_model(dist_dir):
+    """index.html embeds the default state's report exactly as the model computes it."""
+    html = (dist_dir / "index.html").read_text()
+    embedded = json.loads(re.search(r'id="initial-state">(.*?)</script>', html).group(1))
+    assert embedded == {"state": DEFAULT_STATE, "report": evaluate(DEFAULT_STATE)}
+
+
+def test_wheel_holds_the_package_and_no_dependencies(dist_dir):
+    """The twoclocks wheel carries every module of py/twoclocks and requires nothing."""
+    (wheel,) = dist_dir.glob("app-*/twoclocks-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    sources = {p.relative_to(build.PY_DIR).as_posix() for p in (build.PY_DIR / "twoclocks").glob("*.py")}
+    assert sources <= names
+    metadata = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith("METADATA"))).decode()
+    assert "Requires-Dist" not in metadata
+
+
+def test_lock_file_names_our_verified_micropip(dist_dir):
+    """The shipped lock file lists only micropip, with the hash of the wheel we ship."""
+    folder = dist_dir / build.PYODIDE_DIR_NAME
+    lock = json.loads((folder / "pyodide-lock.json").read_text())
+    entry = lock["packages"]["micropip"]
+    assert list(lock["packages"]) == ["micropip"]
+    assert entry["sha256"] == build.sha256_hex((folder / entry["file_name"]).read_bytes())
+
+
+def test_pages_use_relative_urls_only(dist_dir):
+    """No src or href in the built pages starts with / or a scheme, so dist/ works under any path."""
+    html = (dist_dir / "index.html").read_text()
+    urls = re.findall(r'(?:src|href)="([^"]+)"', html)
+    assert urls
+    bad = [u for u in urls if re.match(r"^(/|[a-z]+:)", u) and not u.startswith(("data:", "#", "https://pyodide.org"))]
+    assert bad == []
+
+
+def test_a_corrupt_cached_download_stops_the_build(tmp_path, monkeypatch):
+    """A cached micropip wheel whose bytes do not match the pin fails with a clear message."""
+    monkeypatch.setattr(build, "CACHE", tmp_path)
+    (tmp_path / build.MICROPIP_WHEEL).write_bytes(b"not the wheel")
+    try:
+        build.fetch_micropip()
+    except build.BuildError as error:
+        assert "does not match its pinned sha256" in str(error)
+    else:
+        raise AssertionError("a corrupt wheel was accepted")

@@ -1,0 +1,134 @@
+"""The lesson page in a real Chromium: boot, sliders, clocks, code cell, page API, privacy."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from pagewait import canvas_pixels, run_cell, wait_for_drawn, wait_for_readouts
+
+from twoclocks import simulate_call
+from twoclocks.web import DEFAULT_STATE, evaluate
+
+pytestmark = pytest.mark.browser
+
+
+def model_clocks(state: dict) -> tuple[float, float]:
+    report = evaluate(state)
+    return report["ttft_ms"], report["ttlt_ms"]
+
+
+def test_ready_resolves_and_status_says_so(lesson):
+    """TwoClocks.ready resolves and the status line says Python is ready."""
+    status = lesson.text_content("#status-text")
+    assert "Python is ready" in status
+    assert lesson.errors == []
+
+
+def test_readouts_match_the_model_for_the_default_state(lesson):
+    """#ttft-ms and #ttlt-ms show the CPython model's values for the default state."""
+    expected = model_clocks(DEFAULT_STATE)
+    assert wait_for_readouts(lesson, *expected) == pytest.approx(expected, rel=1e-12)
+    assert lesson.text_content("#ttft-ms").endswith("ms")
+
+
+def test_dragging_the_prompt_slider_moves_ttft_and_the_canvas(lesson):
+    """Dragging the prompt slider changes #ttft-ms to the model's value and redraws the canvas."""
+    before_pixels = canvas_pixels(lesson)
+    before_ttft = lesson.get_attribute("#ttft-ms", "data-ms")
+    drawn = int(lesson.get_attribute("#clocks-canvas", "data-drawn"))
+    slider = lesson.locator("#prompt_tokens-slider")
+    box = slider.bounding_box()
+    y = box["y"] + box["height"] / 2
+    lesson.mouse.move(box["x"] + box["width"] * 0.66, y)
+    lesson.mouse.down()
+    for fraction in (0.72, 0.8, 0.9, 0.95):
+        lesson.mouse.move(box["x"] + box["width"] * fraction, y)
+    lesson.mouse.up()
+    state = lesson.evaluate("() => window.TwoClocks.getState()")
+    assert state["prompt_tokens"] > DEFAULT_STATE["prompt_tokens"]
+    expected = model_clocks(state)
+    assert wait_for_readouts(lesson, *expected) == pytest.approx(expected, rel=1e-12)
+    assert lesson.get_attribute("#ttft-ms", "data-ms") != before_ttft
+    wait_for_drawn(lesson, drawn)
+    assert canvas_pixels(lesson) != before_pixels
+
+
+def test_number_box_sets_the_prompt_exactly(lesson):
+    """Typing into the prompt's number box sets that exact prompt and its clocks."""
+    lesson.fill("#prompt_tokens-number", "40000")
+    expected = model_clocks({**DEFAULT_STATE, "prompt_tokens": 40000})
+    assert wait_for_readouts(lesson, *expected) == pytest.approx(expected, rel=1e-12)
+    assert lesson.evaluate("() => window.TwoClocks.getState().prompt_tokens") == 40000
+
+
+def test_invalid_number_box_entry_is_flagged_and_ignored(lesson):
+    """A negative prompt in the number box is marked invalid and leaves the state alone."""
+    lesson.fill("#prompt_tokens-number", "-5")
+    assert lesson.get_attribute("#prompt_tokens-number", "aria-invalid") == "true"
+    assert lesson.evaluate("() => window.TwoClocks.getState().prompt_tokens") == 8000
+
+
+def test_with_the_stop_off_ttlt_follows_max_tokens(lesson):
+    """With the stop off, TTLT tracks max_tokens and the answer length no longer matters."""
+    lesson.uncheck("#stop_fires-toggle")
+    results = []
+    for max_tokens in (256, 1024):
+        lesson.fill("#max_tokens-number", str(max_tokens))
+        state = {**DEFAULT_STATE, "stop_fires": False, "max_tokens": max_tokens}
+        expected = model_clocks(state)
+        assert wait_for_readouts(lesson, *expected) == pytest.approx(expected, rel=1e-12)
+        results.append(expected)
+        assert lesson.text_content("#generated").startswith(f"{max_tokens:,} tokens")
+    assert results[1][1] > results[0][1]
+    assert results[1][0] == results[0][0]
+
+
+def test_run_prints_the_models_numbers(lesson, dist_dir):
+    """Run executes the example cell, and its numbers equal CPython's for the same model."""
+    example = lesson.input_value("#code")
+    output = run_cell(lesson, example)
+    rows = re.findall(r"(\d+) prompt tokens: prefill +([\d.]+) ms, decode +([\d.]+) ms", output)
+    assert len(rows) >= 4, output
+    for prompt, prefill, decode in rows:
+        call = simulate_call(prompt_tokens=int(prompt), output_tokens=20, max_tokens=256)
+        assert (prefill, decode) == (f"{call.prefill_ms:.1f}", f"{call.decode_ms:.1f}")
+
+
+def test_an_exception_shows_a_short_traceback_and_the_page_keeps_working(lesson):
+    """A failing cell shows its own traceback (no plumbing frames) and Run works again."""
+    output = run_cell(lesson, "def f():\n    return 1 / 0\n\nf()\n")
+    assert "ZeroDivisionError: division by zero" in output
+    assert 'File "<cell>", line 4' in output
+    assert "twoclocks" not in output and "pyodide" not in output.lower()
+    assert run_cell(lesson, "print(6 * 7)").strip() == "42"
+
+
+def test_set_state_moves_controls_and_rejects_bad_values(lesson):
+    """setState moves the controls like a learner would, and names the key of a bad value."""
+    lesson.evaluate("() => window.TwoClocks.setState({prompt_tokens: 12000, output_tokens: 300})")
+    assert lesson.input_value("#prompt_tokens-number") == "12000"
+    expected = model_clocks({**DEFAULT_STATE, "prompt_tokens": 12000, "output_tokens": 300})
+    assert wait_for_readouts(lesson, *expected) == pytest.approx(expected, rel=1e-12)
+    for bad in ("{prompt_tokens: -5}", "{max_tokens: 0.5}", "{stop_fires: 'yes'}", "{bogus: 1}"):
+        message = lesson.evaluate(
+            f"() => {{ try {{ window.TwoClocks.setState({bad}); return ''; }}"
+            " catch (e) { return e.message; } }"
+        )
+        key = re.search(r"\{(\w+):", bad).group(1)
+        assert key in message, (bad, message)
+    assert lesson.evaluate("() => window.TwoClocks.getState().prompt_tokens") == 12000
+
+
+def test_report_returns_the_models_report(lesson):
+    """TwoClocks.report() resolves to the model's report for the current state."""
+    lesson.evaluate("() => window.TwoClocks.setState({prompt_tokens: 2000})")
+    report = lesson.evaluate("() => window.TwoClocks.report()")
+    assert report == evaluate({**DEFAULT_STATE, "prompt_tokens": 2000})
+
+
+def test_no_request_leaves_the_page_origin(lesson):
+    """Booting, evaluating and running code requested nothing from any other origin."""
+    run_cell(lesson, "print('still local')")
+    assert lesson.request_log.urls, "the request log recorded nothing"
+    assert lesson.request_log.foreign() == []
