@@ -390,6 +390,7 @@ def clean() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    pytest_args: list[str] = []
     commands = parser.add_subparsers(dest="command")
     commands.add_parser("build", help="assemble dist/ (the default)")
     serve_parser = commands.add_parser("serve", help="build, then serve dist/ on 127.0.0.1")
@@ -397,15 +398,17 @@ def main(argv: list[str] | None = None) -> int:
     serve_parser.add_argument(
         "--isolated", action="store_true", help="send COOP/COEP headers (cross-origin isolation)"
     )
-    test_parser = commands.add_parser("test", help="build, then run the tests in .venv")
-    test_parser.add_argument("pytest_args", nargs=argparse.REMAINDER)
+    commands.add_parser("test", help="build, then run pytest in .venv (later arguments go to pytest)")
     commands.add_parser("clean", help="remove dist/ and .cache/")
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["test"]:  # everything after `test` goes to pytest verbatim (-k, -x, -q ...)
+        argv, pytest_args = ["test"], argv[1:]
     args = parser.parse_args(argv)
     actions = {
         None: lambda: build() and 0,
         "build": lambda: build() and 0,
         "serve": lambda: serve(args.port, args.isolated) or 0,
-        "test": lambda: test(args.pytest_args),
+        "test": lambda: test(pytest_args),
         "clean": lambda: clean() or 0,
     }
     try:

@@ -135,6 +135,8 @@ def build_report(
         ValueError: naming the parameter and its range, for any invalid input.
     """
     generated, stop_reason = generated_tokens(output_tokens, max_tokens, stop_fires)
+    output_tokens = check_int("output_tokens", output_tokens, 1, MAX_OUTPUT_TOKENS)
+    max_tokens = check_int("max_tokens", max_tokens, 1, MAX_OUTPUT_TOKENS)
     streaming = check_bool("streaming", streaming)
     speedup = check_float("speculative_speedup", speculative_speedup, 1.0, MAX_SPECULATIVE_SPEEDUP)
     raw_elapsed = decode_elapsed_ms
@@ -186,7 +188,7 @@ def simulate_call(
     """Run one call through the toy model and return both clocks.
 
     Example: ``simulate_call(prompt_tokens=8000, output_tokens=20, max_tokens=256)`` gives a TTFT of
-    704 ms and a TTLT of about 1,107 ms: the prompt, not the 20-token answer, is the wait.
+    704 ms and a TTLT of about 1,099 ms: the prompt, not the 20-token answer, is the wait.
 
     Args:
         prompt_tokens: tokens in the prompt, 1..1,000,000.
@@ -204,6 +206,8 @@ def simulate_call(
     Raises:
         ValueError: naming the parameter and its range, for any invalid input.
     """
+    prompt_tokens = check_int("prompt_tokens", prompt_tokens, 1, toy.MAX_PROMPT_TOKENS)
+    cached_prefix_tokens = check_int("cached_prefix_tokens", cached_prefix_tokens, 0, prompt_tokens)
     ttft_ms = toy.prefill_ms(
         prompt_tokens, cached_prefix_tokens=cached_prefix_tokens, constants=constants
     )

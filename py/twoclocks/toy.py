@@ -79,6 +79,9 @@ def prefill_ms(
 
         prefill_ms = a * (n**2 - k**2) + b * (n - k) + c
 
+    A fully cached prompt still recomputes its last token to get the next token's logits (as vLLM's
+    prefix cache does), so ``k`` is capped at ``n - 1`` and TTFT never reaches zero.
+
     Example: with the defaults, ``prefill_ms(8000)`` is ``64 + 640 = 704.0`` ms.
 
     Args:
@@ -93,7 +96,7 @@ def prefill_ms(
         ValueError: if a token count is not an integer in its range.
     """
     n = check_int("prompt_tokens", prompt_tokens, 1, MAX_PROMPT_TOKENS)
-    k = check_int("cached_prefix_tokens", cached_prefix_tokens, 0, n)
+    k = min(check_int("cached_prefix_tokens", cached_prefix_tokens, 0, n), n - 1)
     c = constants
     return (
         c.attention_ms_per_token_sq * (n * n - k * k)

@@ -1,0 +1,123 @@
+"""The lesson's scenarios and common mistakes, as data the page and the tests share.
+
+Each scenario is a complete call state (the keyword names of :func:`twoclocks.simulate_call`) and a
+one-line takeaway. Each mistake is a pair of states, ``before`` and ``after`` the "fix" someone tries,
+plus what the learner should notice; the page runs both through the model and shows the clocks not
+improving (or improving only where the lesson says they will).
+
+Units: token counts are integers; ``speculative_speedup`` is tokens accepted per verification step.
+"""
+
+from __future__ import annotations
+
+BASE_STATE = {
+    "prompt_tokens": 8000,
+    "output_tokens": 20,
+    "max_tokens": 256,
+    "stop_fires": True,
+    "streaming": True,
+    "cached_prefix_tokens": 0,
+    "speculative_speedup": 1.0,
+}
+"""A complete state; scenarios override only what they change."""
+
+
+def _state(**changes) -> dict:
+    return {**BASE_STATE, **changes}
+
+
+SCENARIOS = [
+    {
+        "id": "router",
+        "name": "Agent router",
+        "state": _state(),
+        "takeaway": "8,000 tokens of spec, tools and history for 20 tokens of JSON: the start pause is "
+        "almost the whole wait. Cut the prompt, not max_tokens.",
+    },
+    {
+        "id": "rag",
+        "name": "RAG dump",
+        "state": _state(prompt_tokens=40_000, output_tokens=60, max_tokens=512),
+        "takeaway": "A two-sentence answer after a 40,000-token dump is still slow to start: output "
+        "length was never the problem.",
+    },
+    {
+        "id": "chat",
+        "name": "Chat reply",
+        "state": _state(prompt_tokens=300, output_tokens=500, max_tokens=1024),
+        "takeaway": "A short question and a long answer: decode is the wait, so output length and stop "
+        "rules are the levers.",
+    },
+    {
+        "id": "missing-stop",
+        "name": "Missing stop",
+        "state": _state(stop_fires=False, max_tokens=2048),
+        "takeaway": "The router's stop never fires, so decode rambles to max_tokens = 2,048: the stream "
+        "goes on for most of a minute. Stop on schema complete.",
+    },
+    {
+        "id": "junk-speculative",
+        "name": "Junk prompt + speculative decoding",
+        "state": _state(prompt_tokens=200_000, output_tokens=200, max_tokens=512, speculative_speedup=3.0),
+        "takeaway": "Speculative decoding triples decode speed, yet the first token still waits on "
+        "200,000 tokens of prefill. Guessing ahead cannot make a junk prompt free.",
+    },
+    {
+        "id": "cached-spec",
+        "name": "Cached spec",
+        "state": _state(cached_prefix_tokens=2000),
+        "takeaway": "The router's 2,000-token spec is a stable prefix already in the KV cache: prefill "
+        "computes only the new 6,000 tokens, and TTFT drops with no change to the answer.",
+    },
+]
+"""The scenario buttons, in page order."""
+
+
+MISTAKES = [
+    {
+        "id": "cut-max-tokens",
+        "title": "Cutting max_tokens when the first token is slow",
+        "before": _state(max_tokens=256),
+        "after": _state(max_tokens=64),
+        "change": "max_tokens 256 → 64",
+        "lesson": "max_tokens only bounds decode, and a 20-token answer never reached 256 anyway. TTFT is "
+        "prefill: cut the prompt.",
+    },
+    {
+        "id": "streaming-solves-it",
+        "title": "Turning on streaming and calling it solved",
+        "before": _state(prompt_tokens=40_000, output_tokens=60, max_tokens=512, streaming=False),
+        "after": _state(prompt_tokens=40_000, output_tokens=60, max_tokens=512, streaming=True),
+        "change": "streaming off → on",
+        "lesson": "Text appears at TTFT instead of TTLT, but both clocks are unchanged: the user still "
+        "waits out the same prefill, just watching a cursor.",
+    },
+    {
+        "id": "total-latency-only",
+        "title": "Logging only total latency",
+        "before": _state(prompt_tokens=40_000, output_tokens=60, max_tokens=512),
+        "after": _state(prompt_tokens=300, output_tokens=500, max_tokens=1024),
+        "change": "RAG dump vs chat reply",
+        "lesson": "Two calls with similar totals and opposite causes: one is all prefill, the other all "
+        "decode. Log TTFT, TTLT, prompt and output tokens to tell them apart.",
+    },
+    {
+        "id": "fat-tool-dumps",
+        "title": "Concatenating five fat tool dumps",
+        "before": _state(prompt_tokens=8000, output_tokens=30, max_tokens=256),
+        "after": _state(prompt_tokens=58_000, output_tokens=30, max_tokens=256),
+        "change": "five 10,000-token dumps land in the next prompt",
+        "lesson": "The next call is a new prefill over every dump. Summarise each dump before it goes "
+        "back into the prompt (see the agent loop below).",
+    },
+    {
+        "id": "router-without-stop",
+        "title": "Leaving max_tokens at 2,048 for a router with no stop",
+        "before": _state(stop_fires=True, max_tokens=2048),
+        "after": _state(stop_fires=False, max_tokens=2048),
+        "change": "stop fires → stop never fires",
+        "lesson": "Without a stop, decode fills the whole budget. Stop on schema complete so decode ends "
+        "with the JSON.",
+    },
+]
+"""The common-mistake cards, in page order."""
