@@ -10,6 +10,9 @@ clock hurts (prefill, decode, both, or neither) and what to cut, in a sentence t
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+from typing import Callable
+
 from . import toy
 from ._validate import check_float, check_int
 from .call import MAX_OUTPUT_TOKENS, CallReport, simulate_call
@@ -83,7 +86,12 @@ def _variant(base: CallReport, changed: CallReport, key: str, value: int) -> dic
     }
 
 
-def sensitivities(state: dict, *, constants: toy.ToyConstants = toy.DEFAULT_TOY) -> dict:
+def sensitivities(
+    state: dict,
+    *,
+    constants: toy.ToyConstants = toy.DEFAULT_TOY,
+    call: Callable[..., dict] | None = None,
+) -> dict:
     """How much each clock moves when the prompt doubles, the answer doubles or ``max_tokens`` halves.
 
     Each variant changes one setting of ``state`` and keeps the rest:
@@ -110,6 +118,8 @@ def sensitivities(state: dict, *, constants: toy.ToyConstants = toy.DEFAULT_TOY)
         state: :func:`twoclocks.simulate_call` keyword arguments (keys in ``CALL_KEYS``;
             ``prompt_tokens``, ``output_tokens`` and ``max_tokens`` required), with their ranges.
         constants: the toy model's coefficients.
+        call: another cost model to re-run instead of the toy one: ``call(**state) -> report dict``
+            (e.g. the roofline model with its presets bound); ``constants`` is then unused.
 
     Returns:
         ``{"base": {"ttft_ms", "ttlt_ms"}, "prompt_doubled": {...}, "answer_doubled": {...},
@@ -125,7 +135,13 @@ def sensitivities(state: dict, *, constants: toy.ToyConstants = toy.DEFAULT_TOY)
             invalid value (naming the key and range).
     """
     kwargs = _call_kwargs(state)
-    base = simulate_call(**kwargs, constants=constants)
+
+    def rerun(**changed):  # the chosen model, answering with attributes like a CallReport
+        if call is None:
+            return simulate_call(**changed, constants=constants)
+        return SimpleNamespace(**call(**changed))
+
+    base = rerun(**kwargs)
     prompt = check_int("prompt_tokens", kwargs["prompt_tokens"], 1, toy.MAX_PROMPT_TOKENS)
     answer = check_int("output_tokens", kwargs["output_tokens"], 1, MAX_OUTPUT_TOKENS)
     budget = check_int("max_tokens", kwargs["max_tokens"], 1, MAX_OUTPUT_TOKENS)
@@ -133,7 +149,7 @@ def sensitivities(state: dict, *, constants: toy.ToyConstants = toy.DEFAULT_TOY)
     new_prompt = min(2 * prompt, toy.MAX_PROMPT_TOKENS)
     prompt_doubled = _variant(
         base,
-        simulate_call(**{**kwargs, "prompt_tokens": new_prompt}, constants=constants),
+        rerun(**{**kwargs, "prompt_tokens": new_prompt}),
         "prompt_tokens",
         new_prompt,
     )
@@ -142,14 +158,14 @@ def sensitivities(state: dict, *, constants: toy.ToyConstants = toy.DEFAULT_TOY)
     new_answer = min(2 * answer, MAX_OUTPUT_TOKENS)
     answer_doubled = _variant(
         base,
-        simulate_call(**{**kwargs, "output_tokens": new_answer}, constants=constants),
+        rerun(**{**kwargs, "output_tokens": new_answer}),
         "output_tokens",
         new_answer,
     )
     answer_doubled["clamped"] = new_answer != 2 * answer
 
     new_budget = max(budget // 2, 1)
-    halved = simulate_call(**{**kwargs, "max_tokens": new_budget}, constants=constants)
+    halved = rerun(**{**kwargs, "max_tokens": new_budget})
     max_tokens_halved = _variant(base, halved, "max_tokens", new_budget)
     max_tokens_halved["clamped"] = budget == 1
     max_tokens_halved["truncates_answer"] = base.stop_fires and new_budget < answer

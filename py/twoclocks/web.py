@@ -1,7 +1,8 @@
 """The page's narrow entry points into the model: plain dicts in, plain dicts out.
 
-The lesson page (``site/js/worker.js``) calls only the functions here. Units follow the rest of the
-package: tokens as integers, times in milliseconds.
+The lesson page (``site/js/worker.js``) calls only the functions here, and ``build.py`` calls
+:func:`page_data` and :func:`evaluate` to embed the first paint. Units follow the rest of the package:
+tokens as integers, times in milliseconds, money in (toy) US dollars.
 """
 
 from __future__ import annotations
@@ -9,9 +10,18 @@ from __future__ import annotations
 import json
 import sys
 import traceback
+from functools import partial
 
+from .agent import DEFAULT_AGENT, MAX_TOOL_CALLS_PER_TURN, MAX_TOOL_RESULT_TOKENS, MAX_TURNS, agent_loop
+from .bill import bill_breakdown
 from .call import MAX_OUTPUT_TOKENS, MAX_SPECULATIVE_SPEEDUP, simulate_call
+from .lesson import CALL_KEYS, diagnose, sensitivities
+from .roofline import roofline_call, roofline_options
+from .scenarios import MISTAKES, SCENARIOS
 from .toy import MAX_PROMPT_TOKENS
+
+MODES = ("toy", "roofline")
+ROOFLINE_KEYS = ("accelerator", "model", "weight_dtype", "tensor_parallel")
 
 DEFAULT_STATE = {
     "prompt_tokens": 8000,
@@ -21,56 +31,136 @@ DEFAULT_STATE = {
     "streaming": True,
     "cached_prefix_tokens": 0,
     "speculative_speedup": 1.0,
+    "mode": "toy",
+    **{key: roofline_options()["defaults"][key] for key in ROOFLINE_KEYS},
+    "agent": dict(DEFAULT_AGENT),
 }
-"""The page's starting state: the lesson's agent router (8,000-token prompt, 20-token JSON answer)."""
+"""The page's starting state: the lesson's agent router (8,000-token prompt, 20-token JSON answer)
+in the toy model, with the default agent loop."""
+
+_int = lambda low, high: {"kind": "int", "min": low, "max": high}  # noqa: E731
+_bool = {"kind": "bool"}
 
 CONTROL_LIMITS = {
-    "prompt_tokens": {"kind": "int", "min": 1, "max": MAX_PROMPT_TOKENS},
-    "output_tokens": {"kind": "int", "min": 1, "max": MAX_OUTPUT_TOKENS},
-    "max_tokens": {"kind": "int", "min": 1, "max": MAX_OUTPUT_TOKENS},
-    "stop_fires": {"kind": "bool"},
-    "streaming": {"kind": "bool"},
-    "cached_prefix_tokens": {"kind": "int", "min": 0, "max": MAX_PROMPT_TOKENS, "at_most": "prompt_tokens"},
+    "prompt_tokens": _int(1, MAX_PROMPT_TOKENS),
+    "output_tokens": _int(1, MAX_OUTPUT_TOKENS),
+    "max_tokens": _int(1, MAX_OUTPUT_TOKENS),
+    "stop_fires": _bool,
+    "streaming": _bool,
+    "cached_prefix_tokens": {**_int(0, MAX_PROMPT_TOKENS), "at_most": "prompt_tokens"},
     "speculative_speedup": {"kind": "float", "min": 1.0, "max": MAX_SPECULATIVE_SPEEDUP},
+    "mode": {"kind": "choice", "choices": list(MODES)},
+    "accelerator": {"kind": "choice", "choices": [a["id"] for a in roofline_options()["accelerators"]]},
+    "model": {"kind": "choice", "choices": [m["id"] for m in roofline_options()["models"]]},
+    "weight_dtype": {"kind": "choice", "choices": roofline_options()["weight_dtypes"]},
+    "tensor_parallel": {"kind": "choice", "choices": roofline_options()["tensor_parallel"]},
+    "agent": {
+        "kind": "object",
+        "fields": {
+            "stable_prefix_tokens": _int(0, 100_000),
+            "user_tokens": _int(1, 100_000),
+            "turns": _int(1, MAX_TURNS),
+            "tool_calls_per_turn": _int(0, MAX_TOOL_CALLS_PER_TURN),
+            "tool_result_tokens": _int(0, MAX_TOOL_RESULT_TOKENS),
+            "summarise_dumps": _bool,
+            "summary_tokens": _int(0, MAX_TOOL_RESULT_TOKENS),
+            "cache_prefix": _bool,
+            "output_tokens_per_turn": _int(1, 4096),
+        },
+    },
 }
 """Type and range of every state key, exported into the page's ``build.js`` by ``build.py`` so the
-page validates ``TwoClocks.setState`` with the model's own limits (``at_most`` names another key)."""
+page validates ``TwoClocks.setState`` with the model's own limits (``at_most`` names another key).
+Python re-checks everything in :func:`evaluate`."""
 
 CELL_FILENAME = "<cell>"
 
 
-def evaluate(state: dict) -> dict:
-    """Return the report for a page state, as a plain dict.
-
-    Args:
-        state: the page's state; keys are :func:`twoclocks.simulate_call` keyword names
-            (``prompt_tokens``, ``output_tokens``, ``max_tokens``, ``stop_fires``). Missing keys take
-            the values in ``DEFAULT_STATE``.
-
-    Returns:
-        ``CallReport.to_dict()`` for that state.
-
-    Raises:
-        ValueError: for an unknown key (naming it) or an invalid value (naming the key and range).
-    """
+def _complete_state(state: object) -> dict:
+    """Merge ``state`` over ``DEFAULT_STATE`` after checking its keys (the agent's too)."""
     if not isinstance(state, dict):
         raise ValueError(f"state must be an object of settings; got {type(state).__name__}")
     unknown = sorted(set(state) - set(DEFAULT_STATE))
     if unknown:
         raise ValueError(f"unknown setting {unknown[0]!r}; known: {', '.join(DEFAULT_STATE)}")
-    return simulate_call(**{**DEFAULT_STATE, **state}).to_dict()
+    agent = state.get("agent", {})
+    if not isinstance(agent, dict):
+        raise ValueError("agent must be an object of agent-loop settings")
+    unknown = sorted(set(agent) - set(DEFAULT_AGENT))
+    if unknown:
+        raise ValueError(f"unknown agent setting {unknown[0]!r}; known: {', '.join(DEFAULT_AGENT)}")
+    return {**DEFAULT_STATE, **state, "agent": {**DEFAULT_AGENT, **agent}}
+
+
+def cost_model(state: dict):
+    """Return ``call(**call_state) -> report dict`` for the state's ``mode``.
+
+    Raises:
+        ValueError: for an unknown mode (listing the valid ones).
+    """
+    mode = state["mode"]
+    if mode == "toy":
+        return lambda **call: simulate_call(**call).to_dict()
+    if mode == "roofline":
+        return partial(roofline_call, **{key: state[key] for key in ROOFLINE_KEYS})
+    raise ValueError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
+
+
+def evaluate(state: dict) -> dict:
+    """Return the report for a page state, as a plain JSON-safe dict.
+
+    Args:
+        state: the page's state; keys as in ``DEFAULT_STATE`` (the keyword names of
+            :func:`twoclocks.simulate_call`, ``mode`` and the roofline presets, and ``agent`` holding
+            :func:`twoclocks.agent.agent_loop`'s keywords). Missing keys take the defaults.
+
+    Returns:
+        The call's report (``CallReport.to_dict()``, or the roofline report in roofline mode) plus
+        ``diagnosis`` (:func:`twoclocks.lesson.diagnose`), ``bill`` and ``bill_usd`` (toy prices),
+        ``sensitivities`` (:func:`twoclocks.lesson.sensitivities` in the same mode) and ``agent``
+        (the agent loop's rows and totals; it always runs on the toy model).
+
+    Raises:
+        ValueError: for an unknown key (naming it) or an invalid value (naming the key and range).
+    """
+    state = _complete_state(state)
+    call_state = {key: state[key] for key in CALL_KEYS}
+    model = cost_model(state)
+    report = model(**call_state)
+    bill = bill_breakdown(report)
+    return {
+        **report,
+        "diagnosis": diagnose(report),
+        "bill": bill,
+        "bill_usd": bill["total_usd"],
+        "sensitivities": sensitivities(call_state, call=model),
+        "agent": agent_loop(**state["agent"]),
+    }
 
 
 def evaluate_json(state_json: str) -> str:
     """JSON wrapper of :func:`evaluate` for the worker: ``{"report": {...}}`` or ``{"error": "..."}``.
 
     Passing JSON strings keeps the JavaScript side free of Python proxies; a ``ValueError`` (bad
-    input) becomes a readable ``error`` message instead of an exception.
+    input, or a model that does not fit in memory) becomes a readable ``error`` message.
     """
     try:
         return json.dumps({"report": evaluate(json.loads(state_json))}, allow_nan=False)
     except ValueError as error:
         return json.dumps({"error": str(error)})
+
+
+def page_data() -> dict:
+    """Everything static the page needs from the model, written into ``build.js`` by ``build.py``:
+    ``limits`` (``CONTROL_LIMITS``), ``defaults``, ``scenarios``, ``mistakes`` and ``options`` (the
+    roofline presets' ids and display names)."""
+    return {
+        "limits": CONTROL_LIMITS,
+        "defaults": DEFAULT_STATE,
+        "scenarios": [{**s, "state": {**s["state"]}} for s in SCENARIOS],
+        "mistakes": MISTAKES,
+        "options": roofline_options(),
+    }
 
 
 def run_cell(source: str) -> bool:
