@@ -1,0 +1,361 @@
+"""Presets for the roofline model: accelerators, model shapes and number formats.
+
+Units: FLOP/s (``*_flops_per_s``), bytes per second (``*_bytes_per_s``), bytes (``*_bytes``); parameter
+counts and shapes are plain integers. Every figure is dense (no 2:4 sparsity) and is the vendor's
+datasheet number, not a measurement; each preset's ``source`` says where it comes from. Memory sizes
+are the datasheet's decimal gigabytes (80 GB = 80e9 bytes).
+
+Number formats: weights are stored as ``bf16`` (2 bytes), ``fp8`` (1 byte) or ``int4``; the KV cache as
+``bf16`` or ``fp8``. ``fp8`` weights mean W8A8, computed on FP8 tensor cores, so they are legal only on an
+accelerator that has them (``fp8_flops_per_s`` not ``None``); ``bf16`` and ``int4`` weights (W4A16,
+dequantised on the fly) are computed at the bf16 rate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+WEIGHT_DTYPES = ("bf16", "fp8", "int4")
+"""Weight formats the roofline model accepts."""
+
+KV_DTYPES = ("bf16", "fp8")
+"""KV-cache formats the roofline model accepts."""
+
+TENSOR_PARALLEL_DEGREES = (1, 2, 4, 8)
+"""Tensor-parallel degrees (devices a model is split across) the roofline model accepts."""
+
+BYTES_PER_WEIGHT = {"bf16": 2.0, "fp8": 1.0, "int4": 0.5625}
+"""Bytes per stored weight. ``int4`` is 4.5 bits: 4-bit values plus one 16-bit scale per group of 32
+weights, the layout of GGML ``Q4_0`` and MLC ``q4f16_1`` (group-128 AWQ/GPTQ is about 4.25 bits;
+llama.cpp ``Q4_K_M`` averages about 4.6)."""
+
+BYTES_PER_KV_VALUE = {"bf16": 2.0, "fp8": 1.0}
+"""Bytes per stored key or value element in the KV cache."""
+
+
+@dataclass(frozen=True)
+class Accelerator:
+    """One accelerator (a single GPU) as the roofline model sees it.
+
+    Attributes:
+        id: preset key, e.g. ``"h100-sxm"``.
+        name: display name, e.g. ``"NVIDIA H100 SXM"``.
+        bf16_flops_per_s: dense BF16 tensor peak with FP32 accumulate, FLOP/s.
+        fp8_flops_per_s: dense FP8 tensor peak, FLOP/s; ``None`` if the device has no FP8 tensor cores.
+        bandwidth_bytes_per_s: peak memory bandwidth, bytes/s.
+        memory_bytes: memory size, bytes.
+        interconnect_bytes_per_s: device-to-device bandwidth in one direction, bytes/s (NVLink where
+            fitted, else PCIe 4.0 x16); used only for the tensor-parallel all-reduce.
+        source: where the figures come from.
+    """
+
+    id: str
+    name: str
+    bf16_flops_per_s: float
+    fp8_flops_per_s: float | None
+    bandwidth_bytes_per_s: float
+    memory_bytes: float
+    interconnect_bytes_per_s: float
+    source: str
+
+    def peak_flops_per_s(self, weight_dtype: str) -> float:
+        """Dense tensor peak used for ``weight_dtype`` weights, FLOP/s.
+
+        Raises:
+            ValueError: if ``weight_dtype`` is unknown, or is ``"fp8"`` on a device without FP8.
+        """
+        check_weight_dtype(weight_dtype)
+        if weight_dtype != "fp8":
+            return self.bf16_flops_per_s
+        if self.fp8_flops_per_s is None:
+            raise ValueError(
+                f"weight_dtype 'fp8' needs FP8 tensor cores, which the {self.name} does not have; "
+                f"choose one of 'bf16', 'int4'"
+            )
+        return self.fp8_flops_per_s
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """The shape of one dense decoder-only transformer.
+
+    Attributes:
+        id: preset key, e.g. ``"llama-3.1-8b"``.
+        name: display name, e.g. ``"Llama 3.1 8B"``.
+        params: total parameter count (embedding and LM head included).
+        layers: transformer blocks.
+        hidden_size: model width.
+        attention_heads: query heads per layer.
+        kv_heads: key/value heads per layer (fewer than ``attention_heads`` with grouped-query attention).
+        head_dim: width of one head.
+        intermediate_size: MLP width.
+        vocab_size: tokenizer vocabulary (rows of the embedding and LM head).
+        tied_embeddings: whether the LM head reuses the input embedding matrix.
+        source: where the figures come from.
+    """
+
+    id: str
+    name: str
+    params: int
+    layers: int
+    hidden_size: int
+    attention_heads: int
+    kv_heads: int
+    head_dim: int
+    intermediate_size: int
+    vocab_size: int
+    tied_embeddings: bool
+    source: str
+
+    @property
+    def lm_head_params(self) -> int:
+        """Weights of the LM head (vocabulary x hidden), read for every token whose logits are needed."""
+        return self.vocab_size * self.hidden_size
+
+    @property
+    def block_params(self) -> int:
+        """Weights in the transformer blocks and final norm: every one multiplies every token.
+
+        ``params`` minus the embedding table and, if untied, the LM head.
+        """
+        tables = 1 if self.tied_embeddings else 2
+        return self.params - tables * self.vocab_size * self.hidden_size
+
+    def kv_values_per_token(self) -> int:
+        """Key and value elements one token adds to the cache: ``2 x layers x kv_heads x head_dim``."""
+        return 2 * self.layers * self.kv_heads * self.head_dim
+
+
+_NVLINK4 = 450e9  # NVLink 4 on H100/H200 SXM: 900 GB/s total, 450 GB/s each way.
+_PCIE4 = 32e9  # PCIe 4.0 x16: about 32 GB/s each way.
+
+ACCELERATORS = {
+    a.id: a
+    for a in (
+        Accelerator(
+            id="h100-sxm",
+            name="NVIDIA H100 SXM",
+            bf16_flops_per_s=989.4e12,
+            fp8_flops_per_s=1978.9e12,
+            bandwidth_bytes_per_s=3.35e12,
+            memory_bytes=80e9,
+            interconnect_bytes_per_s=_NVLINK4,
+            source=(
+                "NVIDIA H100 Tensor Core GPU datasheet, H100 SXM column (BF16 1,979 and FP8 3,958 "
+                "TFLOPS are with sparsity; dense is half): https://www.nvidia.com/en-us/data-center/h100/"
+            ),
+        ),
+        Accelerator(
+            id="h200",
+            name="NVIDIA H200 SXM",
+            bf16_flops_per_s=989.4e12,
+            fp8_flops_per_s=1978.9e12,
+            bandwidth_bytes_per_s=4.8e12,
+            memory_bytes=141e9,
+            interconnect_bytes_per_s=_NVLINK4,
+            source=(
+                "NVIDIA H200 Tensor Core GPU datasheet, H200 SXM column (same Hopper compute as H100 "
+                "SXM; sparse figures halved): https://www.nvidia.com/en-us/data-center/h200/"
+            ),
+        ),
+        Accelerator(
+            id="a100-80gb",
+            name="NVIDIA A100 80GB SXM",
+            bf16_flops_per_s=312e12,
+            fp8_flops_per_s=None,
+            bandwidth_bytes_per_s=2.039e12,
+            memory_bytes=80e9,
+            interconnect_bytes_per_s=300e9,
+            source=(
+                "NVIDIA A100 Tensor Core GPU datasheet, A100 80GB SXM column (BF16 312 TFLOPS dense, "
+                "2,039 GB/s, NVLink 600 GB/s total; no FP8): https://www.nvidia.com/en-us/data-center/a100/"
+            ),
+        ),
+        Accelerator(
+            id="l4",
+            name="NVIDIA L4",
+            bf16_flops_per_s=121e12,
+            fp8_flops_per_s=242.5e12,
+            bandwidth_bytes_per_s=300e9,
+            memory_bytes=24e9,
+            interconnect_bytes_per_s=_PCIE4,
+            source=(
+                "NVIDIA L4 Tensor Core GPU datasheet (BF16 242 and FP8 485 TFLOPS are with sparsity; "
+                "300 GB/s; 24 GB; PCIe 4.0 x16): https://www.nvidia.com/en-us/data-center/l4/"
+            ),
+        ),
+        Accelerator(
+            id="rtx-4090",
+            name="NVIDIA GeForce RTX 4090",
+            bf16_flops_per_s=165.2e12,
+            fp8_flops_per_s=330.3e12,
+            bandwidth_bytes_per_s=1.008e12,
+            memory_bytes=24e9,
+            interconnect_bytes_per_s=_PCIE4,
+            source=(
+                "NVIDIA Ada Lovelace GPU Architecture whitepaper, appendix table for GeForce RTX 4090 "
+                "(dense BF16 and FP8 tensor TFLOPS with FP32 accumulate; 1,008 GB/s GDDR6X; 24 GB; "
+                "no NVLink): https://images.nvidia.com/aem-dam/Solutions/geforce/ada/"
+                "nvidia-ada-gpu-architecture.pdf"
+            ),
+        ),
+    )
+}
+"""Accelerator presets by id."""
+
+
+def _hf(repo: str) -> str:
+    return (
+        f"Hugging Face {repo} config.json and the model page's safetensors parameter count: "
+        f"https://huggingface.co/{repo}/blob/main/config.json"
+    )
+
+
+MODELS = {
+    m.id: m
+    for m in (
+        ModelSpec(
+            id="llama-3.2-1b",
+            name="Llama 3.2 1B",
+            params=1_235_814_400,
+            layers=16,
+            hidden_size=2048,
+            attention_heads=32,
+            kv_heads=8,
+            head_dim=64,
+            intermediate_size=8192,
+            vocab_size=128_256,
+            tied_embeddings=True,
+            source=_hf("meta-llama/Llama-3.2-1B"),
+        ),
+        ModelSpec(
+            id="llama-3.2-3b",
+            name="Llama 3.2 3B",
+            params=3_212_749_824,
+            layers=28,
+            hidden_size=3072,
+            attention_heads=24,
+            kv_heads=8,
+            head_dim=128,
+            intermediate_size=8192,
+            vocab_size=128_256,
+            tied_embeddings=True,
+            source=_hf("meta-llama/Llama-3.2-3B"),
+        ),
+        ModelSpec(
+            id="mistral-7b",
+            name="Mistral 7B v0.3",
+            params=7_248_023_552,
+            layers=32,
+            hidden_size=4096,
+            attention_heads=32,
+            kv_heads=8,
+            head_dim=128,
+            intermediate_size=14_336,
+            vocab_size=32_768,
+            tied_embeddings=False,
+            source=_hf("mistralai/Mistral-7B-v0.3"),
+        ),
+        ModelSpec(
+            id="llama-3.1-8b",
+            name="Llama 3.1 8B",
+            params=8_030_261_248,
+            layers=32,
+            hidden_size=4096,
+            attention_heads=32,
+            kv_heads=8,
+            head_dim=128,
+            intermediate_size=14_336,
+            vocab_size=128_256,
+            tied_embeddings=False,
+            source=_hf("meta-llama/Llama-3.1-8B"),
+        ),
+        ModelSpec(
+            id="llama-3.1-70b",
+            name="Llama 3.1 70B",
+            params=70_553_706_496,
+            layers=80,
+            hidden_size=8192,
+            attention_heads=64,
+            kv_heads=8,
+            head_dim=128,
+            intermediate_size=28_672,
+            vocab_size=128_256,
+            tied_embeddings=False,
+            source=_hf("meta-llama/Llama-3.1-70B"),
+        ),
+        ModelSpec(
+            id="llama-2-7b",
+            name="Llama 2 7B",
+            params=6_738_415_616,
+            layers=32,
+            hidden_size=4096,
+            attention_heads=32,
+            kv_heads=32,
+            head_dim=128,
+            intermediate_size=11_008,
+            vocab_size=32_000,
+            tied_embeddings=False,
+            source=_hf("meta-llama/Llama-2-7b-hf"),
+        ),
+        ModelSpec(
+            id="llama-2-70b",
+            name="Llama 2 70B",
+            params=68_976_648_192,
+            layers=80,
+            hidden_size=8192,
+            attention_heads=64,
+            kv_heads=8,
+            head_dim=128,
+            intermediate_size=28_672,
+            vocab_size=32_000,
+            tied_embeddings=False,
+            source=_hf("meta-llama/Llama-2-70b-hf"),
+        ),
+    )
+}
+"""Model presets by id. Llama 2 7B and 70B are here because published batch-1 latency tables
+(``tests/data/measured_latency.csv``) measured them; Llama 3.3 70B has Llama 3.1 70B's shape."""
+
+
+def _choose(kind: str, key: object, table: dict):
+    if not isinstance(key, str) or key not in table:
+        valid = ", ".join(repr(k) for k in table)
+        raise ValueError(f"{kind} must be one of {valid}; got {key!r}")
+    return table[key]
+
+
+def get_accelerator(accelerator: str) -> Accelerator:
+    """Return the accelerator preset with id ``accelerator``.
+
+    Raises:
+        ValueError: naming ``accelerator`` and listing the valid ids, for an unknown id.
+    """
+    return _choose("accelerator", accelerator, ACCELERATORS)
+
+
+def get_model(model: str) -> ModelSpec:
+    """Return the model preset with id ``model``.
+
+    Raises:
+        ValueError: naming ``model`` and listing the valid ids, for an unknown id.
+    """
+    return _choose("model", model, MODELS)
+
+
+def check_weight_dtype(weight_dtype: str) -> str:
+    """Return ``weight_dtype`` if it is one of ``WEIGHT_DTYPES``.
+
+    Raises:
+        ValueError: naming ``weight_dtype`` and listing the valid formats.
+    """
+    return _choose("weight_dtype", weight_dtype, {d: d for d in WEIGHT_DTYPES})
+
+
+def check_kv_dtype(kv_dtype: str) -> str:
+    """Return ``kv_dtype`` if it is one of ``KV_DTYPES``.
+
+    Raises:
+        ValueError: naming ``kv_dtype`` and listing the valid formats.
+    """
+    return _choose("kv_dtype", kv_dtype, {d: d for d in KV_DTYPES})

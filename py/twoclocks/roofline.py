@@ -1,0 +1,439 @@
+"""The roofline cost model: one call's clocks from an accelerator's datasheet and a model's shape.
+
+Units: token counts are integers (``*_tokens``, ``*_slots``); times are milliseconds (``*_ms``); work is
+FLOPs, traffic is bytes, rates are FLOP/s and bytes/s, and arithmetic intensity is FLOPs per byte.
+
+A kernel cannot run faster than its arithmetic allows nor faster than its memory traffic allows
+(Williams, Waterman and Patterson, "Roofline: an insightful visual performance model for multicore
+architectures", CACM 52(4), 2009), so each phase costs the larger of the two, at the fraction of peak
+that real serving stacks reach (MFU for arithmetic, MBU for memory)::
+
+    prefill_ms = max(F_p / (peak x MFU), B_p / (bandwidth x MBU)) + allreduce_ms(t) + prefill_overhead_ms
+    step_ms(s) = max(F_d(s) / (peak x MFU), B_d(s) / (bandwidth x MBU)) + allreduce_ms(1) + step_overhead_ms
+
+FLOP convention (Kaplan et al., "Scaling Laws for Neural Language Models", 2020, section 2.1, with the
+attention term kept): one multiply-add is 2 FLOPs. A prompt of ``n`` tokens with ``k`` in the prefix
+cache computes ``t = max(n - k, 1)`` tokens (an engine always recomputes the last prompt token to get
+its logits); each multiplies every block weight (``P_b``: all parameters but the embedding table and
+LM head), the LM head (``P_h = vocab x hidden``) runs once for the last token, and causal attention
+pairs each computed token ``i`` with its ``i`` keys at ``4 x layers x heads x head_dim`` FLOPs a pair::
+
+    F_p    = 2 P_b t + 2 P_h + 4 L H d x sum_{i=n-t+1..n} i
+    F_d(s) = 2 (P_b + P_h) + 4 L H d s
+
+Traffic: prefill reads the weights once and touches the KV cache of all ``n`` prompt tokens (writes
+the new, reads the cached); the decode step that leaves ``s`` slots in the cache reads the weights and
+``s`` slots. Activations are ignored. One slot of KV cache is ``2 x layers x kv_heads x head_dim``
+elements (grouped-query attention stores only the KV heads)::
+
+    B_p    = W + kv_slot_bytes x n        B_d(s) = W + kv_slot_bytes x s
+
+Tensor parallelism over ``p`` devices (Shoeybi et al., "Megatron-LM", 2019) splits FLOPs, weights and
+KV heads ``p`` ways (KV heads are replicated when there are fewer than ``p``) and adds two all-reduces
+of the ``t x hidden`` bf16 activations per layer, each a ring costing a fixed latency plus
+``2 (p - 1) / p`` of the message over one link direction; the model does not overlap them with compute.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from . import hardware
+from .call import build_report, generated_tokens
+from ._validate import check_float, check_int
+from .toy import MAX_PROMPT_TOKENS
+
+ACTIVATION_BYTES = 2.0
+"""Bytes per activation element sent in a tensor-parallel all-reduce (bf16)."""
+
+
+class OutOfMemoryError(ValueError):
+    """The weights plus the KV cache at the end of the call do not fit in the devices' memory."""
+
+
+@dataclass(frozen=True)
+class RooflineParams:
+    """How close to the roofs a serving stack runs, and its fixed costs.
+
+    The defaults are round numbers chosen against the 17 published batch-1 measurements in
+    ``tests/data/measured_latency.csv`` (TensorRT-LLM, NIM, llama.cpp and MLC on H100, A100 and
+    RTX 4090; ``pytest -s tests/test_roofline.py`` prints the comparison; median error ~11%, worst
+    1.42x): optimised engines keep about three quarters of peak bandwidth in decode and reach about
+    half of the dense tensor peak in batch-1 prefill (nearer 0.65 on A100 in FP16, nearer 0.45 on
+    H100 in FP8, so one MFU over-predicts the first and under-predicts the second by up to ~35%).
+    The 4 ms prefill overhead matches the single-device 128-token rows (7 ms on H100, 16 ms on A100,
+    where the roofs alone give 2.6 and 10.7 ms). The 0.04 ms per all-reduce (160 a forward pass for
+    an 80-layer model) is a compromise: Llama 2 70B on four GPUs with a 128-token prompt sits 17-18
+    ms above its roofs (about 0.08 ms an all-reduce once the 4 ms overhead is taken off), while
+    Llama 3.3 70B decoding on two H100s (NIM) sits ~4.4 ms a step above (about 0.03 ms).
+    0.3 ms a step covers decode's launch and sampling cost.
+
+    Attributes:
+        mfu: model FLOPs utilisation, the fraction of dense tensor peak reached, 0.01..1.
+        mbu: model bandwidth utilisation, the fraction of peak memory bandwidth reached, 0.01..1.
+        prefill_overhead_ms: fixed cost of every prefill (scheduling, launches, sampling, and in
+            client-side measurements tokenisation and HTTP), ms, 0..10,000.
+        step_overhead_ms: fixed cost of every decode step, ms, 0..1,000.
+        allreduce_latency_ms: fixed latency of one tensor-parallel all-reduce, ms, 0..100.
+    """
+
+    mfu: float = 0.5
+    mbu: float = 0.75
+    prefill_overhead_ms: float = 4.0
+    step_overhead_ms: float = 0.3
+    allreduce_latency_ms: float = 0.04
+
+    def __post_init__(self) -> None:
+        check_float("mfu", self.mfu, 0.01, 1.0)
+        check_float("mbu", self.mbu, 0.01, 1.0)
+        check_float("prefill_overhead_ms", self.prefill_overhead_ms, 0.0, 10_000.0)
+        check_float("step_overhead_ms", self.step_overhead_ms, 0.0, 1_000.0)
+        check_float("allreduce_latency_ms", self.allreduce_latency_ms, 0.0, 100.0)
+
+
+DEFAULT_ROOFLINE = RooflineParams()
+"""The parameters the lesson page uses."""
+
+
+def _sum_linear(c0: float, c1: float, lo: int, hi: int) -> float:
+    """``sum_{s=lo..hi} (c0 + c1 s)``; 0 for an empty range."""
+    count = hi - lo + 1
+    if count <= 0:
+        return 0.0
+    return count * c0 + c1 * (lo + hi) * count / 2
+
+
+def sum_max_linear(a0: float, a1: float, b0: float, b1: float, lo: int, hi: int) -> float:
+    """``sum_{s=lo..hi} max(a0 + a1 s, b0 + b1 s)`` in closed form (0 for an empty range).
+
+    Two lines cross at most once, at ``s* = (b0 - a0) / (a1 - b1)``, so the sum splits into two
+    arithmetic series: O(1) whatever the length of the range.
+    """
+    if hi < lo:
+        return 0.0
+    d0, d1 = a0 - b0, a1 - b1
+    if d1 == 0:
+        return _sum_linear(a0, a1, lo, hi) if d0 >= 0 else _sum_linear(b0, b1, lo, hi)
+    root = -d0 / d1
+    if not root < hi:  # also catches an infinite root from a tiny slope difference
+        split = hi
+    elif not root > lo - 1:
+        split = lo - 1
+    else:
+        split = math.floor(root)
+    left_a = d1 < 0  # a - b falls as s grows, so a wins for s <= s*
+    left = _sum_linear(a0, a1, lo, split) if left_a else _sum_linear(b0, b1, lo, split)
+    right = _sum_linear(b0, b1, split + 1, hi) if left_a else _sum_linear(a0, a1, split + 1, hi)
+    return left + right
+
+
+@dataclass(frozen=True)
+class _Setup:
+    """Per-device rates and sizes for one accelerator, model, formats and tensor-parallel degree."""
+
+    accelerator: hardware.Accelerator
+    model: hardware.ModelSpec
+    weight_dtype: str
+    kv_dtype: str
+    tensor_parallel: int
+    params: RooflineParams
+
+    @property
+    def peak_flops_per_s(self) -> float:
+        return self.accelerator.peak_flops_per_s(self.weight_dtype)
+
+    @property
+    def weight_bytes(self) -> float:
+        """Every stored weight, all devices."""
+        return self.model.params * hardware.BYTES_PER_WEIGHT[self.weight_dtype]
+
+    @property
+    def weight_bytes_read_per_device(self) -> float:
+        """Weights one forward pass reads on one device: blocks and LM head, not the embedding table."""
+        m = self.model
+        read = (m.block_params + m.lm_head_params) * hardware.BYTES_PER_WEIGHT[self.weight_dtype]
+        return read / self.tensor_parallel
+
+    @property
+    def kv_slot_bytes(self) -> float:
+        """KV-cache bytes of one token, all devices (no replication)."""
+        return self.model.kv_values_per_token() * hardware.BYTES_PER_KV_VALUE[self.kv_dtype]
+
+    @property
+    def kv_slot_bytes_per_device(self) -> float:
+        """KV-cache bytes of one token on one device; KV heads are replicated if fewer than devices."""
+        m = self.model
+        heads = math.ceil(m.kv_heads / self.tensor_parallel)
+        return 2 * m.layers * heads * m.head_dim * hardware.BYTES_PER_KV_VALUE[self.kv_dtype]
+
+    @property
+    def pair_flops_per_device(self) -> float:
+        """Attention FLOPs of one (query, key) pair on one device: ``4 L H d / p``."""
+        m = self.model
+        return 4 * m.layers * m.attention_heads * m.head_dim / self.tensor_parallel
+
+    def allreduce_ms(self, tokens: int) -> float:
+        """Two ring all-reduces per layer of ``tokens x hidden`` activations; 0 on one device."""
+        p = self.tensor_parallel
+        if p == 1:
+            return 0.0
+        message = tokens * self.model.hidden_size * ACTIVATION_BYTES
+        transfer_ms = 2 * (p - 1) / p * message / self.accelerator.interconnect_bytes_per_s * 1e3
+        return 2 * self.model.layers * (self.params.allreduce_latency_ms + transfer_ms)
+
+    def compute_ms(self, flops_per_device: float) -> float:
+        return flops_per_device / (self.peak_flops_per_s * self.params.mfu) * 1e3
+
+    def memory_ms(self, bytes_per_device: float) -> float:
+        return bytes_per_device / (self.accelerator.bandwidth_bytes_per_s * self.params.mbu) * 1e3
+
+    def prefill(self, prompt_tokens: int, cached_prefix_tokens: int) -> tuple[float, float, float]:
+        """``(flops_per_device, bytes_per_device, prefill_ms)`` for the prompt."""
+        n = prompt_tokens
+        t = max(n - cached_prefix_tokens, 1)
+        m = self.model
+        pairs = (n * (n + 1) - (n - t) * (n - t + 1)) // 2
+        flops = (2 * m.block_params * t + 2 * m.lm_head_params) / self.tensor_parallel
+        flops += self.pair_flops_per_device * pairs
+        traffic = self.weight_bytes_read_per_device + self.kv_slot_bytes_per_device * n
+        ms = max(self.compute_ms(flops), self.memory_ms(traffic))
+        return flops, traffic, ms + self.allreduce_ms(t) + self.params.prefill_overhead_ms
+
+    def step_lines(self) -> tuple[float, float, float, float, float]:
+        """Decode step cost as lines in ``s``: ``(c0, c1, m0, m1, fixed_ms)``.
+
+        ``step_ms(s) = max(c0 + c1 s, m0 + m1 s) + fixed_ms``.
+        """
+        m = self.model
+        weight_flops = 2 * (m.block_params + m.lm_head_params) / self.tensor_parallel
+        c0 = self.compute_ms(weight_flops)
+        c1 = self.compute_ms(self.pair_flops_per_device)
+        m0 = self.memory_ms(self.weight_bytes_read_per_device)
+        m1 = self.memory_ms(self.kv_slot_bytes_per_device)
+        return c0, c1, m0, m1, self.allreduce_ms(1) + self.params.step_overhead_ms
+
+    def step(self, cache_slots: int) -> tuple[float, float, float, float]:
+        """``(flops_per_device, bytes_per_device, compute_ms, memory_ms)`` of one decode step."""
+        m = self.model
+        flops = 2 * (m.block_params + m.lm_head_params) / self.tensor_parallel
+        flops += self.pair_flops_per_device * cache_slots
+        traffic = self.weight_bytes_read_per_device + self.kv_slot_bytes_per_device * cache_slots
+        return flops, traffic, self.compute_ms(flops), self.memory_ms(traffic)
+
+
+def _check_tensor_parallel(tensor_parallel: object) -> int:
+    allowed = hardware.TENSOR_PARALLEL_DEGREES
+    problem = (
+        f"tensor_parallel must be one of {', '.join(str(d) for d in allowed)}; got {tensor_parallel!r}"
+    )
+    try:
+        p = check_int("tensor_parallel", tensor_parallel, 1, max(allowed))
+    except ValueError:
+        raise ValueError(problem) from None
+    if p not in allowed:
+        raise ValueError(problem)
+    return p
+
+
+def _attainable(setup: _Setup, intensity: float) -> float:
+    return min(setup.peak_flops_per_s, intensity * setup.accelerator.bandwidth_bytes_per_s)
+
+
+def roofline_call(
+    *,
+    prompt_tokens: int,
+    output_tokens: int,
+    max_tokens: int,
+    stop_fires: bool = True,
+    streaming: bool = True,
+    cached_prefix_tokens: int = 0,
+    speculative_speedup: float = 1.0,
+    accelerator: str = "h100-sxm",
+    model: str = "llama-3.1-8b",
+    weight_dtype: str = "bf16",
+    kv_dtype: str = "bf16",
+    tensor_parallel: int = 1,
+    params: RooflineParams = DEFAULT_ROOFLINE,
+) -> dict:
+    """Run one batch-1 call through the roofline model and return both clocks and the roofline view.
+
+    Example: Llama 3.1 8B in bf16 on one H100 SXM with an 8,000-token prompt and a 20-token answer
+    (the defaults) spends ~264 ms in compute-bound prefill (1.28e14 FLOPs at 50% of 989 TFLOP/s,
+    plus 4 ms) and ~6.7 ms in each memory-bound decode step (15.0 GB of weights and 1.05 GB of KV
+    cache at 75% of 3.35 TB/s, plus 0.3 ms): TTFT ~264 ms, TTLT ~391 ms.
+
+    Args:
+        prompt_tokens: tokens in the prompt, 1..1,000,000.
+        output_tokens: tokens the answer needs before its stop fires, 1..131,072.
+        max_tokens: generation budget, 1..131,072.
+        stop_fires: whether the stop sequence fires once the answer is complete.
+        streaming: whether tokens are shown as they arrive (changes only ``first_visible_ms``).
+        cached_prefix_tokens: leading prompt tokens already in the prefix cache, 0..prompt_tokens;
+            only the rest are computed, but they attend over the whole prompt.
+        speculative_speedup: mean tokens accepted per verification step, 1.0 (off) to 4.0; divides
+            every decode step, never prefill.
+        accelerator: an id from ``hardware.ACCELERATORS`` (e.g. ``"h100-sxm"``).
+        model: an id from ``hardware.MODELS`` (e.g. ``"llama-3.1-8b"``).
+        weight_dtype: ``"bf16"``, ``"fp8"`` (only on devices with FP8 tensor cores) or ``"int4"``.
+        kv_dtype: ``"bf16"`` or ``"fp8"``.
+        tensor_parallel: devices the model is split across: 1, 2, 4 or 8.
+        params: utilisations and fixed costs (see :class:`RooflineParams`).
+
+    Returns:
+        ``CallReport.to_dict()`` (with ``mode == "roofline"``) plus:
+        ``accelerator``, ``accelerator_name``, ``model``, ``model_name``, ``weight_dtype``,
+        ``kv_dtype``, ``tensor_parallel``;
+        ``prefill_bound`` and ``decode_bound`` (``"compute"`` or ``"memory"``);
+        ``prefill_intensity_flops_per_byte`` and ``decode_intensity_flops_per_byte`` (per device);
+        ``ridge_flops_per_byte`` (peak / bandwidth);
+        ``peak_flops_per_s`` and ``bandwidth_bytes_per_s`` (one device);
+        ``weight_bytes`` (all weights, all devices); ``kv_cache_bytes`` (at the end of the call,
+        ``prompt_tokens + output_tokens - 1`` slots, all devices); ``memory_needed_bytes`` and
+        ``memory_available_bytes`` (all devices); ``decode_bytes_per_token`` (bytes one decode step
+        reads, all devices); ``prefill_flops`` (all devices); ``prefill_fraction_of_peak`` (achieved
+        prefill FLOP/s over peak, overheads included);
+        ``roofline_chart``: ``{"roof": [[intensity, flops_per_s], ...] (three points: the bandwidth
+        slope from 0.1 FLOPs/byte, the ridge, and the flat roof to 100x the ridge), "prefill": {...},
+        "decode": {...}}``, each phase with ``intensity_flops_per_byte``,
+        ``attainable_flops_per_s`` (the roof at that intensity) and ``achieved_flops_per_s``.
+        The decode figures are for the call's last decode step (the step that would make token 2
+        when there is none).
+
+    Raises:
+        ValueError: naming the parameter and its range or valid ids, for any invalid input, and
+            for ``weight_dtype="fp8"`` on a device without FP8.
+        OutOfMemoryError: a ``ValueError`` raised when the weights plus the KV cache at the end of
+            the call exceed ``tensor_parallel`` devices' memory.
+    """
+    generated, _ = generated_tokens(output_tokens, max_tokens, stop_fires)
+    n = check_int("prompt_tokens", prompt_tokens, 1, MAX_PROMPT_TOKENS)
+    k = check_int("cached_prefix_tokens", cached_prefix_tokens, 0, n)
+    if not isinstance(params, RooflineParams):
+        raise ValueError(f"params must be a RooflineParams; got {type(params).__name__}")
+    setup = _Setup(
+        accelerator=hardware.get_accelerator(accelerator),
+        model=hardware.get_model(model),
+        weight_dtype=hardware.check_weight_dtype(weight_dtype),
+        kv_dtype=hardware.check_kv_dtype(kv_dtype),
+        tensor_parallel=_check_tensor_parallel(tensor_parallel),
+        params=params,
+    )
+    peak = setup.peak_flops_per_s  # raises for fp8 on a device without FP8
+    acc, spec, p = setup.accelerator, setup.model, setup.tensor_parallel
+
+    end_slots = n + generated - 1
+    kv_end_per_device = setup.kv_slot_bytes_per_device * end_slots
+    needed_per_device = setup.weight_bytes / p + kv_end_per_device
+    if needed_per_device > acc.memory_bytes:
+        raise OutOfMemoryError(
+            f"{spec.name} in {setup.weight_dtype} needs {setup.weight_bytes / 1e9:,.1f} GB of weights "
+            f"plus {setup.kv_slot_bytes * end_slots / 1e9:,.1f} GB of KV cache for {end_slots:,} "
+            f"tokens, about {needed_per_device / 1e9:,.1f} GB per device, but each {acc.name} has "
+            f"{acc.memory_bytes / 1e9:,.0f} GB (tensor_parallel={p}); use more devices, a smaller "
+            f"weight_dtype or kv_dtype, or a shorter call"
+        )
+
+    prefill_flops, prefill_bytes, prefill_ms = setup.prefill(n, k)
+    c0, c1, m0, m1, fixed_ms = setup.step_lines()
+
+    def decode_elapsed_ms(steps: int) -> float:
+        return sum_max_linear(c0, c1, m0, m1, n + 1, n + steps) + steps * fixed_ms
+
+    report = build_report(
+        mode="roofline",
+        prompt_tokens=n,
+        cached_prefix_tokens=k,
+        output_tokens=output_tokens,
+        max_tokens=max_tokens,
+        stop_fires=stop_fires,
+        streaming=streaming,
+        speculative_speedup=speculative_speedup,
+        prefill_ms=prefill_ms,
+        decode_elapsed_ms=decode_elapsed_ms,
+    ).to_dict()
+
+    bandwidth = acc.bandwidth_bytes_per_s
+    ridge = peak / bandwidth
+    prefill_compute_ms = setup.compute_ms(prefill_flops)
+    prefill_memory_ms = setup.memory_ms(prefill_bytes)
+    prefill_intensity = prefill_flops / prefill_bytes
+    prefill_achieved = prefill_flops / (prefill_ms / 1e3)
+
+    step_slots = n + max(generated - 1, 1)
+    step_flops, step_bytes, step_compute_ms, step_memory_ms = setup.step(step_slots)
+    step_ms = max(step_compute_ms, step_memory_ms) + fixed_ms
+    decode_intensity = step_flops / step_bytes
+
+    report.update(
+        accelerator=acc.id,
+        accelerator_name=acc.name,
+        model=spec.id,
+        model_name=spec.name,
+        weight_dtype=setup.weight_dtype,
+        kv_dtype=setup.kv_dtype,
+        tensor_parallel=p,
+        prefill_bound="compute" if prefill_compute_ms >= prefill_memory_ms else "memory",
+        decode_bound="compute" if step_compute_ms >= step_memory_ms else "memory",
+        prefill_intensity_flops_per_byte=prefill_intensity,
+        decode_intensity_flops_per_byte=decode_intensity,
+        ridge_flops_per_byte=ridge,
+        peak_flops_per_s=peak,
+        bandwidth_bytes_per_s=bandwidth,
+        weight_bytes=setup.weight_bytes,
+        kv_cache_bytes=setup.kv_slot_bytes * end_slots,
+        memory_needed_bytes=needed_per_device * p,
+        memory_available_bytes=acc.memory_bytes * p,
+        decode_bytes_per_token=step_bytes * p,
+        prefill_flops=prefill_flops * p,
+        prefill_fraction_of_peak=prefill_achieved / peak,
+        roofline_chart={
+            "roof": [[0.1, 0.1 * bandwidth], [ridge, peak], [100 * ridge, peak]],
+            "prefill": {
+                "intensity_flops_per_byte": prefill_intensity,
+                "attainable_flops_per_s": _attainable(setup, prefill_intensity),
+                "achieved_flops_per_s": prefill_achieved,
+            },
+            "decode": {
+                "intensity_flops_per_byte": decode_intensity,
+                "attainable_flops_per_s": _attainable(setup, decode_intensity),
+                "achieved_flops_per_s": step_flops / (step_ms / 1e3),
+            },
+        },
+    )
+    return report
+
+
+def roofline_options() -> dict:
+    """The choices the page offers in roofline mode, as plain JSON-safe data.
+
+    Returns:
+        ``{"accelerators": [{"id", "name", "supports_fp8", "memory_bytes"}, ...],
+        "models": [{"id", "name", "params"}, ...], "weight_dtypes": [...], "kv_dtypes": [...],
+        "tensor_parallel": [1, 2, 4, 8], "defaults": {...}}``; ``defaults`` holds the keyword
+        defaults of :func:`roofline_call` for the hardware choices.
+    """
+    return {
+        "accelerators": [
+            {
+                "id": a.id,
+                "name": a.name,
+                "supports_fp8": a.fp8_flops_per_s is not None,
+                "memory_bytes": a.memory_bytes,
+            }
+            for a in hardware.ACCELERATORS.values()
+        ],
+        "models": [
+            {"id": m.id, "name": m.name, "params": m.params} for m in hardware.MODELS.values()
+        ],
+        "weight_dtypes": list(hardware.WEIGHT_DTYPES),
+        "kv_dtypes": list(hardware.KV_DTYPES),
+        "tensor_parallel": list(hardware.TENSOR_PARALLEL_DEGREES),
+        "defaults": {
+            "accelerator": "h100-sxm",
+            "model": "llama-3.1-8b",
+            "weight_dtype": "bf16",
+            "kv_dtype": "bf16",
+            "tensor_parallel": 1,
+        },
+    }
