@@ -1,0 +1,447 @@
+"""Diagnosing real traffic: where a log's waiting time goes, and what to change first.
+
+Units: token counts are integers (``*_tokens``); times are milliseconds (``*_ms``); shares are
+fractions in [0, 1] (the page formats them as percentages).
+
+The page's one entry point is :func:`analyze_log`: bytes in, a JSON-safe dict out. It parses the
+file (:mod:`twoclocks.logs`), fits the toy model (:mod:`twoclocks.fit`) and runs :func:`diagnose`,
+which follows the lesson's decision guide:
+
+* first token slow (prefill is at least half of all waiting, or p90 TTFT >= ``SLOW_TTFT_MS``)
+  -> cut the prompt: packing, a cached stable prefix, summarised tool dumps;
+* stream crawls (decode is at least half of all waiting, or p90 decode >= ``SLOW_DECODE_MS``)
+  -> shorten the output: ``max_tokens`` near the real answer, stop rules;
+* both -> both. Since the two shares add up to 1, at least one always holds.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import random
+
+from . import fit, logs
+
+SLOW_TTFT_MS = 1_000.0
+"""A p90 TTFT at or above this is "first token slow" whatever its share of the wait."""
+
+SLOW_DECODE_MS = 10_000.0
+"""A p90 decode time (TTLT - TTFT) at or above this is "the stream crawls"."""
+
+LONG_PROMPT_TOKENS = 4_000
+"""A prompt at least this long counts as long for the "short answer after a long prompt" check."""
+
+SHORT_OUTPUT_TOKENS = 32
+"""An answer at most this long counts as short for that check."""
+
+MAX_POINTS = 2_000
+"""Most points in each scatter the page draws."""
+
+CURVE_POINTS = 64
+"""Points on each fitted curve."""
+
+PERCENTILES = (50, 90, 99)
+"""Percentiles reported for every quantity."""
+
+
+def percentile(sorted_values: list, p: float) -> float:
+    """The ``p``-th percentile (0..100) of ascending ``sorted_values``, linearly interpolated.
+
+    Same as NumPy's default (``method="linear"``): position ``p / 100 * (len - 1)``.
+
+    Raises:
+        ValueError: if ``sorted_values`` is empty.
+    """
+    if not sorted_values:
+        raise ValueError("percentile of an empty list")
+    position = p / 100 * (len(sorted_values) - 1)
+    low = int(position)
+    high = min(low + 1, len(sorted_values) - 1)
+    frac = position - low
+    return sorted_values[low] + (sorted_values[high] - sorted_values[low]) * frac
+
+
+def _share_text(share: float) -> str:
+    """0.083 -> "8%"; tiny non-zero shares -> "<1%"."""
+    if 0 < share < 0.005:
+        return "<1%"
+    return f"{share:.0%}"
+
+
+def _nice_thresholds(low: float, high: float) -> list[int]:
+    """Round token thresholds (1, 2, 4, 5, 8 x 10^k) strictly between ``low`` and ``high``."""
+    out = []
+    for power in range(1, 7):
+        for mantissa in (1, 2, 4, 5, 8):
+            value = mantissa * 10**power
+            if low <= value < high:
+                out.append(value)
+    return out
+
+
+def dominant_bucket(*, tokens: list, times_ms: list, what: str, clock: str) -> dict | None:
+    """The round threshold whose longer requests take the most disproportionate share of time.
+
+    For every round threshold ``T`` (1, 2, 4, 5, 8 x 10^k tokens) with 1% to 50% of requests above
+    it, compare their share of requests with their share of ``sum(times_ms)``; keep the ``T`` with
+    the largest gap, if those requests take at least 1.5x their share of requests.
+
+    Args:
+        tokens: token counts per request (prompt or output), ints >= 1.
+        times_ms: the time they cost per request, ms >= 0 (TTFT or decode time).
+        what: the noun for the text ("prompts", "answers").
+        clock: which time it is for the text ("prefill", "decode").
+
+    Returns:
+        ``{"threshold_tokens", "requests", "request_share", "time_share", "text"}`` or None.
+    """
+    total_time = sum(times_ms)
+    count = len(tokens)
+    if count < 10 or total_time <= 0:
+        return None
+    thresholds = _nice_thresholds(min(tokens), max(tokens))
+    if not thresholds:
+        return None
+    # Bucket b holds requests above exactly the first b thresholds; suffix sums give, for each
+    # threshold, the requests above it and their time. One pass, no sort.
+    counts = [0] * (len(thresholds) + 1)
+    times = [0.0] * (len(thresholds) + 1)
+    find = bisect.bisect_left
+    for t, ms in zip(tokens, times_ms):
+        b = find(thresholds, t)
+        counts[b] += 1
+        times[b] += ms
+    best = None
+    above, time_above = 0, 0.0
+    for j in reversed(range(len(thresholds))):
+        above += counts[j + 1]
+        time_above += times[j + 1]
+        request_share = above / count
+        if not 0.01 <= request_share <= 0.5:
+            continue
+        time_share = time_above / total_time
+        if time_share < 1.5 * request_share:
+            continue
+        gap = time_share - request_share
+        if best is None or gap > best[0]:
+            best = (gap, thresholds[j], above, request_share, time_share)
+    if best is None:
+        return None
+    _, threshold, above, request_share, time_share = best
+    return {
+        "threshold_tokens": threshold,
+        "requests": above,
+        "request_share": request_share,
+        "time_share": time_share,
+        "text": (
+            f"{what.capitalize()} over {threshold:,} tokens are {_share_text(request_share)} of "
+            f"requests and {_share_text(time_share)} of all {clock} time."
+        ),
+    }
+
+
+def _max_tokens_hits(output_tokens: list, decode_ms: list) -> dict:
+    """Requests that stopped at exactly the longest output length: a likely ``max_tokens``."""
+    count = len(output_tokens)
+    longest = max(output_tokens)
+    hits = [i for i, o in enumerate(output_tokens) if o == longest]
+    share = len(hits) / count
+    total_decode = sum(decode_ms)
+    decode_share = sum(decode_ms[i] for i in hits) / total_decode if total_decode else 0.0
+    hit = longest >= 16 and len(hits) >= 3 and share >= 0.02
+    text = ""
+    if hit:
+        text = (
+            f"{len(hits):,} requests ({_share_text(share)}) stopped at exactly {longest:,} output "
+            f"tokens, the longest answer in the log: that looks like a max_tokens limit reached "
+            f"before the stop fired. They take {_share_text(decode_share)} of all decode time."
+        )
+        if share >= 0.9:
+            text += (
+                " If this is a benchmark with a fixed output length (ignore_eos), that is expected."
+            )
+    return {
+        "likely_max_tokens": longest if hit else None,
+        "longest_output_tokens": longest,
+        "requests": len(hits),
+        "request_share": share,
+        "decode_time_share": decode_share,
+        "hit": hit,
+        "text": text,
+    }
+
+
+def _short_after_long(
+    prompt_tokens: list, output_tokens: list, ttft_ms: list, ttlt_ms: list
+) -> dict:
+    """Short answers after long prompts: the prompt, not the answer, is the wait."""
+    rows = [
+        i
+        for i, (p, o) in enumerate(zip(prompt_tokens, output_tokens))
+        if p >= LONG_PROMPT_TOKENS and o <= SHORT_OUTPUT_TOKENS
+    ]
+    count = len(prompt_tokens)
+    share = len(rows) / count
+    total_wait = sum(ttlt_ms)
+    wait_share = sum(ttlt_ms[i] for i in rows) / total_wait if total_wait else 0.0
+    prefill_part = (
+        sum(ttft_ms[i] for i in rows) / sum(ttlt_ms[i] for i in rows) if rows else 0.0
+    )
+    hit = len(rows) >= 1 and share >= 0.01
+    text = ""
+    if hit:
+        text = (
+            f"{len(rows):,} requests ({_share_text(share)}) sent prompts of "
+            f"{LONG_PROMPT_TOKENS:,}+ tokens for answers of at most {SHORT_OUTPUT_TOKENS} tokens; "
+            f"prefill is {_share_text(prefill_part)} of their wait. For these, the prompt is the "
+            "cost: cache the stable prefix, send only what the step needs."
+        )
+    return {
+        "prompt_at_least_tokens": LONG_PROMPT_TOKENS,
+        "output_at_most_tokens": SHORT_OUTPUT_TOKENS,
+        "requests": len(rows),
+        "request_share": share,
+        "wait_share": wait_share,
+        "prefill_share_of_their_wait": prefill_part,
+        "hit": hit,
+        "text": text,
+    }
+
+
+def diagnose(
+    *,
+    prompt_tokens: list,
+    output_tokens: list,
+    ttft_ms: list,
+    ttlt_ms: list,
+) -> dict:
+    """Where the waiting goes in a set of requests, and which of the lesson's mistakes show.
+
+    Args:
+        prompt_tokens, output_tokens: per request, ints >= 1 (equal lengths, at least one row).
+        ttft_ms, ttlt_ms: per request, ms, ``0 < ttft_ms <= ttlt_ms``.
+
+    Returns:
+        ``{"requests", "total_wait_ms", "prefill_ms", "decode_ms", "prefill_share",
+        "decode_share", "percentiles": {quantity: {"p50", "p90", "p99"}}, "table": [rows for the
+        page], "dominant_prompts", "dominant_outputs" (see :func:`dominant_bucket`, or None),
+        "max_tokens", "short_after_long" (mistake checks, each with "hit" and "text"),
+        "first_token_slow", "stream_crawls", "verdict": "prefill" | "decode" | "both",
+        "recommendation": str}``.
+
+    Raises:
+        ValueError: if there are no requests or the lists differ in length.
+    """
+    count = len(ttft_ms)
+    if not count or not len(prompt_tokens) == len(output_tokens) == count == len(ttlt_ms):
+        raise ValueError("diagnose needs one or more requests, with all four lists equally long")
+    decode_ms = [last - first for first, last in zip(ttft_ms, ttlt_ms)]
+    tpot_ms = [d / (o - 1) for d, o in zip(decode_ms, output_tokens) if o >= 2]
+    total_wait = sum(ttlt_ms)
+    prefill_total = sum(ttft_ms)
+    prefill_share = prefill_total / total_wait if total_wait else 0.0
+    quantities = {
+        "ttft_ms": ("TTFT", "ms", ttft_ms),
+        "ttlt_ms": ("TTLT", "ms", ttlt_ms),
+        "decode_ms": ("decode (TTLT - TTFT)", "ms", decode_ms),
+        "tpot_ms": ("time per output token", "ms", tpot_ms),
+        "prompt_tokens": ("prompt", "tokens", prompt_tokens),
+        "output_tokens": ("output", "tokens", output_tokens),
+    }
+    percentiles: dict = {}
+    table = []
+    for key, (label, unit, values) in quantities.items():
+        if not values:
+            percentiles[key] = None
+            continue
+        ordered = sorted(values)
+        row = {f"p{p}": percentile(ordered, p) for p in PERCENTILES}
+        row["mean"] = sum(ordered) / len(ordered)
+        percentiles[key] = row
+        table.append({"quantity": key, "label": label, "unit": unit, **row})
+    first_token_slow = prefill_share >= 0.5 or percentiles["ttft_ms"]["p90"] >= SLOW_TTFT_MS
+    stream_crawls = prefill_share <= 0.5 or percentiles["decode_ms"]["p90"] >= SLOW_DECODE_MS
+    verdict = "both" if first_token_slow and stream_crawls else (
+        "prefill" if first_token_slow else "decode"
+    )
+    result = {
+        "requests": count,
+        "total_wait_ms": total_wait,
+        "prefill_ms": prefill_total,
+        "decode_ms": total_wait - prefill_total,
+        "prefill_share": prefill_share,
+        "decode_share": 1.0 - prefill_share if total_wait else 0.0,
+        "percentiles": percentiles,
+        "table": table,
+        "dominant_prompts": dominant_bucket(
+            tokens=prompt_tokens, times_ms=ttft_ms, what="prompts", clock="prefill"
+        ),
+        "dominant_outputs": dominant_bucket(
+            tokens=output_tokens, times_ms=decode_ms, what="answers", clock="decode"
+        ),
+        "max_tokens": _max_tokens_hits(output_tokens, decode_ms),
+        "short_after_long": _short_after_long(prompt_tokens, output_tokens, ttft_ms, ttlt_ms),
+        "first_token_slow": first_token_slow,
+        "stream_crawls": stream_crawls,
+        "verdict": verdict,
+    }
+    result["recommendation"] = recommend(result)
+    return result
+
+
+def recommend(diagnosis: dict) -> str:
+    """One plain-language recommendation from a :func:`diagnose` result (the decision guide)."""
+    share = diagnosis["prefill_share"]
+    ttft = diagnosis["percentiles"]["ttft_ms"]
+    decode = diagnosis["percentiles"]["decode_ms"]
+    prompt = diagnosis["percentiles"]["prompt_tokens"]
+    parts = []
+    if diagnosis["verdict"] in ("prefill", "both"):
+        text = (
+            f"The first token is slow: prefill takes {_share_text(share)} of all waiting and the "
+            f"p90 TTFT is {ttft['p90']:,.0f} ms, for prompts of {prompt['p50']:,.0f} tokens "
+            "(median). Cut the prompt: pack only what each step needs, put the stable part first "
+            "so the prefix cache serves it, and summarise tool dumps before they go back in."
+        )
+        bucket = diagnosis["dominant_prompts"]
+        if bucket:
+            text += f" Start with the long ones: {bucket['text'][0].lower()}{bucket['text'][1:]}"
+        parts.append(text)
+    if diagnosis["verdict"] in ("decode", "both"):
+        text = (
+            f"The stream is slow: decode takes {_share_text(1 - share)} of all waiting, with a "
+            f"p90 of {decode['p90']:,.0f} ms from first token to last. Shorten the output: ask for "
+            "the short form, set max_tokens near the real answer length, and add stop rules so "
+            "generation ends when the answer does."
+        )
+        if diagnosis["max_tokens"]["hit"]:
+            text += " " + diagnosis["max_tokens"]["text"]
+        parts.append(text)
+    if diagnosis["verdict"] == "both":
+        parts.insert(0, "Both clocks are slow, so fix both.")
+    return " ".join(parts)
+
+
+def _sample_indices(count: int, limit: int = MAX_POINTS) -> list[int]:
+    """All indices, or ``limit`` of them drawn without replacement (seeded, so stable), sorted."""
+    if count <= limit:
+        return list(range(count))
+    return sorted(random.Random(0).sample(range(count), limit))
+
+
+def _curve(xs_max: float, fn) -> list[list[float]]:
+    """``CURVE_POINTS`` points ``[x, fn(x)]`` for x from 1 to ``xs_max``."""
+    top = max(2.0, float(xs_max))
+    return [
+        [round(x, 1), round(fn(x), 3)]
+        for x in (1 + (top - 1) * i / (CURVE_POINTS - 1) for i in range(CURVE_POINTS))
+    ]
+
+
+def picture_points(parsed: logs.ParsedLog, fitted: dict) -> dict:
+    """Downsampled scatters (<= ``MAX_POINTS`` each) and fitted curves for the page's charts.
+
+    Returns:
+        ``{"ttft_vs_prompt": [[prompt_tokens, ttft_ms]], "prefill_curve": [[n, fitted ttft_ms]] or
+        [], "decode_vs_output": [[output_tokens, decode_ms]], "decode_curve": [[o, fitted
+        decode_ms]] or [] (at the median prompt length), "decode_curve_prompt_tokens": int}``.
+    """
+    p, o, first, last = parsed.prompt_tokens, parsed.output_tokens, parsed.ttft_ms, parsed.ttlt_ms
+    chosen = _sample_indices(len(first))
+    points = {
+        "ttft_vs_prompt": [[p[i], round(first[i], 3)] for i in chosen],
+        "decode_vs_output": [[o[i], round(last[i] - first[i], 3)] for i in chosen],
+        "prefill_curve": [],
+        "decode_curve": [],
+        "decode_curve_prompt_tokens": sorted(p)[len(p) // 2],
+    }
+    pre = fitted["prefill"]
+    if pre["ok"]:
+        a, b, c = (pre[name] for name in fit.PREFILL_TERMS)
+        points["prefill_curve"] = _curve(max(p), lambda n: (a * n + b) * n + c)
+    dec = fitted["decode"]
+    if dec["ok"]:
+        d, e = (dec[name] for name in fit.DECODE_TERMS)
+        n = points["decode_curve_prompt_tokens"]
+        # Decode time of an answer of o tokens: (o - 1) steps at context n + o / 2 on average.
+        points["decode_curve"] = _curve(max(o), lambda x: (x - 1) * (d + e * (n + x / 2)))
+    return points
+
+
+def _json_safe(value):
+    """``value`` with every non-finite float replaced by None (JSON has no NaN or infinity)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    return value
+
+
+def analyze_log(data: bytes | str, *, filename: str | None = None) -> dict:
+    """Parse a user's log, fit the toy model to it and diagnose it: the page's one entry point.
+
+    Example: the shipped ``site/sample-log.csv`` gives ``ok == True``, ``format == "table"`` and a
+    ``fit["toy_constants"]`` that ``ToyConstants(**...)`` accepts.
+
+    Args:
+        data: the file's bytes or text, in any format of ``twoclocks.logs.FORMATS``.
+        filename: the file's name, for messages only.
+
+    Returns:
+        A JSON-safe dict (no NaN or infinity). On success: ``{"ok": True, "format", "format_name",
+        "columns" (quantity -> source field), "units" (source field -> how it was read), "notes",
+        "rows_total", "rows_used", "skipped" ({reason id: count}), "skip_reasons" ({reason id:
+        one line}), "fit" (:func:`twoclocks.fit.fit_toy`), "diagnosis" (:func:`diagnose`),
+        "recommendation" (str), "points" (:func:`picture_points`)}``. Otherwise ``{"ok": False,
+        "error", "format", "rows_total", "skipped", "skip_reasons", "formats_accepted"}``.
+
+    Raises:
+        Nothing: every failure is reported in the returned dict.
+    """
+    try:
+        parsed = logs.parse_log(data, filename=filename)
+        base = {
+            "ok": parsed.ok,
+            "format": parsed.format,
+            "format_name": parsed.format_name,
+            "columns": parsed.columns,
+            "units": parsed.units,
+            "notes": parsed.notes,
+            "rows_total": parsed.rows_total,
+            "rows_used": parsed.rows_used,
+            "skipped": parsed.skipped,
+            "skip_reasons": {k: logs.SKIP_REASONS[k] for k in parsed.skipped},
+        }
+        if not parsed.ok:
+            return _json_safe(
+                {**base, "error": parsed.error, "formats_accepted": list(logs.FORMATS.values())}
+            )
+        columns = {
+            "prompt_tokens": parsed.prompt_tokens,
+            "output_tokens": parsed.output_tokens,
+            "ttft_ms": parsed.ttft_ms,
+            "ttlt_ms": parsed.ttlt_ms,
+        }
+        fitted = fit.fit_toy(**columns)
+        diagnosis = diagnose(**columns)
+        return _json_safe(
+            {
+                **base,
+                "fit": fitted,
+                "diagnosis": diagnosis,
+                "recommendation": diagnosis["recommendation"],
+                "points": picture_points(parsed, fitted),
+            }
+        )
+    except Exception as error:  # the page must always get an answer
+        return {
+            "ok": False,
+            "error": f"Internal error while analysing the log ({type(error).__name__}: {error}).",
+            "format": "",
+            "rows_total": 0,
+            "skipped": {},
+            "skip_reasons": {},
+            "formats_accepted": list(logs.FORMATS.values()),
+        }
