@@ -13,8 +13,9 @@ _WAIT_READOUTS = """
 async ([ttft, ttlt, deadline]) => {
   const read = (id) => Number(document.getElementById(id).dataset.ms);
   const close = (a, b) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b));
+  const settled = () => document.body.dataset.settled === "true";
   const start = performance.now();
-  while (!(close(read("ttft-ms"), ttft) && close(read("ttlt-ms"), ttlt))) {
+  while (!(settled() && close(read("ttft-ms"), ttft) && close(read("ttlt-ms"), ttlt))) {
     if (performance.now() - start > deadline) break;
     await new Promise(requestAnimationFrame);
   }
@@ -38,7 +39,8 @@ async (deadline) => {
 
 
 def wait_for_readouts(page, ttft_ms: float, ttlt_ms: float) -> tuple[float, float]:
-    """Wait until #ttft-ms and #ttlt-ms carry these values; return what they carry."""
+    """Wait until the page has caught up with its state (``body[data-settled=true]``) and #ttft-ms
+    and #ttlt-ms carry these values; return what they carry."""
     return tuple(page.evaluate(_WAIT_READOUTS, [ttft_ms, ttlt_ms, DEADLINE_MS]))
 
 
@@ -67,4 +69,30 @@ def wait_for_drawn(page, count: int) -> int:
           return Number(canvas.dataset.drawn || 0);
         }""",
         [count, DEADLINE_MS],
+    )
+
+
+def format_ms(page, ms: float) -> str:
+    """Format `ms` with the page's own formatter (site/js/format.js), to compare displayed text."""
+    return page.evaluate(
+        """async (ms) => {
+          const main = document.querySelector('script[type="module"]').src;
+          return (await import(new URL("format.js", main))).formatMs(ms);
+        }""",
+        ms,
+    )
+
+
+def wait_for_text(page, selector: str, expected: str) -> str:
+    """Wait until the element's text is `expected`; return the text it has then."""
+    return page.evaluate(
+        """async ([selector, expected, deadline]) => {
+          const start = performance.now();
+          const text = () => document.querySelector(selector)?.textContent ?? "";
+          while (text() !== expected && performance.now() - start < deadline) {
+            await new Promise(requestAnimationFrame);
+          }
+          return text();
+        }""",
+        [selector, expected, DEADLINE_MS],
     )

@@ -25,6 +25,8 @@ make the summaries, are not modelled, so the totals are the model's share of the
 
 from __future__ import annotations
 
+from math import fsum
+
 from . import toy
 from ._validate import check_bool, check_int
 from .bill import DEFAULT_PRICES, ToyPrices, bill_breakdown
@@ -53,6 +55,14 @@ DEFAULT_AGENT = {
 """A realistic agent: a 2,000-token spec and tool definitions, a 100-token user message, 4 turns of
 30-token tool calls, each followed by 3 parallel tools returning 10,000 tokens each (summarised to
 300 when ``summarise_dumps``). ``agent_loop(**DEFAULT_AGENT)`` runs it."""
+
+def _total(values) -> int | float:
+    """Sum exactly: ints stay ints; floats use ``math.fsum``, whose result does not depend on the
+    Python version (``sum`` of floats became compensated in 3.12, so CPython 3.11 and Pyodide's
+    3.14 would disagree in the last bits)."""
+    values = list(values)
+    return sum(values) if all(isinstance(v, int) for v in values) else fsum(values)
+
 
 _BILL_KEYS = ("input_usd", "cached_input_usd", "output_usd", "total_usd")
 
@@ -161,7 +171,7 @@ def agent_loop(
         )
 
     totals = {
-        key: sum(row[key] for row in rows)
+        key: _total(row[key] for row in rows)
         for key in (
             "prompt_tokens",
             "cached_prefix_tokens",
@@ -174,7 +184,7 @@ def agent_loop(
         )
     }
     totals["prefills"] = len(rows)
-    totals["bill"] = {key: sum(bill[key] for bill in bills) for key in _BILL_KEYS}
+    totals["bill"] = {key: fsum(bill[key] for bill in bills) for key in _BILL_KEYS}
     settings = {
         "stable_prefix_tokens": prefix,
         "user_tokens": user,

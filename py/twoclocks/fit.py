@@ -24,6 +24,8 @@ set of non-zero terms. Dropped terms are reported as 0 and named.
 
 from __future__ import annotations
 
+from math import fsum
+
 import math
 from typing import Sequence
 
@@ -56,7 +58,7 @@ def _cholesky_solve(gram: list[list[float]], rhs: list[float]) -> list[float] | 
     low = [[0.0] * k for _ in range(k)]
     for i in range(k):
         for j in range(i + 1):
-            total = gram[i][j] - sum(low[i][t] * low[j][t] for t in range(j))
+            total = gram[i][j] - fsum(low[i][t] * low[j][t] for t in range(j))
             if i == j:
                 if not total > 1e-10 * gram[i][i] or total <= 0:
                     return None
@@ -65,10 +67,10 @@ def _cholesky_solve(gram: list[list[float]], rhs: list[float]) -> list[float] | 
                 low[i][j] = total / low[j][j]
     y = [0.0] * k
     for i in range(k):
-        y[i] = (rhs[i] - sum(low[i][t] * y[t] for t in range(i))) / low[i][i]
+        y[i] = (rhs[i] - fsum(low[i][t] * y[t] for t in range(i))) / low[i][i]
     x = [0.0] * k
     for i in reversed(range(k)):
-        x[i] = (y[i] - sum(low[t][i] * x[t] for t in range(i + 1, k))) / low[i][i]
+        x[i] = (y[i] - fsum(low[t][i] * x[t] for t in range(i + 1, k))) / low[i][i]
     return x
 
 
@@ -88,7 +90,7 @@ def _nnls_from_sums(
         beta = _cholesky_solve(sub_gram, sub_rhs)
         if beta is None or any(b < 0 or not math.isfinite(b) for b in beta):
             continue
-        sse = yy - sum(b * r for b, r in zip(beta, sub_rhs))
+        sse = yy - fsum(b * r for b, r in zip(beta, sub_rhs))
         if sse < best_sse - tolerance:
             full = [0.0] * len(rhs)
             for i, b in zip(subset, beta):
@@ -100,9 +102,9 @@ def _nnls_from_sums(
 def _r_squared(ys: Sequence[float], predicted: Sequence[float]) -> tuple[float | None, float]:
     """``(R^2 or None when every y is equal, root-mean-square error)``."""
     count = len(ys)
-    mean = sum(ys) / count
-    sst = sum((y - mean) ** 2 for y in ys)
-    sse = sum((y - p) ** 2 for y, p in zip(ys, predicted))
+    mean = fsum(ys) / count
+    sst = fsum((y - mean) ** 2 for y in ys)
+    sse = fsum((y - p) ** 2 for y, p in zip(ys, predicted))
     rmse = math.sqrt(sse / count)
     if sst <= 1e-12 * max(1.0, mean * mean) * count:
         return None, rmse

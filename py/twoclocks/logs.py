@@ -42,6 +42,8 @@ says what was wrong, and rows that cannot be used are counted by reason in ``ski
 
 from __future__ import annotations
 
+from math import fsum
+
 import csv
 import io
 import json
@@ -800,7 +802,7 @@ def _parse_vllm(document: dict, log: ParsedLog) -> None:
             log.add(inputs[i], outputs[i], ttft, gaps)
             continue
         try:
-            last = float(ttft) + sum([float(g) for g in gaps if g.__class__ is not bool])
+            last = float(ttft) + fsum([float(g) for g in gaps if g.__class__ is not bool])
         except (TypeError, ValueError, OverflowError):
             last = "not a number"
         quads.append((inputs[i], outputs[i], ttft, last))

@@ -16,6 +16,8 @@ which follows the lesson's decision guide:
 
 from __future__ import annotations
 
+from math import fsum
+
 import bisect
 import math
 import random
@@ -95,7 +97,7 @@ def dominant_bucket(*, tokens: list, times_ms: list, what: str, clock: str) -> d
     Returns:
         ``{"threshold_tokens", "requests", "request_share", "time_share", "text"}`` or None.
     """
-    total_time = sum(times_ms)
+    total_time = fsum(times_ms)
     count = len(tokens)
     if count < 10 or total_time <= 0:
         return None
@@ -146,8 +148,8 @@ def _max_tokens_hits(output_tokens: list, decode_ms: list) -> dict:
     longest = max(output_tokens)
     hits = [i for i, o in enumerate(output_tokens) if o == longest]
     share = len(hits) / count
-    total_decode = sum(decode_ms)
-    decode_share = sum(decode_ms[i] for i in hits) / total_decode if total_decode else 0.0
+    total_decode = fsum(decode_ms)
+    decode_share = fsum(decode_ms[i] for i in hits) / total_decode if total_decode else 0.0
     hit = longest >= 16 and len(hits) >= 3 and share >= 0.02
     text = ""
     if hit:
@@ -182,10 +184,10 @@ def _short_after_long(
     ]
     count = len(prompt_tokens)
     share = len(rows) / count
-    total_wait = sum(ttlt_ms)
-    wait_share = sum(ttlt_ms[i] for i in rows) / total_wait if total_wait else 0.0
+    total_wait = fsum(ttlt_ms)
+    wait_share = fsum(ttlt_ms[i] for i in rows) / total_wait if total_wait else 0.0
     prefill_part = (
-        sum(ttft_ms[i] for i in rows) / sum(ttlt_ms[i] for i in rows) if rows else 0.0
+        fsum(ttft_ms[i] for i in rows) / fsum(ttlt_ms[i] for i in rows) if rows else 0.0
     )
     hit = len(rows) >= 1 and share >= 0.01
     text = ""
@@ -237,8 +239,8 @@ def diagnose(
         raise ValueError("diagnose needs one or more requests, with all four lists equally long")
     decode_ms = [last - first for first, last in zip(ttft_ms, ttlt_ms)]
     tpot_ms = [d / (o - 1) for d, o in zip(decode_ms, output_tokens) if o >= 2]
-    total_wait = sum(ttlt_ms)
-    prefill_total = sum(ttft_ms)
+    total_wait = fsum(ttlt_ms)
+    prefill_total = fsum(ttft_ms)
     prefill_share = prefill_total / total_wait if total_wait else 0.0
     quantities = {
         "ttft_ms": ("TTFT", "ms", ttft_ms),
@@ -256,7 +258,7 @@ def diagnose(
             continue
         ordered = sorted(values)
         row = {f"p{p}": percentile(ordered, p) for p in PERCENTILES}
-        row["mean"] = sum(ordered) / len(ordered)
+        row["mean"] = fsum(ordered) / len(ordered)
         percentiles[key] = row
         table.append({"quantity": key, "label": label, "unit": unit, **row})
     first_token_slow = prefill_share >= 0.5 or percentiles["ttft_ms"]["p90"] >= SLOW_TTFT_MS

@@ -5,7 +5,7 @@ import { formatMs } from "./format.js";
 const NICE_STEPS = [1, 2, 5];
 
 /** Smallest 1-2-5 × 10^k at or above `ms`: the time one turn of a dial stands for. */
-function niceCeil(ms) {
+export function niceCeil(ms) {
   const exponent = Math.floor(Math.log10(Math.max(ms, 1e-3)));
   for (const base of [...NICE_STEPS, 10]) {
     const candidate = base * 10 ** exponent;
@@ -14,7 +14,7 @@ function niceCeil(ms) {
   return 10 ** (exponent + 1);
 }
 
-function palette(canvas) {
+export function palette(canvas) {
   const style = getComputedStyle(canvas);
   const read = (name) => style.getPropertyValue(name).trim();
   return {
@@ -23,7 +23,7 @@ function palette(canvas) {
   };
 }
 
-function hatch(ctx, color, background) {
+export function hatch(ctx, color, background) {
   const tile = new OffscreenCanvas(8, 8);
   const t = tile.getContext("2d");
   t.fillStyle = background;

@@ -1,119 +1,214 @@
-// The controls, built from one table keyed by the model's keyword names: the table is the contract
-// between this page and Python. Ranges come from the model itself (BUILD.limits, written by build.py).
-import { formatTokens } from "./format.js";
+// The controls, built from tables keyed by the model's keyword names: the tables are the contract
+// between this page and Python. Valid ranges come from the model itself (BUILD.limits, written by
+// build.py); the tables only choose how each control looks (slider range, scale, label, help).
+import { formatCount } from "./format.js";
 
-const SLIDER_STEPS = 1000; // positions on a log-scale slider
+const LOG_STEPS = 1000; // positions on a log-scale slider
 
-export const CONTROLS = [
+export const CALL_CONTROLS = [
   {
-    key: "prompt_tokens", label: "Prompt length", unit: "tokens", kind: "log",
+    key: "prompt_tokens", group: "call", kind: "log", label: "Prompt length", unit: "tokens",
     sliderMin: 10, sliderMax: 200_000,
     help: "Everything the model reads before it answers: instructions, tools, history, documents.",
   },
   {
-    key: "output_tokens", label: "Output length", unit: "tokens", kind: "log",
+    key: "output_tokens", group: "call", kind: "log", label: "Output length", unit: "tokens",
     sliderMin: 1, sliderMax: 4096,
     help: "Tokens the answer needs before its stop fires.",
   },
   {
-    key: "max_tokens", label: "max_tokens", unit: "tokens", kind: "log",
+    key: "max_tokens", group: "call", kind: "log", label: "max_tokens", unit: "tokens",
     sliderMin: 1, sliderMax: 4096,
     help: "The generation budget: decode never runs past it.",
   },
   {
-    key: "stop_fires", label: "Stop fires", kind: "toggle",
-    help: "On: the stop sequence ends decode when the answer is complete. Off: decode runs to max_tokens.",
+    key: "stop_fires", group: "call", kind: "toggle", label: "Stop fires",
+    help: "On: a stop sequence ends decode when the answer is complete. Off: decode runs to max_tokens.",
+  },
+  {
+    key: "streaming", group: "serving", kind: "toggle", label: "Streaming",
+    help: "Show tokens as they arrive. It changes when text appears, not either clock.",
+  },
+  {
+    key: "cached_prefix_tokens", group: "serving", kind: "linear", label: "Cached prefix", unit: "tokens",
+    sliderMin: 0, sliderMax: "prompt_tokens", step: 1,
+    help: "Leading prompt tokens (a stable spec) already in the prefix cache: prefill skips them.",
+  },
+  {
+    key: "speculative_speedup", group: "serving", kind: "linear", label: "Speculative decoding",
+    unit: "× decode", sliderMin: 1, sliderMax: 4, step: 0.1,
+    help: "Tokens a draft model gets accepted per verification step; 1 is off. Only decode speeds up.",
   },
 ];
 
-const toPosition = (value, min, max) =>
-  Math.round((Math.log(value / min) / Math.log(max / min)) * SLIDER_STEPS);
-const fromPosition = (position, min, max) =>
-  Math.round(min * Math.exp((position / SLIDER_STEPS) * Math.log(max / min)));
+export const AGENT_CONTROLS = [
+  {
+    key: "stable_prefix_tokens", kind: "linear", label: "Spec and tool definitions", unit: "tokens",
+    sliderMin: 0, sliderMax: 20_000, step: 100, help: "The stable prefix every turn starts with.",
+  },
+  {
+    key: "turns", kind: "linear", label: "Turns", unit: "model calls", sliderMin: 1, sliderMax: 10, step: 1,
+    help: "Model calls in the loop; tools run between them.",
+  },
+  {
+    key: "tool_calls_per_turn", kind: "linear", label: "Parallel tool calls", unit: "per turn",
+    sliderMin: 0, sliderMax: 8, step: 1, help: "All their results land in the one next prompt.",
+  },
+  {
+    key: "tool_result_tokens", kind: "linear", label: "Each tool returns", unit: "tokens",
+    sliderMin: 0, sliderMax: 50_000, step: 500, help: "The size of one raw tool dump (logs, pages, rows).",
+  },
+  {
+    key: "summarise_dumps", kind: "toggle", label: "Summarise tool dumps",
+    help: "Shrink each result before it goes back into the prompt.",
+  },
+  {
+    key: "summary_tokens", kind: "linear", label: "Summary length", unit: "tokens",
+    sliderMin: 0, sliderMax: 2000, step: 50, help: "Tokens each summarised result keeps.",
+  },
+  {
+    key: "cache_prefix", kind: "toggle", label: "Prefix cache",
+    help: "Serve the stable prefix and earlier turns from the KV cache on every later turn.",
+  },
+  {
+    key: "output_tokens_per_turn", kind: "linear", label: "Model output", unit: "tokens per turn",
+    sliderMin: 1, sliderMax: 500, step: 1, help: "A tool name and a small JSON object.",
+  },
+];
+
 const clamp = (value, low, high) => Math.min(high, Math.max(low, value));
+const toLogPosition = (value, min, max) =>
+  Math.round((Math.log(value / min) / Math.log(max / min)) * LOG_STEPS);
+const fromLogPosition = (position, min, max) =>
+  Math.round(min * Math.exp((position / LOG_STEPS) * Math.log(max / min)));
+const plain = (value) => value.toLocaleString("en-US");
 
 /** Check one value against the model's limits; returns an error message naming the key, or null. */
 export function checkValue(key, value, limits, state) {
   const limit = limits[key];
   if (!limit) return `unknown setting "${key}"; known: ${Object.keys(limits).join(", ")}`;
-  if (limit.kind === "bool") {
-    return typeof value === "boolean" ? null : `${key} must be true or false`;
+  switch (limit.kind) {
+    case "bool":
+      return typeof value === "boolean" ? null : `${key} must be true or false`;
+    case "choice":
+      return limit.choices.includes(value) ? null : `${key} must be one of ${limit.choices.join(", ")}`;
+    case "object": {
+      if (value === null || typeof value !== "object" || Array.isArray(value)) {
+        return `${key} must be an object of settings`;
+      }
+      for (const [field, fieldValue] of Object.entries(value)) {
+        const problem = checkValue(field, fieldValue, limit.fields, value);
+        if (problem) return `${key}.${problem}`;
+      }
+      return null;
+    }
+    default: {
+      const max = limit.at_most ? Math.min(limit.max, state[limit.at_most]) : limit.max;
+      const integral = limit.kind === "int" ? Number.isInteger(value) : Number.isFinite(value);
+      if (typeof value !== "number" || !integral || value < limit.min || value > max) {
+        const what = limit.kind === "int" ? "an integer" : "a number";
+        return `${key} must be ${what} from ${plain(limit.min)} to ${plain(max)}`;
+      }
+      return null;
+    }
   }
-  const max = limit.at_most ? Math.min(limit.max, state[limit.at_most]) : limit.max;
-  const integral = limit.kind === "int" ? Number.isInteger(value) : Number.isFinite(value);
-  if (typeof value !== "number" || !integral || value < limit.min || value > max) {
-    const what = limit.kind === "int" ? "an integer" : "a number";
-    return `${key} must be ${what} from ${limit.min.toLocaleString("en-US")} to ${max.toLocaleString("en-US")}`;
-  }
-  return null;
+}
+
+function rangeMarkup(id, control, limit) {
+  const { label, unit } = control;
+  const step = control.step ?? 1;
+  return `
+    <div class="control-head">
+      <label for="${id}-slider">${label} <span class="unit">(${unit})</span></label>
+      <input id="${id}-number" class="number" type="number" inputmode="decimal"
+        min="${limit.min}" max="${limit.max}" step="${step}" aria-label="${label} (${unit})">
+    </div>
+    <input id="${id}-slider" type="range" aria-describedby="${id}-help">
+    <p class="help" id="${id}-help"></p>`;
 }
 
 function buildRange(control, limits, onChange) {
-  const { key, label, unit, sliderMin, sliderMax, help } = control;
+  const { key, kind, sliderMin, help } = control;
+  const id = control.idPrefix ? `${control.idPrefix}-${key}` : key;
   const row = document.createElement("div");
   row.className = "control";
-  row.innerHTML = `
-    <div class="control-head">
-      <label for="${key}-slider">${label} <span class="unit">(${unit})</span></label>
-      <input id="${key}-number" class="number" type="number" inputmode="numeric"
-        min="${limits[key].min}" max="${limits[key].max}" step="1" aria-label="${label} in ${unit}">
-    </div>
-    <input id="${key}-slider" type="range" min="0" max="${SLIDER_STEPS}" step="1"
-      aria-describedby="${key}-help">
-    <p class="help" id="${key}-help"></p>`;
+  row.innerHTML = rangeMarkup(id, control, limits[key]);
   row.querySelector(".help").textContent = help;
   const slider = row.querySelector('input[type="range"]');
   const number = row.querySelector('input[type="number"]');
+  let current = null;
+  let context = {};
+  const sliderMax = () => (typeof control.sliderMax === "string" ? context[control.sliderMax] : control.sliderMax);
+  if (kind === "log") Object.assign(slider, { min: 0, max: LOG_STEPS, step: 1 });
+  else Object.assign(slider, { min: sliderMin, step: control.step ?? 1 });
+
   slider.addEventListener("input", () => {
-    onChange({ [key]: fromPosition(Number(slider.value), sliderMin, sliderMax) });
+    const value = kind === "log"
+      ? fromLogPosition(Number(slider.value), sliderMin, sliderMax())
+      : Number(slider.value);
+    onChange(key, value);
   });
   number.addEventListener("input", () => {
     const value = number.valueAsNumber;
-    const bad = number.value === "" || !Number.isInteger(value) ||
-      value < limits[key].min || value > limits[key].max;
+    const bad = number.value === "" || checkValue(key, value, limits, context) !== null;
     number.setAttribute("aria-invalid", String(bad));
-    if (!bad) onChange({ [key]: value });
+    if (!bad) onChange(key, value);
   });
-  // On commit (Enter or leaving the box), an invalid entry reverts to the current value.
+  // On commit (Enter or leaving the box) an invalid entry reverts to the current value.
   number.addEventListener("change", () => {
     number.setAttribute("aria-invalid", "false");
-    number.value = row.dataset.value;
+    number.value = String(current);
   });
-  const show = (value) => {
-    slider.value = String(toPosition(clamp(value, sliderMin, sliderMax), sliderMin, sliderMax));
-    slider.setAttribute("aria-valuetext", formatTokens(value));
+  const show = (value, state) => {
+    current = value;
+    context = state;
+    const max = sliderMax();
+    if (kind === "log") {
+      slider.value = String(toLogPosition(clamp(value, sliderMin, max), sliderMin, max));
+    } else {
+      slider.max = String(max);
+      slider.value = String(clamp(value, sliderMin, max));
+    }
+    slider.setAttribute("aria-valuetext", `${formatCount(value)} ${control.unit}`);
     if (document.activeElement !== number || number.valueAsNumber !== value) number.value = String(value);
   };
-  return { row, show: (value) => { row.dataset.value = value; show(value); } };
+  return { row, show, inputs: [slider, number] };
 }
 
 function buildToggle(control, onChange) {
   const { key, label, help } = control;
+  const id = control.idPrefix ? `${control.idPrefix}-${key}` : key;
   const row = document.createElement("div");
   row.className = "control control-toggle";
   row.innerHTML = `
-    <label class="toggle"><input id="${key}-toggle" type="checkbox" role="switch"
-      aria-describedby="${key}-help"> <span>${label}</span></label>
-    <p class="help" id="${key}-help"></p>`;
+    <label class="toggle"><input id="${id}-toggle" type="checkbox" role="switch"
+      aria-describedby="${id}-help"> <span>${label}</span></label>
+    <p class="help" id="${id}-help"></p>`;
   row.querySelector(".help").textContent = help;
   const box = row.querySelector("input");
-  box.addEventListener("change", () => onChange({ [key]: box.checked }));
-  return { row, show: (value) => { box.checked = value; } };
+  box.addEventListener("change", () => onChange(key, box.checked));
+  return { row, show: (value) => { box.checked = value; }, inputs: [box] };
 }
 
-/** Build every control into `container`; returns {sync(state)} to move them to a state. */
-export function buildControls(container, limits, onChange) {
+/**
+ * Build the controls of `table` into `containers[control.group]` (or `containers.default`).
+ * `onChange(key, value)` reports a learner's change; returns {sync(state), setLocked(bool)}.
+ */
+export function buildControls(containers, table, limits, onChange) {
   const views = {};
-  for (const control of CONTROLS) {
+  for (const control of table) {
     const view = control.kind === "toggle"
       ? buildToggle(control, onChange)
       : buildRange(control, limits, onChange);
-    container.append(view.row);
+    (containers[control.group] ?? containers.default).append(view.row);
     views[control.key] = view;
   }
   return {
     sync(state) {
-      for (const [key, view] of Object.entries(views)) view.show(state[key]);
+      for (const [key, view] of Object.entries(views)) view.show(state[key], state);
+    },
+    setLocked(locked) {
+      for (const view of Object.values(views)) for (const input of view.inputs) input.disabled = locked;
     },
   };
 }

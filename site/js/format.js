@@ -27,3 +27,15 @@ export function formatMs(ms) {
 export function formatPercent(fraction) {
   return `${Math.round(fraction * 100)}%`;
 }
+
+export function formatUsd(usd) {
+  if (usd >= 1) return `$${usd.toFixed(2)}`;
+  if (usd >= 0.01) return `$${usd.toFixed(3)}`;
+  return `$${usd.toFixed(4)}`;
+}
+
+/** A signed change: "+832 ms", "−1.2 s", or "no change". */
+export function formatChangeMs(ms) {
+  if (Math.abs(ms) < 1e-9) return "no change";
+  return `${ms > 0 ? "+" : "−"}${formatMs(Math.abs(ms))}`;
+}

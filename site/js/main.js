@@ -1,51 +1,89 @@
-// Entry point: wires the controls, the clocks, the code cell and the page API to the worker.
+// Entry point: wires the controls, the views, the code cell and the page API to the worker.
 // The first paint shows the report build.py embedded; Python takes over once it is live.
 import { BUILD } from "./build.js";
+import { AgentView } from "./agentview.js";
 import { installApi } from "./api.js";
 import { setupCell } from "./cell.js";
 import { ClocksView } from "./clocks.js";
-import { buildControls, checkValue } from "./controls.js";
+import { AGENT_CONTROLS, CALL_CONTROLS, buildControls, checkValue } from "./controls.js";
+import { renderDoubling } from "./doubling.js";
 import { Engine } from "./engine.js";
-import { formatMs, formatTokens } from "./format.js";
+import { formatMs, formatPercent, formatTokens, formatUsd } from "./format.js";
+import { CallLog } from "./log.js";
+import { buildMistakes } from "./mistakes.js";
+import { Player } from "./play.js";
 
 const $ = (id) => document.getElementById(id);
+const ANNOUNCE_AFTER_MS = 700; // the live region speaks once the learner stops dragging
 const initial = JSON.parse($("initial-state").textContent);
-let state = { ...initial.state };
+let state = structuredClone(initial.state);
+let shown = initial.report;
+
+// --- views ------------------------------------------------------------------------------------
 
 const clocks = new ClocksView($("clocks-canvas"));
-const controls = buildControls($("controls"), BUILD.limits, (partial) => applyState(partial));
-
-function setStatus(text, { error = false, retry = false } = {}) {
-  const line = $("status");
-  line.classList.toggle("status-error", error);
-  line.classList.toggle("status-ready", engine.ready && !error);
-  $("status-text").textContent = text;
-  $("retry").hidden = !retry;
-}
+const agentView = new AgentView({ canvas: $("agent-canvas"), totals: $("agent-totals"), table: $("agent-table") });
+const callLog = new CallLog({
+  table: $("log-table"), empty: $("log-empty"), copyButton: $("log-copy"), clearButton: $("log-clear"),
+  status: $("log-status"),
+});
+const player = new Player({
+  button: $("play"), screen: $("screen"), screenText: $("screen-text"), clockLine: $("play-clock"),
+  clocks, onFinish: (report) => callLog.add(report),
+});
+const callControls = buildControls(
+  { call: $("controls-call"), serving: $("controls-serving") }, CALL_CONTROLS, BUILD.limits,
+  (key, value) => applyState({ [key]: value }),
+);
+const agentControls = buildControls(
+  { default: $("agent-controls") }, AGENT_CONTROLS.map((c) => ({ ...c, idPrefix: "agent" })),
+  BUILD.limits.agent.fields, (key, value) => applyState({ agent: { ...state.agent, [key]: value } }),
+);
 
 function setOutput(id, ms) {
-  const element = $(id);
-  element.textContent = formatMs(ms);
-  element.dataset.ms = String(ms);
+  $(id).textContent = formatMs(ms);
+  $(id).dataset.ms = String(ms);
 }
 
+function describe(report) {
+  return `First token after ${formatMs(report.ttft_ms)}; last token after ${formatMs(report.ttlt_ms)}; ` +
+    `prefill is ${formatPercent(report.diagnosis.prefill_share)} of the wait.`;
+}
+
+let announceTimer = 0;
 function showReport(report) {
+  shown = report;
   setOutput("ttft-ms", report.ttft_ms);
   setOutput("ttlt-ms", report.ttlt_ms);
   setOutput("tpot-ms", report.tpot_ms);
+  setOutput("visible-ms", report.first_visible_ms);
   $("generated").textContent = `${formatTokens(report.output_tokens)}, ended by ${
     report.stop_reason === "stop" ? "the stop" : "max_tokens"}`;
-  $("clocks-canvas").setAttribute("aria-label",
-    `Two clocks. First token after ${formatMs(report.ttft_ms)}; last token after ` +
-    `${formatMs(report.ttlt_ms)}; ${formatTokens(report.output_tokens)} generated.`);
-  clocks.show(report);
+  $("bill").textContent = `${formatUsd(report.bill_usd)} (toy prices)`;
+  $("diagnosis").textContent = report.diagnosis.sentence;
+  $("diagnosis").dataset.label = report.diagnosis.label;
+  $("clocks-canvas").setAttribute("aria-label", `Two clocks. ${describe(report)}`);
+  $("agent-canvas").setAttribute("aria-label", `Agent loop bars. ${$("agent-totals").textContent}`);
+  renderDoubling($("doubling-cards"), $("lever"), report.sensitivities);
+  agentView.show(report.agent);
+  if (!player.playing) clocks.show(report);
+  clearTimeout(announceTimer);
+  announceTimer = setTimeout(() => { $("announce").textContent = describe(report); }, ANNOUNCE_AFTER_MS);
 }
 
 function showModelError(message) {
   $("model-error").textContent = message ? `The model rejected this setting: ${message}` : "";
 }
 
-// Model calls: at most one in flight, plus the latest state waiting behind it.
+function setStatus(text, { error = false, retry = false } = {}) {
+  $("status").classList.toggle("status-error", error);
+  $("status").classList.toggle("status-ready", engine.ready && !error);
+  $("status-text").textContent = text;
+  $("retry").hidden = !retry;
+}
+
+// --- model calls: at most one in flight, plus the latest state waiting behind it ---------------
+
 const updates = { inFlight: false, pending: false };
 let resolveReady;
 const ready = new Promise((resolve) => { resolveReady = resolve; });
@@ -71,14 +109,27 @@ async function sendUpdate() {
   } finally {
     updates.inFlight = false;
     if (updates.pending) sendUpdate();
-    else if (engine.ready) resolveReady();
+    else if (engine.ready) {
+      document.body.dataset.settled = "true"; // what is shown is the model's view of the current state
+      resolveReady();
+    }
   }
 }
 
 function applyState(partial) {
-  state = { ...state, ...partial };
-  controls.sync(state);
-  if (!engine.ready) setStatus("Python is still loading: the clocks will follow your changes once it is ready…");
+  const next = { ...state, ...partial };
+  if ("prompt_tokens" in partial && !("cached_prefix_tokens" in partial)) {
+    next.cached_prefix_tokens = Math.min(next.cached_prefix_tokens, next.prompt_tokens);
+  }
+  state = next;
+  document.body.dataset.settled = "false";
+  player.cancel();
+  callControls.sync(state);
+  agentControls.sync(state.agent);
+  markScenario();
+  if (!engine.ready && !$("status").classList.contains("status-error")) {
+    setStatus("Python is still loading: the clocks will follow your changes once it is ready…");
+  }
   requestUpdate();
 }
 
@@ -93,28 +144,84 @@ const engine = new Engine({
     { error: true, retry: true }),
 });
 
+async function evaluateState(partial) {
+  await ready;
+  const reply = await engine.evaluate({ ...state, ...partial });
+  if (reply.error) throw new Error(reply.error);
+  return reply.report;
+}
+
+// --- scenarios, wrong pictures, mistakes ------------------------------------------------------
+
+const scenarioButtons = new Map();
+function markScenario() {
+  for (const [scenario, button] of scenarioButtons) {
+    const active = Object.entries(scenario.state).every(([key, value]) => state[key] === value);
+    button.setAttribute("aria-pressed", String(active));
+  }
+}
+
+function chooseScenario(scenario) {
+  applyState(scenario.state);
+  $("takeaway").textContent = scenario.takeaway;
+}
+
+for (const scenario of BUILD.scenarios) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "chip";
+  button.dataset.scenario = scenario.id;
+  button.textContent = scenario.name;
+  button.addEventListener("click", () => chooseScenario(scenario));
+  $("scenario-buttons").append(button);
+  scenarioButtons.set(scenario, button);
+}
+
+const mistakeRunners = buildMistakes($("mistake-cards"), BUILD.mistakes, {
+  compare: async (before, after) => {
+    const [b, a] = await Promise.all([evaluateState(before), evaluateState(after)]);
+    return { before: b, after: a };
+  },
+  show: (after) => applyState(after),
+});
+
+for (const button of document.querySelectorAll("#wrong .show-me")) {
+  button.addEventListener("click", () => {
+    const scenario = BUILD.scenarios.find((s) => s.id === button.dataset.scenario);
+    if (scenario) chooseScenario(scenario);
+    else {
+      mistakeRunners[button.dataset.mistake]();
+      $("lab").scrollIntoView({ behavior: "smooth", block: "start" });
+    }
+  });
+}
+
+// --- page API ---------------------------------------------------------------------------------
+
 function setState(partial) {
   if (partial === null || typeof partial !== "object" || Array.isArray(partial)) {
-    throw new TypeError("setState expects an object such as {prompt_tokens: 40000}");
+    throw new TypeError("TwoClocks.setState expects an object such as {prompt_tokens: 40000}");
   }
   const merged = { ...state, ...partial };
   for (const [key, value] of Object.entries(partial)) {
     const problem = checkValue(key, value, BUILD.limits, merged);
     if (problem) throw new RangeError(`TwoClocks.setState: ${problem}`);
   }
+  if (partial.agent) partial = { ...partial, agent: { ...state.agent, ...partial.agent } };
   applyState(partial);
-  return { ...state };
+  return structuredClone(state);
 }
 
-async function report() {
-  await ready;
-  const reply = await engine.evaluate(state);
-  if (reply.error) throw new Error(reply.error);
-  return reply.report;
-}
+// --- start ------------------------------------------------------------------------------------
 
-controls.sync(state);
+callControls.sync(state);
+agentControls.sync(state.agent);
+markScenario();
 showReport(initial.report);
+$("play").addEventListener("click", async () => {
+  if (!engine.ready) setStatus("Python is still loading: the call will play once it is ready…");
+  player.play(await evaluateState({}));
+});
 setupCell({
   textarea: $("code"),
   runButton: $("run"),
@@ -130,7 +237,13 @@ $("retry").addEventListener("click", () => {
   setStatus("Retrying: downloading the Python runtime…");
   engine.restart();
 });
-installApi({ ready, getState: () => ({ ...state }), setState, report, version: BUILD.version });
+installApi({
+  ready,
+  getState: () => structuredClone(state),
+  setState,
+  report: () => evaluateState({}),
+  version: BUILD.version,
+});
 
 if (location.protocol === "file:") {
   setStatus("This page must be served over HTTP, not opened as a file: run `python3 build.py serve` " +

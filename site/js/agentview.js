@@ -1,0 +1,86 @@
+// The agent loop's picture: one bar per turn (prefill hatched, then decode), a totals line, and the
+// same figures as a table for screen readers. It draws what Python returned; it computes no latency.
+import { hatch, niceCeil, palette } from "./clocks.js";
+import { formatCount, formatMs, formatUsd } from "./format.js";
+
+const ROW_HEIGHT = 34;
+
+export class AgentView {
+  constructor({ canvas, totals, table }) {
+    Object.assign(this, { canvas, totals, body: table.tBodies[0] });
+    this.agent = null;
+    this.frame = 0;
+    new ResizeObserver(() => this.schedule()).observe(canvas);
+  }
+
+  show(agent) {
+    this.agent = agent;
+    this.schedule();
+    this.renderText(agent);
+  }
+
+  schedule() {
+    if (!this.frame) this.frame = requestAnimationFrame(() => this.draw());
+  }
+
+  renderText({ rows, totals, settings }) {
+    this.totals.textContent = `${rows.length} turns, ${totals.prefills} prefills: ` +
+      `${formatMs(totals.ttft_ms)} waiting for first tokens, ${formatMs(totals.decode_ms)} decoding, ` +
+      `${formatMs(totals.ttlt_ms)} in all; ${formatCount(totals.prompt_tokens)} prompt tokens read ` +
+      `(${formatCount(totals.cached_prefix_tokens)} from the prefix cache); toy bill ${formatUsd(totals.bill.total_usd)}.` +
+      (settings.tool_calls_per_turn > 1 ? ` The ${settings.tool_calls_per_turn} parallel tools of each turn ` +
+        "still add up to one next prompt." : "");
+    this.body.replaceChildren();
+    for (const row of rows) {
+      const tr = this.body.insertRow();
+      for (const text of [row.turn, formatCount(row.prompt_tokens), formatCount(row.cached_prefix_tokens),
+        formatMs(row.ttft_ms), formatMs(row.decode_ms), formatMs(row.ttlt_ms)]) {
+        tr.insertCell().textContent = String(text);
+      }
+    }
+  }
+
+  draw() {
+    this.frame = 0;
+    const { canvas, agent } = this;
+    if (!agent) return;
+    const width = canvas.clientWidth;
+    const labelWidth = Math.min(150, width * 0.34);
+    const height = agent.rows.length * ROW_HEIGHT + 34;
+    const ratio = window.devicePixelRatio || 1;
+    canvas.style.height = `${height}px`;
+    canvas.width = Math.round(width * ratio);
+    canvas.height = Math.round(height * ratio);
+    const ctx = canvas.getContext("2d");
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    const colors = palette(canvas);
+    ctx.fillStyle = colors.bg;
+    ctx.fillRect(0, 0, width, height);
+    const fullMs = niceCeil(Math.max(...agent.rows.map((row) => row.ttlt_ms)));
+    const x0 = labelWidth;
+    const x1 = width - 8;
+    const xAt = (ms) => x0 + (ms / fullMs) * (x1 - x0);
+    const prefillFill = hatch(ctx, colors.prefill, colors.face);
+    ctx.font = "13px system-ui, sans-serif";
+    ctx.textBaseline = "middle";
+    agent.rows.forEach((row, i) => {
+      const y = 6 + i * ROW_HEIGHT;
+      ctx.fillStyle = colors.ink;
+      ctx.textAlign = "left";
+      ctx.fillText(`Turn ${row.turn} · ${formatCount(row.prompt_tokens)} tok`, 0, y + 11);
+      ctx.fillStyle = prefillFill;
+      ctx.fillRect(x0, y, xAt(row.ttft_ms) - x0, 22);
+      ctx.fillStyle = colors.decode;
+      ctx.fillRect(xAt(row.ttft_ms), y, Math.max(1.5, xAt(row.ttlt_ms) - xAt(row.ttft_ms)), 22);
+      ctx.strokeStyle = colors.line;
+      ctx.strokeRect(x0 + 0.5, y + 0.5, Math.max(0, xAt(row.ttlt_ms) - x0 - 1), 21);
+    });
+    const axisY = agent.rows.length * ROW_HEIGHT + 14;
+    ctx.fillStyle = colors.muted;
+    ctx.textAlign = "left";
+    ctx.fillText("0", x0, axisY);
+    ctx.textAlign = "right";
+    ctx.fillText(formatMs(fullMs), x1, axisY);
+    canvas.dataset.drawn = String(Number(canvas.dataset.drawn || 0) + 1);
+  }
+}

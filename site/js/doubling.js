@@ -1,0 +1,41 @@
+// "Double it": the model's sensitivities, one card per lever, and the lever to cut first.
+import { formatChangeMs, formatCount, formatMs } from "./format.js";
+
+const CARDS = [
+  ["prompt_doubled", "Double the prompt", (v) => `prompt → ${formatCount(v.prompt_tokens)} tokens`],
+  ["answer_doubled", "Double the answer", (v) => `answer → ${formatCount(v.output_tokens)} tokens`],
+  ["max_tokens_halved", "Halve max_tokens", (v) => `max_tokens → ${formatCount(v.max_tokens)}`],
+];
+const LEVERS = {
+  prompt_tokens: "the prompt",
+  output_tokens: "the answer's length (or its stop)",
+  max_tokens: "max_tokens",
+};
+
+function ratio(value) {
+  return value === null ? "" : ` (×${value.toFixed(2)})`;
+}
+
+function card(title, detail, variant) {
+  const article = document.createElement("article");
+  article.className = "card card-compact";
+  article.innerHTML = `<h3></h3><p class="muted detail"></p>
+    <p class="delta"><span class="delta-label">TTFT</span> <span class="ttft"></span></p>
+    <p class="delta"><span class="delta-label">TTLT</span> <span class="ttlt"></span></p>`;
+  article.querySelector("h3").textContent = title;
+  article.querySelector(".detail").textContent = detail;
+  article.querySelector(".ttft").textContent =
+    `${formatChangeMs(variant.ttft_change_ms)}${ratio(variant.ttft_ratio)} → ${formatMs(variant.ttft_ms)}`;
+  article.querySelector(".ttlt").textContent =
+    `${formatChangeMs(variant.ttlt_change_ms)}${ratio(variant.ttlt_ratio)} → ${formatMs(variant.ttlt_ms)}`;
+  return article;
+}
+
+export function renderDoubling(container, leverLine, sensitivities) {
+  container.replaceChildren(
+    ...CARDS.map(([key, title, detail]) => card(title, detail(sensitivities[key]), sensitivities[key])),
+  );
+  leverLine.textContent = sensitivities.lever
+    ? `What to cut first for this call: ${LEVERS[sensitivities.lever]}.`
+    : "None of these levers moves this call's clocks.";
+}

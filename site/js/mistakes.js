@@ -1,0 +1,36 @@
+// "Common mistakes": each card runs the model before and after the tempting "fix" and shows which
+// clock fails to move; the page then shows the "after" call.
+import { formatMs } from "./format.js";
+
+function change(label, before, after) {
+  const same = Math.abs(after - before) <= 1e-9 * Math.max(1, before);
+  const verdict = same ? "unchanged" : after < before ? "faster" : "slower";
+  return `${label} ${formatMs(before)} → ${formatMs(after)} (${verdict})`;
+}
+
+export function buildMistakes(container, mistakes, { compare, show }) {
+  const cards = {};
+  for (const mistake of mistakes) {
+    const article = document.createElement("article");
+    article.className = "card";
+    article.id = `mistake-${mistake.id}`;
+    article.innerHTML = `<h3></h3><p class="muted change"></p>
+      <button type="button" class="show-me">Show me</button>
+      <p class="result" aria-live="polite"></p><p class="lesson" hidden></p>`;
+    article.querySelector("h3").textContent = mistake.title;
+    article.querySelector(".change").textContent = `Tried: ${mistake.change}.`;
+    article.querySelector(".lesson").textContent = mistake.lesson;
+    const run = async () => {
+      const { before, after } = await compare(mistake.before, mistake.after);
+      article.querySelector(".result").textContent =
+        `${change("TTFT", before.ttft_ms, after.ttft_ms)}; ${change("TTLT", before.ttlt_ms, after.ttlt_ms)}; ` +
+        `first text visible ${formatMs(before.first_visible_ms)} → ${formatMs(after.first_visible_ms)}.`;
+      article.querySelector(".lesson").hidden = false;
+      show(mistake.after);
+    };
+    article.querySelector("button").addEventListener("click", run);
+    container.append(article);
+    cards[mistake.id] = run;
+  }
+  return cards;
+}

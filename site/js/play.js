@@ -1,0 +1,87 @@
+// "Play the call": replays the current report in scaled time. The cursor waits through prefill,
+// then tokens appear one by one (streaming) or all at once at TTLT (not streaming), while the
+// clocks tick. With prefers-reduced-motion it jumps straight to the end state.
+import { formatMs } from "./format.js";
+
+const MAX_PLAY_MS = 6000; // a long call is sped up to play in at most this long
+const SHOWN_WORDS = 80; // words of the fake answer kept on screen
+const ANSWER = ('{"tool": "search_docs", "arguments": {"query": "refund policy annual plan", "top_k": 5}} ' +
+  "Sure! Here is a longer answer that keeps going, one token at a time, because nothing told it " +
+  "to stop and the budget still has room, so it adds another clause and then another one ").split(" ");
+
+const reducedMotion = () => matchMedia("(prefers-reduced-motion: reduce)").matches;
+
+/** Tokens that have arrived by `callMs`, read from the report's token arrival times. */
+function arrivedTokens(report, callMs) {
+  let arrived = 0;
+  for (const [index, arrival] of report.token_times_ms) {
+    if (arrival > callMs) break;
+    arrived = index;
+  }
+  return arrived;
+}
+
+function answerText(tokens) {
+  const words = [];
+  for (let i = Math.max(0, tokens - SHOWN_WORDS); i < tokens; i++) words.push(ANSWER[i % ANSWER.length]);
+  return (tokens > SHOWN_WORDS ? "… " : "") + words.join(" ");
+}
+
+export class Player {
+  constructor({ button, screen, screenText, clockLine, clocks, onFinish }) {
+    Object.assign(this, { button, screen, screenText, clockLine, clocks, onFinish });
+    this.frame = 0;
+    this.report = null;
+  }
+
+  get playing() {
+    return this.frame !== 0;
+  }
+
+  play(report) {
+    this.cancel();
+    this.report = report;
+    const speed = Math.max(1, report.ttlt_ms / MAX_PLAY_MS);
+    const started = performance.now();
+    this.screen.classList.add("screen-playing");
+    this.button.setAttribute("aria-pressed", "true");
+    const tick = (now) => {
+      const callMs = reducedMotion() ? Infinity : (now - started) * speed;
+      this.render(report, callMs, speed);
+      if (callMs >= report.ttlt_ms) this.finish(report);
+      else this.frame = requestAnimationFrame(tick);
+    };
+    this.frame = requestAnimationFrame(tick);
+  }
+
+  render(report, callMs, speed) {
+    const shownMs = Math.min(callMs, report.ttlt_ms);
+    this.clocks.show(report, shownMs);
+    const arrived = arrivedTokens(report, shownMs);
+    const visible = report.streaming || shownMs >= report.ttlt_ms ? arrived : 0;
+    this.screenText.textContent = answerText(visible);
+    const phase = shownMs < report.ttft_ms ? "prefill: reading the prompt" :
+      shownMs < report.ttlt_ms ? `decode: token ${arrived.toLocaleString("en-US")}` : "done";
+    const rate = speed > 1 ? ` · played ${speed.toFixed(speed < 10 ? 1 : 0)}× faster` : "";
+    this.clockLine.textContent = `Call time ${formatMs(shownMs)} of ${formatMs(report.ttlt_ms)} · ${phase}${rate}`;
+  }
+
+  finish(report) {
+    this.frame = 0;
+    this.screen.classList.remove("screen-playing");
+    this.button.setAttribute("aria-pressed", "false");
+    this.clocks.show(report);
+    this.onFinish(report);
+  }
+
+  /** Stop a replay without logging it (the learner changed the call). */
+  cancel() {
+    if (!this.frame) return;
+    cancelAnimationFrame(this.frame);
+    this.frame = 0;
+    this.screen.classList.remove("screen-playing");
+    this.button.setAttribute("aria-pressed", "false");
+    this.screenText.textContent = "";
+    this.clockLine.textContent = "";
+  }
+}

@@ -1,0 +1,208 @@
+"""Every interaction of the lesson in Chromium: scenarios, streaming, serving tricks, doubling, Play
+and the call log, the agent loop, common mistakes. Expected figures come from the CPython model."""
+
+from __future__ import annotations
+
+import pytest
+from pagewait import format_ms, wait_for_readouts, wait_for_text
+
+from twoclocks.scenarios import MISTAKES, SCENARIOS
+from twoclocks.web import DEFAULT_STATE, evaluate
+
+pytestmark = pytest.mark.browser
+
+
+def model(state: dict) -> dict:
+    return evaluate({**DEFAULT_STATE, **state})
+
+
+def wait_for_model(page, state: dict) -> dict:
+    report = model(state)
+    got = wait_for_readouts(page, report["ttft_ms"], report["ttlt_ms"])
+    assert got == pytest.approx((report["ttft_ms"], report["ttlt_ms"]), rel=1e-12)
+    return report
+
+
+def text_of(page, selector: str) -> str:
+    return page.text_content(selector).strip()
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s["id"] for s in SCENARIOS])
+def test_each_scenario_sets_the_controls_and_readouts(lesson, scenario):
+    """A scenario button sets every control, its readouts match the model, and its takeaway shows."""
+    lesson.click(f'button[data-scenario="{scenario["id"]}"]')
+    state = lesson.evaluate("() => window.TwoClocks.getState()")
+    assert {k: state[k] for k in scenario["state"]} == scenario["state"]
+    assert lesson.input_value("#prompt_tokens-number") == str(scenario["state"]["prompt_tokens"])
+    assert lesson.is_checked("#stop_fires-toggle") == scenario["state"]["stop_fires"]
+    report = wait_for_model(lesson, scenario["state"])
+    assert text_of(lesson, "#takeaway") == scenario["takeaway"]
+    assert text_of(lesson, "#diagnosis") == report["diagnosis"]["sentence"]
+    assert lesson.get_attribute(f'button[data-scenario="{scenario["id"]}"]', "aria-pressed") == "true"
+
+
+def test_the_diagnosis_names_prefill_for_the_router_and_decode_for_the_missing_stop(lesson):
+    """The diagnosis under the canvas follows the model: prefill for the router, decode without a stop."""
+    lesson.click('button[data-scenario="router"]')
+    wait_for_model(lesson, DEFAULT_STATE)
+    assert lesson.get_attribute("#diagnosis", "data-label") == "prefill"
+    lesson.click('button[data-scenario="missing-stop"]')
+    wait_for_model(lesson, {"stop_fires": False, "max_tokens": 2048})
+    assert lesson.get_attribute("#diagnosis", "data-label") == "decode"
+
+
+def test_streaming_moves_only_what_the_user_sees(lesson):
+    """Turning streaming off leaves both clocks alone and moves first-visible text to TTLT."""
+    lesson.uncheck("#streaming-toggle")
+    report = wait_for_model(lesson, {"streaming": False})
+    assert float(lesson.get_attribute("#visible-ms", "data-ms")) == pytest.approx(report["ttlt_ms"])
+    assert report["ttlt_ms"] == model({})["ttlt_ms"]
+    lesson.check("#streaming-toggle")
+    report = wait_for_model(lesson, {"streaming": True})
+    assert float(lesson.get_attribute("#visible-ms", "data-ms")) == pytest.approx(report["ttft_ms"])
+
+
+def test_prefix_cache_lowers_ttft_and_follows_the_prompt(lesson):
+    """A cached prefix lowers TTFT, and shrinking the prompt below it clamps the cached prefix."""
+    lesson.fill("#cached_prefix_tokens-number", "6000")
+    cached = wait_for_model(lesson, {"cached_prefix_tokens": 6000})
+    assert cached["ttft_ms"] < model({})["ttft_ms"]
+    lesson.fill("#prompt_tokens-number", "3000")
+    wait_for_model(lesson, {"prompt_tokens": 3000, "cached_prefix_tokens": 3000})
+    assert lesson.input_value("#cached_prefix_tokens-number") == "3000"
+
+
+def test_speculative_decoding_speeds_decode_but_not_the_first_token(lesson):
+    """The speculative-decoding control shortens decode and leaves TTFT exactly as it was."""
+    lesson.fill("#speculative_speedup-number", "3")
+    report = wait_for_model(lesson, {"speculative_speedup": 3.0})
+    base = model({})
+    assert report["ttft_ms"] == base["ttft_ms"]
+    assert report["decode_ms"] < base["decode_ms"]
+
+
+def test_doubling_cards_show_the_models_changes(lesson):
+    """The doubling cards and the lever line show the model's sensitivities for the current call."""
+    report = wait_for_model(lesson, {})
+    cards = lesson.locator("#doubling-cards article")
+    assert cards.count() == 3
+    prompt_card = cards.nth(0).text_content()
+    answer_card = cards.nth(1).text_content()
+    assert "Double the prompt" in prompt_card and "+" in prompt_card
+    assert "TTFT no change" in " ".join(answer_card.split())
+    lever = report["sensitivities"]["lever"]
+    assert lever == "prompt_tokens"
+    assert text_of(lesson, "#lever") == "What to cut first for this call: the prompt."
+
+
+def test_play_replays_the_call_and_logs_a_row(lesson):
+    """Play waits through prefill, streams tokens to the end state, then logs the call's figures."""
+    lesson.click("#log-clear")
+    report = wait_for_model(lesson, {})
+    lesson.click("#play")
+    seen = lesson.evaluate(
+        """async () => {
+          const text = () => document.getElementById("screen-text").textContent;
+          const states = new Set();
+          while (document.getElementById("play").getAttribute("aria-pressed") !== "false" || !states.size) {
+            states.add(text() === "" ? "waiting" : "tokens");
+            await new Promise(requestAnimationFrame);
+          }
+          states.add(text() === "" ? "waiting" : "tokens");
+          return [...states];
+        }"""
+    )
+    assert seen == ["waiting", "tokens"]
+    assert len(text_of(lesson, "#screen-text").split()) == report["output_tokens"]
+    cells = lesson.locator("#log-table tbody tr").last.locator("td").all_text_contents()
+    assert cells[1:4] == [f"{report['prompt_tokens']:,}", f"{report['output_tokens']:,}", "stop"]
+    assert lesson.locator("#log-table tbody tr").count() == 1
+
+
+def test_play_without_streaming_shows_nothing_until_the_end(lesson):
+    """With streaming off, Play under reduced motion jumps to the end with every token shown at once."""
+    lesson.emulate_media(reduced_motion="reduce")
+    try:
+        lesson.uncheck("#streaming-toggle")
+        report = wait_for_model(lesson, {"streaming": False})
+        rows = lesson.locator("#log-table tbody tr").count()
+        lesson.click("#play")
+        lesson.evaluate(
+            """async () => { while (document.getElementById("log-table").tBodies[0].rows.length === %d)
+                 await new Promise(requestAnimationFrame); }""" % rows
+        )
+        assert len(text_of(lesson, "#screen-text").split()) == report["output_tokens"]
+        assert "done" in text_of(lesson, "#play-clock")
+    finally:
+        lesson.emulate_media(reduced_motion="no-preference")
+
+
+def test_the_log_copies_as_csv(lesson):
+    """The call log's CSV has a header and one line per played call with the model's numbers."""
+    csv_text = lesson.evaluate(
+        """async () => {
+          let copied = null;
+          navigator.clipboard.writeText = async (text) => { copied = text; };
+          document.getElementById("log-copy").click();
+          while (copied === null) await new Promise(requestAnimationFrame);
+          return copied;
+        }"""
+    )
+    lines = csv_text.strip().split("\n")
+    assert lines[0] == "prompt_tokens,output_tokens,stop_reason,ttft_ms,ttlt_ms,bill_usd"
+    rows = lesson.locator("#log-table tbody tr").count()
+    assert len(lines) == rows + 1
+
+
+def agent_bars(page) -> str:
+    return page.evaluate("() => document.getElementById('agent-canvas').toDataURL()")
+
+
+def test_summarising_dumps_changes_the_agent_bars(lesson):
+    """Toggling "Summarise tool dumps" redraws the bars and lowers the next turns' TTFT in the table."""
+    before = agent_bars(lesson)
+    drawn = int(lesson.get_attribute("#agent-canvas", "data-drawn"))
+    plain = model({})["agent"]["rows"]
+    summarised = model({"agent": {**DEFAULT_STATE["agent"], "summarise_dumps": True}})["agent"]["rows"]
+    lesson.check("#agent-summarise_dumps-toggle")
+    cell = "#agent-table tbody tr:nth-child(2) td:nth-child(4)"
+    expected = format_ms(lesson, summarised[1]["ttft_ms"])
+    assert wait_for_text(lesson, cell, expected) == expected
+    assert summarised[1]["ttft_ms"] < plain[1]["ttft_ms"]
+    # The table and the bars are updated in one call; the bars are drawn in the next frame.
+    lesson.evaluate("() => new Promise(requestAnimationFrame)")
+    assert int(lesson.get_attribute("#agent-canvas", "data-drawn")) > drawn
+    assert agent_bars(lesson) != before
+
+
+def test_prefix_cache_changes_the_agent_bars_after_turn_one(lesson):
+    """Turning on the prefix cache leaves turn 1 alone and lowers TTFT on every later turn."""
+    expected = model({"agent": {**DEFAULT_STATE["agent"], "cache_prefix": True}})["agent"]["rows"]
+    lesson.check("#agent-cache_prefix-toggle")
+    cell = "#agent-table tbody tr:nth-child(2) td:nth-child(3)"
+    assert wait_for_text(lesson, cell, f"{expected[1]['cached_prefix_tokens']:,}")
+    ttfts = lesson.locator("#agent-table tbody tr td:nth-child(4)").all_text_contents()
+    assert ttfts == [format_ms(lesson, row["ttft_ms"]) for row in expected]
+    plain = model({})["agent"]["rows"]
+    assert expected[0]["ttft_ms"] == plain[0]["ttft_ms"]
+    assert all(c["ttft_ms"] < p["ttft_ms"] for c, p in zip(expected[1:], plain[1:]))
+
+
+@pytest.mark.parametrize("mistake", MISTAKES, ids=[m["id"] for m in MISTAKES])
+def test_each_mistake_card_shows_before_and_after(lesson, mistake):
+    """A mistake card's "Show me" reports the model's before/after clocks and shows the "after" call."""
+    card = lesson.locator(f"#mistake-{mistake['id']}")
+    card.locator("button").click()
+    result = card.locator(".result")
+    lesson.evaluate(
+        """async (id) => { const r = document.querySelector(`#mistake-${id} .result`);
+             while (!r.textContent) await new Promise(requestAnimationFrame); }""",
+        mistake["id"],
+    )
+    before, after = model(mistake["before"]), model(mistake["after"])
+    text = result.text_content()
+    assert text.startswith(
+        f"TTFT {format_ms(lesson, before['ttft_ms'])} → {format_ms(lesson, after['ttft_ms'])}"
+    )
+    wait_for_model(lesson, mistake["after"])
+    assert card.locator(".lesson").is_visible()
