@@ -38,6 +38,7 @@ def test_dragging_the_prompt_slider_moves_ttft_and_the_canvas(lesson):
     before_ttft = lesson.get_attribute("#ttft-ms", "data-ms")
     drawn = int(lesson.get_attribute("#clocks-canvas", "data-drawn"))
     slider = lesson.locator("#prompt_tokens-slider")
+    slider.scroll_into_view_if_needed()
     box = slider.bounding_box()
     y = box["y"] + box["height"] / 2
     lesson.mouse.move(box["x"] + box["width"] * 0.66, y)
