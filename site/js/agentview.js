@@ -45,7 +45,10 @@ export class AgentView {
     const { canvas, agent } = this;
     if (!agent) return;
     const width = canvas.clientWidth;
-    const labelWidth = Math.min(150, width * 0.34);
+    const ctxForText = canvas.getContext("2d");
+    ctxForText.font = "13px system-ui, sans-serif";
+    const labels = agent.rows.map((row) => `Turn ${row.turn} · ${formatCount(row.prompt_tokens)} tok`);
+    const labelWidth = Math.max(...labels.map((label) => ctxForText.measureText(label).width)) + 10;
     const height = agent.rows.length * ROW_HEIGHT + 34;
     const ratio = window.devicePixelRatio || 1;
     canvas.style.height = `${height}px`;
@@ -67,7 +70,7 @@ export class AgentView {
       const y = 6 + i * ROW_HEIGHT;
       ctx.fillStyle = colors.ink;
       ctx.textAlign = "left";
-      ctx.fillText(`Turn ${row.turn} · ${formatCount(row.prompt_tokens)} tok`, 0, y + 11);
+      ctx.fillText(labels[i], 0, y + 11);
       ctx.fillStyle = prefillFill;
       ctx.fillRect(x0, y, xAt(row.ttft_ms) - x0, 22);
       ctx.fillStyle = colors.decode;

@@ -180,8 +180,8 @@ export class ClocksView {
     const { canvas, report } = this;
     if (!report) return;
     const width = canvas.clientWidth;
-    const dialRow = Math.min(210, Math.max(150, width * 0.36));
-    const height = dialRow + 110;
+    const dialRow = Math.min(210, Math.max(120, width * 0.34));
+    const height = dialRow + 100;
     const ratio = window.devicePixelRatio || 1;
     canvas.style.height = `${height}px`;
     canvas.width = Math.round(width * ratio);
@@ -203,7 +203,7 @@ export class ClocksView {
     ctx.textBaseline = "middle";
     ctx.fillText("one turn", width / 2, r);
     ctx.fillText(`= ${formatMs(fullMs)}`, width / 2, r + 16);
-    const box = { x0: 12, x1: width - 12, y: dialRow + 24, h: 30 };
+    const box = { x0: 12, x1: width - 12, y: dialRow + 22, h: 28 };
     drawTimeline(ctx, colors, fills, report, box, this.shownMs);
     this.drawn += 1;
     canvas.dataset.drawn = String(this.drawn); // tests and the benchmark wait on this count

@@ -43,12 +43,12 @@ export const CALL_CONTROLS = [
 
 export const AGENT_CONTROLS = [
   {
-    key: "stable_prefix_tokens", kind: "linear", label: "Spec and tool definitions", unit: "tokens",
-    sliderMin: 0, sliderMax: 20_000, step: 100, help: "The stable prefix every turn starts with.",
+    key: "summarise_dumps", kind: "toggle", label: "Summarise tool dumps",
+    help: "Shrink each result before it goes back into the prompt.",
   },
   {
-    key: "turns", kind: "linear", label: "Turns", unit: "model calls", sliderMin: 1, sliderMax: 10, step: 1,
-    help: "Model calls in the loop; tools run between them.",
+    key: "cache_prefix", kind: "toggle", label: "Prefix cache",
+    help: "Serve the stable prefix and earlier turns from the KV cache on every later turn.",
   },
   {
     key: "tool_calls_per_turn", kind: "linear", label: "Parallel tool calls", unit: "per turn",
@@ -59,16 +59,16 @@ export const AGENT_CONTROLS = [
     sliderMin: 0, sliderMax: 50_000, step: 500, help: "The size of one raw tool dump (logs, pages, rows).",
   },
   {
-    key: "summarise_dumps", kind: "toggle", label: "Summarise tool dumps",
-    help: "Shrink each result before it goes back into the prompt.",
-  },
-  {
     key: "summary_tokens", kind: "linear", label: "Summary length", unit: "tokens",
     sliderMin: 0, sliderMax: 2000, step: 50, help: "Tokens each summarised result keeps.",
   },
   {
-    key: "cache_prefix", kind: "toggle", label: "Prefix cache",
-    help: "Serve the stable prefix and earlier turns from the KV cache on every later turn.",
+    key: "stable_prefix_tokens", kind: "linear", label: "Spec and tool definitions", unit: "tokens",
+    sliderMin: 0, sliderMax: 20_000, step: 100, help: "The stable prefix every turn starts with.",
+  },
+  {
+    key: "turns", kind: "linear", label: "Turns", unit: "model calls", sliderMin: 1, sliderMax: 10, step: 1,
+    help: "Model calls in the loop; tools run between them.",
   },
   {
     key: "output_tokens_per_turn", kind: "linear", label: "Model output", unit: "tokens per turn",

@@ -4,8 +4,13 @@ import { formatMs } from "./format.js";
 
 function change(label, before, after) {
   const same = Math.abs(after - before) <= 1e-9 * Math.max(1, before);
-  const verdict = same ? "unchanged" : after < before ? "faster" : "slower";
-  return `${label} ${formatMs(before)} → ${formatMs(after)} (${verdict})`;
+  const item = document.createElement("li");
+  item.textContent = `${label} ${formatMs(before)} → ${formatMs(after)} `;
+  const verdict = document.createElement("span");
+  verdict.className = "verdict";
+  verdict.textContent = same ? "(unchanged)" : after < before ? "(faster)" : "(slower)";
+  item.append(verdict);
+  return item;
 }
 
 export function buildMistakes(container, mistakes, { compare, show }) {
@@ -16,15 +21,17 @@ export function buildMistakes(container, mistakes, { compare, show }) {
     article.id = `mistake-${mistake.id}`;
     article.innerHTML = `<h3></h3><p class="muted change"></p>
       <button type="button" class="show-me">Show me</button>
-      <p class="result" aria-live="polite"></p><p class="lesson" hidden></p>`;
+      <ul class="result" aria-live="polite"></ul><p class="lesson" hidden></p>`;
     article.querySelector("h3").textContent = mistake.title;
     article.querySelector(".change").textContent = `Tried: ${mistake.change}.`;
     article.querySelector(".lesson").textContent = mistake.lesson;
     const run = async () => {
       const { before, after } = await compare(mistake.before, mistake.after);
-      article.querySelector(".result").textContent =
-        `${change("TTFT", before.ttft_ms, after.ttft_ms)}; ${change("TTLT", before.ttlt_ms, after.ttlt_ms)}; ` +
-        `first text visible ${formatMs(before.first_visible_ms)} → ${formatMs(after.first_visible_ms)}.`;
+      article.querySelector(".result").replaceChildren(
+        change("TTFT", before.ttft_ms, after.ttft_ms),
+        change("TTLT", before.ttlt_ms, after.ttlt_ms),
+        change("First text visible", before.first_visible_ms, after.first_visible_ms),
+      );
       article.querySelector(".lesson").hidden = false;
       show(mistake.after);
     };
