@@ -103,10 +103,14 @@ def test_play_replays_the_call_and_logs_a_row(lesson):
     seen = lesson.evaluate(
         """async () => {
           const text = () => document.getElementById("screen-text").textContent;
+          const playing = () => document.getElementById("play").getAttribute("aria-pressed") === "true";
+          const frame = () => new Promise(requestAnimationFrame);
           const states = new Set();
-          while (document.getElementById("play").getAttribute("aria-pressed") !== "false" || !states.size) {
+          const start = performance.now();
+          while (!playing() && performance.now() - start < 10000) await frame();
+          while (playing() && performance.now() - start < 10000) {
             states.add(text() === "" ? "waiting" : "tokens");
-            await new Promise(requestAnimationFrame);
+            await frame();
           }
           states.add(text() === "" ? "waiting" : "tokens");
           return [...states];
