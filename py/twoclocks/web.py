@@ -18,7 +18,7 @@ from .call import MAX_OUTPUT_TOKENS, MAX_SPECULATIVE_SPEEDUP, simulate_call
 from .lesson import CALL_KEYS, diagnose, sensitivities
 from .roofline import roofline_call, roofline_options
 from .scenarios import MISTAKES, SCENARIOS
-from .toy import MAX_PROMPT_TOKENS
+from .toy import MAX_PROMPT_TOKENS, ToyConstants
 
 MODES = ("toy", "roofline")
 ROOFLINE_KEYS = ("accelerator", "model", "weight_dtype", "tensor_parallel")
@@ -33,10 +33,13 @@ DEFAULT_STATE = {
     "speculative_speedup": 1.0,
     "mode": "toy",
     **{key: roofline_options()["defaults"][key] for key in ROOFLINE_KEYS},
+    "toy_constants": None,
     "agent": dict(DEFAULT_AGENT),
 }
 """The page's starting state: the lesson's agent router (8,000-token prompt, 20-token JSON answer)
-in the toy model, with the default agent loop."""
+in the toy model, with the default agent loop. ``toy_constants`` None means the lesson's own toy
+numbers; an object of :class:`twoclocks.toy.ToyConstants` fields (e.g. fitted to the learner's log)
+makes the toy model, and the agent loop, run on those instead."""
 
 _int = lambda low, high: {"kind": "int", "min": low, "max": high}  # noqa: E731
 _bool = {"kind": "bool"}
@@ -54,6 +57,14 @@ CONTROL_LIMITS = {
     "model": {"kind": "choice", "choices": [m["id"] for m in roofline_options()["models"]]},
     "weight_dtype": {"kind": "choice", "choices": roofline_options()["weight_dtypes"]},
     "tensor_parallel": {"kind": "choice", "choices": roofline_options()["tensor_parallel"]},
+    "toy_constants": {
+        "kind": "object",
+        "nullable": True,
+        "fields": {
+            name: {"kind": "float", "min": 0.0, "max": 1e6}
+            for name in ToyConstants.__dataclass_fields__
+        },
+    },
     "agent": {
         "kind": "object",
         "fields": {
@@ -92,6 +103,21 @@ def _complete_state(state: object) -> dict:
     return {**DEFAULT_STATE, **state, "agent": {**DEFAULT_AGENT, **agent}}
 
 
+def toy_constants(state: dict) -> ToyConstants:
+    """The state's toy coefficients: the lesson's defaults, or the learner's (e.g. fitted ones).
+
+    Raises:
+        ValueError: when ``toy_constants`` is not an object of valid ``ToyConstants`` fields.
+    """
+    given = state["toy_constants"]
+    if given is None:
+        return ToyConstants()
+    if not isinstance(given, dict) or set(given) - set(ToyConstants.__dataclass_fields__):
+        fields = ", ".join(ToyConstants.__dataclass_fields__)
+        raise ValueError(f"toy_constants must be null or an object with fields {fields}")
+    return ToyConstants(**given)
+
+
 def cost_model(state: dict):
     """Return ``call(**call_state) -> report dict`` for the state's ``mode``.
 
@@ -100,7 +126,8 @@ def cost_model(state: dict):
     """
     mode = state["mode"]
     if mode == "toy":
-        return lambda **call: simulate_call(**call).to_dict()
+        constants = toy_constants(state)
+        return lambda **call: simulate_call(**call, constants=constants).to_dict()
     if mode == "roofline":
         return partial(roofline_call, **{key: state[key] for key in ROOFLINE_KEYS})
     raise ValueError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
@@ -134,7 +161,7 @@ def evaluate(state: dict) -> dict:
         "bill": bill,
         "bill_usd": bill["total_usd"],
         "sensitivities": sensitivities(call_state, call=model),
-        "agent": agent_loop(**state["agent"]),
+        "agent": agent_loop(**state["agent"], constants=toy_constants(state)),
     }
 
 
@@ -148,6 +175,13 @@ def evaluate_json(state_json: str) -> str:
         return json.dumps({"report": evaluate(json.loads(state_json))}, allow_nan=False)
     except ValueError as error:
         return json.dumps({"error": str(error)})
+
+
+def analyze_log_json(text: str, filename: str) -> str:
+    """JSON wrapper of :func:`twoclocks.traffic.analyze_log` for the worker (it never raises)."""
+    from .traffic import analyze_log  # imported on first use: the log tools are not needed at boot
+
+    return json.dumps(analyze_log(text, filename=filename or None), allow_nan=False)
 
 
 def page_data() -> dict:

@@ -93,6 +93,7 @@ export function checkValue(key, value, limits, state) {
     case "choice":
       return limit.choices.includes(value) ? null : `${key} must be one of ${limit.choices.join(", ")}`;
     case "object": {
+      if (value === null && limit.nullable) return null;
       if (value === null || typeof value !== "object" || Array.isArray(value)) {
         return `${key} must be an object of settings`;
       }

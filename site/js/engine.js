@@ -74,6 +74,11 @@ export class Engine {
     return this.request("evaluate", { state });
   }
 
+  /** Parses and fits a log in Python; resolves to {analysis} (see twoclocks.traffic.analyze_log). */
+  analyze(text, filename) {
+    return this.request("analyze", { text, filename });
+  }
+
   /** Runs the code cell; onOutput(text) gets stdout/stderr as it arrives. Resolves to {ok}. */
   run(code, onOutput) {
     return this.request("run", { code }, onOutput);

@@ -61,6 +61,11 @@ function evaluate({ id, state }) {
   post({ type: "result", id, ...reply });
 }
 
+// A learner's log: parsed, fitted and diagnosed in Python, here in the worker (it never leaves).
+function analyze({ id, text, filename }) {
+  post({ type: "result", id, analysis: JSON.parse(web.analyze_log_json(text, filename ?? "")) });
+}
+
 // Streams the cell's stdout/stderr to the page in batches (at most one message per OUTPUT_FLUSH_MS,
 // but a flushed partial line is sent at once so `print(..., end="", flush=True)` shows up).
 function outputSink(id) {
@@ -96,7 +101,7 @@ function run({ id, code }) {
   post({ type: "done", id, ok });
 }
 
-const handlers = { evaluate, run };
+const handlers = { evaluate, analyze, run };
 const booted = boot();
 
 booted.then(
