@@ -406,3 +406,43 @@ def test_options_are_json_safe_and_match_the_presets():
     assert ["bf16", "fp8", "int4"] == options["weight_dtypes"]
     assert [1, 2, 4, 8] == options["tensor_parallel"]
     assert {"id", "name"} <= set(options["accelerators"][0])
+
+
+# --- the lesson's claims in roofline mode, default preset (Llama 3.1 8B, bf16, one H100 SXM) -------
+
+
+def _call(**kwargs):
+    return roofline_call(**{"max_tokens": 256, "stop_fires": True, **kwargs})
+
+
+def test_roofline_doubling_the_prompt_raises_ttft_and_doubling_the_answer_does_not():
+    """Doubling an 8,000-token prompt raises TTFT; doubling an 80-token answer leaves it exactly alone."""
+    assert _call(prompt_tokens=16000, output_tokens=80)["ttft_ms"] > _call(prompt_tokens=8000, output_tokens=80)["ttft_ms"]
+    assert _call(prompt_tokens=8000, output_tokens=160)["ttft_ms"] == _call(prompt_tokens=8000, output_tokens=80)["ttft_ms"]
+
+
+def test_roofline_a_500_token_prompt_is_cheap_next_to_4000():
+    """On real hardware a 500-token prefill costs under a sixth of a 4,000-token one (nearly linear:
+    the attention term is small next to the weights' FLOPs at these lengths, plus a fixed overhead)."""
+    ratio = _call(prompt_tokens=4000, output_tokens=1)["ttft_ms"] / _call(prompt_tokens=500, output_tokens=1)["ttft_ms"]
+    assert ratio > 6
+
+
+def test_roofline_router_waits_on_prefill_and_max_tokens_changes_nothing():
+    """8,000-token prompt, 20-token answer: TTFT is over half of TTLT; max_tokens 256 -> 64 changes neither clock."""
+    wide, narrow = _call(prompt_tokens=8000, output_tokens=20), _call(prompt_tokens=8000, output_tokens=20, max_tokens=64)
+    assert wide["ttft_ms"] > wide["ttlt_ms"] / 2
+    assert (wide["ttft_ms"], wide["ttlt_ms"]) == (narrow["ttft_ms"], narrow["ttlt_ms"])
+
+
+def test_roofline_missing_stop_costs_over_50x():
+    """A 1-token router answer whose stop never fires, max_tokens 2,048: TTLT over 50x the stopped call's."""
+    runaway = _call(prompt_tokens=8000, output_tokens=1, max_tokens=2048, stop_fires=False)
+    stopped = _call(prompt_tokens=8000, output_tokens=1, max_tokens=2048)
+    assert runaway["ttlt_ms"] >= 50 * stopped["ttlt_ms"]
+
+
+def test_roofline_chat_is_mostly_decode():
+    """A chat call (300-token prompt, 500-token answer) spends most of TTLT in decode."""
+    chat = _call(prompt_tokens=300, output_tokens=500, max_tokens=1024)
+    assert chat["decode_ms"] > chat["ttlt_ms"] / 2

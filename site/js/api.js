@@ -3,8 +3,9 @@
 //   getState()     a copy of the current state (keys are the model's keyword names)
 //   setState(p)    move controls and readouts exactly as a learner would; throws naming a bad key
 //   report()       Promise of the model's report for the current state (a plain object)
-export function installApi({ ready, getState, setState, report, version }) {
-  const api = Object.freeze({ ready, getState, setState, report, version });
+//   options()      the roofline presets' ids and display names, and the scenarios' ids
+export function installApi({ ready, getState, setState, report, options, version }) {
+  const api = Object.freeze({ ready, getState, setState, report, options, version });
   Object.defineProperty(window, "TwoClocks", { value: api, enumerable: true });
   return api;
 }

@@ -5,6 +5,32 @@ import { formatCount } from "./format.js";
 
 const LOG_STEPS = 1000; // positions on a log-scale slider
 
+export const MODEL_CONTROLS = [
+  {
+    key: "mode", group: "mode", kind: "segmented", label: "Cost model",
+    names: { toy: "Toy", roofline: "Roofline" },
+    help: "Toy: invented numbers with the right shape. Roofline: both clocks from a real GPU's FLOP/s and memory bandwidth.",
+  },
+  {
+    key: "accelerator", group: "hardware", kind: "select", label: "Accelerator", optionsFrom: "accelerators",
+    help: "Peak FLOP/s, memory bandwidth and memory size of one device.",
+  },
+  {
+    key: "model", group: "hardware", kind: "select", label: "Model", optionsFrom: "models",
+    help: "Parameter count, layers and KV heads set the FLOPs and bytes per token.",
+  },
+  {
+    key: "weight_dtype", group: "hardware", kind: "select", label: "Weight precision",
+    names: { bf16: "bf16 (2 bytes)", fp8: "fp8 (1 byte)", int4: "int4 (~0.56 bytes)" },
+    help: "Fewer bytes per weight: faster memory-bound decode.",
+  },
+  {
+    key: "tensor_parallel", group: "hardware", kind: "select", label: "Tensor-parallel devices",
+    names: { 1: "1 device", 2: "2 devices", 4: "4 devices", 8: "8 devices" },
+    help: "Split every layer across devices: more FLOP/s and bandwidth, plus a little communication.",
+  },
+];
+
 export const CALL_CONTROLS = [
   {
     key: "prompt_tokens", group: "call", kind: "log", label: "Prompt length", unit: "tokens",
@@ -191,16 +217,67 @@ function buildToggle(control, onChange) {
   return { row, show: (value) => { box.checked = value; }, inputs: [box] };
 }
 
+function buildSegmented(control, limits, onChange) {
+  const { key, label, help, names } = control;
+  const row = document.createElement("div");
+  row.className = "control";
+  row.innerHTML = `<div class="segmented" role="radiogroup" aria-labelledby="${key}-label"
+    aria-describedby="${key}-help"><span id="${key}-label" class="segmented-label"></span></div>
+    <p class="help" id="${key}-help"></p>`;
+  row.querySelector(".segmented-label").textContent = label;
+  row.querySelector(".help").textContent = help;
+  const group = row.querySelector(".segmented");
+  const inputs = limits[key].choices.map((choice) => {
+    const option = document.createElement("label");
+    option.innerHTML = `<input type="radio" name="${key}" id="${key}-${choice}"> <span></span>`;
+    option.querySelector("span").textContent = names[choice] ?? choice;
+    const input = option.querySelector("input");
+    input.value = choice;
+    input.addEventListener("change", () => input.checked && onChange(key, choice));
+    group.append(option);
+    return input;
+  });
+  return { row, show: (value) => inputs.forEach((input) => { input.checked = input.value === value; }), inputs };
+}
+
+function buildSelect(control, limits, onChange, options) {
+  const { key, label, help, names = {} } = control;
+  const row = document.createElement("div");
+  row.className = "control";
+  row.innerHTML = `<label for="${key}-select"></label>
+    <select id="${key}-select" aria-describedby="${key}-help"></select>
+    <p class="help" id="${key}-help"></p>`;
+  row.querySelector("label").textContent = label;
+  row.querySelector(".help").textContent = help;
+  const select = row.querySelector("select");
+  const named = control.optionsFrom
+    ? Object.fromEntries(options[control.optionsFrom].map((o) => [o.id, o.name]))
+    : names;
+  for (const choice of limits[key].choices) {
+    select.add(new Option(named[choice] ?? String(choice), String(choice)));
+  }
+  const parse = (text) => limits[key].choices.find((choice) => String(choice) === text);
+  select.addEventListener("change", () => onChange(key, parse(select.value)));
+  return { row, show: (value) => { select.value = String(value); }, inputs: [select] };
+}
+
+const BUILDERS = {
+  toggle: (control, limits, onChange) => buildToggle(control, onChange),
+  segmented: buildSegmented,
+  select: buildSelect,
+  log: buildRange,
+  linear: buildRange,
+};
+
 /**
  * Build the controls of `table` into `containers[control.group]` (or `containers.default`).
- * `onChange(key, value)` reports a learner's change; returns {sync(state), setLocked(bool)}.
+ * `onChange(key, value)` reports a learner's change; `options` holds the model's preset lists (for
+ * selects). Returns {sync(state), setLocked(bool)}.
  */
-export function buildControls(containers, table, limits, onChange) {
+export function buildControls(containers, table, limits, onChange, options = {}) {
   const views = {};
   for (const control of table) {
-    const view = control.kind === "toggle"
-      ? buildToggle(control, onChange)
-      : buildRange(control, limits, onChange);
+    const view = BUILDERS[control.kind](control, limits, onChange, options);
     (containers[control.group] ?? containers.default).append(view.row);
     views[control.key] = view;
   }

@@ -5,13 +5,15 @@ import { AgentView } from "./agentview.js";
 import { installApi } from "./api.js";
 import { setupCell } from "./cell.js";
 import { ClocksView } from "./clocks.js";
-import { AGENT_CONTROLS, CALL_CONTROLS, buildControls, checkValue } from "./controls.js";
+import { AGENT_CONTROLS, CALL_CONTROLS, MODEL_CONTROLS, buildControls, checkValue } from "./controls.js";
 import { renderDoubling } from "./doubling.js";
 import { Engine } from "./engine.js";
 import { formatMs, formatPercent, formatTokens, formatUsd } from "./format.js";
 import { CallLog } from "./log.js";
+import { setupLogs } from "./logsview.js";
 import { buildMistakes } from "./mistakes.js";
 import { Player } from "./play.js";
+import { RooflineChart, formatBytes } from "./rooflinechart.js";
 
 const $ = (id) => document.getElementById(id);
 const ANNOUNCE_AFTER_MS = 700; // the live region speaks once the learner stops dragging
@@ -31,6 +33,11 @@ const player = new Player({
   button: $("play"), screen: $("screen"), screenText: $("screen-text"), clockLine: $("play-clock"),
   clocks, onFinish: (report) => callLog.add(report),
 });
+const rooflineChart = new RooflineChart($("roofline-canvas"));
+const modelControls = buildControls(
+  { mode: $("controls-mode"), hardware: $("controls-hardware") }, MODEL_CONTROLS, BUILD.limits,
+  (key, value) => applyState({ [key]: value }), BUILD.options,
+);
 const callControls = buildControls(
   { call: $("controls-call"), serving: $("controls-serving") }, CALL_CONTROLS, BUILD.limits,
   (key, value) => applyState({ [key]: value }),
@@ -65,10 +72,35 @@ function showReport(report) {
   $("clocks-canvas").setAttribute("aria-label", `Two clocks. ${describe(report)}`);
   $("agent-canvas").setAttribute("aria-label", `Agent loop bars. ${$("agent-totals").textContent}`);
   renderDoubling($("doubling-cards"), $("lever"), report.sensitivities);
+  showRoofline(report);
   agentView.show(report.agent);
   if (!player.playing) clocks.show(report);
   clearTimeout(announceTimer);
   announceTimer = setTimeout(() => { $("announce").textContent = describe(report); }, ANNOUNCE_AFTER_MS);
+}
+
+function showRoofline(report) {
+  $("roofline-panel").hidden = report.mode !== "roofline";
+  if (report.mode !== "roofline") return;
+  const prefill = report.prefill_bound === "compute"
+    ? `compute-bound at ${formatPercent(report.prefill_fraction_of_peak)} of peak FLOP/s`
+    : "memory-bound";
+  const decode = report.decode_bound === "memory"
+    ? `memory-bound, reading ${formatBytes(report.decode_bytes_per_token)} per token`
+    : "compute-bound";
+  $("bounds").textContent = `Prefill: ${prefill}. Decode: ${decode}. KV cache at the end of the call: ` +
+    `${formatBytes(report.kv_cache_bytes)}.`;
+  rooflineChart.show(report);
+}
+
+function describeModel() {
+  if (state.mode === "roofline") {
+    const accelerator = BUILD.options.accelerators.find((a) => a.id === state.accelerator).name;
+    const model = BUILD.options.models.find((m) => m.id === state.model).name;
+    return `Cost model: roofline, ${model} in ${state.weight_dtype} on ${state.tensor_parallel} × ${accelerator}, batch 1`;
+  }
+  return state.toy_constants ? "Cost model: fitted to your log (toy formulas, your coefficients)"
+    : "Cost model: toy (invented numbers with the right shape)";
 }
 
 function showModelError(message) {
@@ -124,6 +156,10 @@ function applyState(partial) {
   state = next;
   document.body.dataset.settled = "false";
   player.cancel();
+  modelControls.sync(state);
+  $("controls-hardware").hidden = state.mode !== "roofline";
+  $("model-name").textContent = describeModel();
+  $("model-reset").hidden = !state.toy_constants && state.mode === "toy";
   callControls.sync(state);
   agentControls.sync(state.agent);
   markScenario();
@@ -196,6 +232,15 @@ for (const button of document.querySelectorAll("#wrong .show-me")) {
   });
 }
 
+setupLogs($("logs-root"), {
+  analyze: async (text, filename) => {
+    await ready;
+    return (await engine.analyze(text, filename)).analysis;
+  },
+  useFitted: (toyConstants) => applyState({ toy_constants: toyConstants, mode: "toy" }),
+  sampleUrl: new URL("../sample-log.csv", import.meta.url).href,
+});
+
 // --- page API ---------------------------------------------------------------------------------
 
 function setState(partial) {
@@ -214,10 +259,9 @@ function setState(partial) {
 
 // --- start ------------------------------------------------------------------------------------
 
-callControls.sync(state);
-agentControls.sync(state.agent);
-markScenario();
+applyState({});
 showReport(initial.report);
+$("model-reset").addEventListener("click", () => applyState({ mode: "toy", toy_constants: null }));
 $("play").addEventListener("click", async () => {
   if (!engine.ready) setStatus("Python is still loading: the call will play once it is ready…");
   player.play(await evaluateState({}));
@@ -242,6 +286,13 @@ installApi({
   getState: () => structuredClone(state),
   setState,
   report: () => evaluateState({}),
+  options: () => structuredClone({
+    accelerators: BUILD.options.accelerators.map(({ id, name }) => ({ id, name })),
+    models: BUILD.options.models.map(({ id, name }) => ({ id, name })),
+    weight_dtypes: BUILD.options.weight_dtypes,
+    tensor_parallel: BUILD.options.tensor_parallel,
+    scenarios: BUILD.scenarios.map(({ id, name }) => ({ id, name })),
+  }),
   version: BUILD.version,
 });
 

@@ -1,0 +1,75 @@
+"""Roofline mode on the page: the mode switch, the hardware pickers, the bounds and the chart."""
+
+from __future__ import annotations
+
+import pytest
+from pagewait import wait_for_readouts
+
+from twoclocks.roofline import roofline_options
+from twoclocks.web import DEFAULT_STATE, evaluate
+
+pytestmark = pytest.mark.browser
+
+
+def settle(page, state: dict) -> dict:
+    report = evaluate({**DEFAULT_STATE, **state})
+    got = wait_for_readouts(page, report["ttft_ms"], report["ttlt_ms"])
+    assert got == pytest.approx((report["ttft_ms"], report["ttlt_ms"]), rel=1e-12)
+    return report
+
+
+def test_switching_to_roofline_shows_the_models_clocks_bounds_and_chart(lesson):
+    """The Roofline switch shows the roofline model's clocks, its bounds and a drawn chart."""
+    assert lesson.locator("#roofline-panel").is_hidden()
+    lesson.check("#mode-roofline")
+    report = settle(lesson, {"mode": "roofline"})
+    assert lesson.locator("#roofline-panel").is_visible()
+    bounds = lesson.text_content("#bounds")
+    assert "Prefill: compute-bound" in bounds and "Decode: memory-bound" in bounds
+    assert f"{round(report['prefill_fraction_of_peak'] * 100)}% of peak" in bounds
+    drawn = lesson.evaluate(
+        """async () => { const c = document.getElementById("roofline-canvas");
+             while (!Number(c.dataset.drawn || 0)) await new Promise(requestAnimationFrame);
+             return c.getAttribute("aria-label"); }"""
+    )
+    assert "compute-bound" in drawn and "memory-bound" in drawn
+
+
+def test_pickers_change_the_hardware_and_more_bandwidth_speeds_decode(lesson):
+    """Choosing an H200 over an H100 keeps the model and makes each decode step faster."""
+    lesson.check("#mode-roofline")
+    h100 = settle(lesson, {"mode": "roofline"})
+    lesson.select_option("#accelerator-select", "h200")
+    h200 = settle(lesson, {"mode": "roofline", "accelerator": "h200"})
+    assert h200["tpot_ms"] < h100["tpot_ms"]
+    assert "H200" in lesson.text_content("#model-name")
+
+
+def test_a_model_that_does_not_fit_shows_the_out_of_memory_message(lesson):
+    """Llama 3.1 70B in bf16 on one 80 GB device shows the model's out-of-memory error, not a number."""
+    lesson.check("#mode-roofline")
+    settle(lesson, {"mode": "roofline"})
+    lesson.select_option("#model-select", "llama-3.1-70b")
+    message = lesson.evaluate(
+        """async () => { const e = document.getElementById("model-error");
+             while (!e.textContent) await new Promise(requestAnimationFrame); return e.textContent; }"""
+    )
+    assert "GB" in message and "tensor_parallel" in message
+    lesson.select_option("#tensor_parallel-select", "4")
+    settle(lesson, {"mode": "roofline", "model": "llama-3.1-70b", "tensor_parallel": 4})
+    assert lesson.text_content("#model-error") == ""
+
+
+def test_options_list_every_preset():
+    """The pickers' choices come from the model's presets."""
+    options = roofline_options()
+    assert {"h100-sxm", "h200", "a100-80gb", "l4"} <= {a["id"] for a in options["accelerators"]}
+    assert {"llama-3.1-8b", "llama-3.1-70b", "mistral-7b"} <= {m["id"] for m in options["models"]}
+
+
+def test_twoclocks_options_returns_preset_ids_and_names(lesson):
+    """TwoClocks.options() gives the accelerator and model ids and display names."""
+    options = lesson.evaluate("() => window.TwoClocks.options()")
+    expected = roofline_options()
+    assert options["accelerators"] == [{"id": a["id"], "name": a["name"]} for a in expected["accelerators"]]
+    assert options["models"] == [{"id": m["id"], "name": m["name"]} for m in expected["models"]]
