@@ -40,8 +40,8 @@ def dist_dir() -> Path:
 class Server:
     """A quiet dev server on a free port, run in a thread for the test session."""
 
-    def __init__(self, directory: Path, *, isolated: bool = False) -> None:
-        self.httpd = build.make_server(directory, 0, isolated=isolated, quiet=True)
+    def __init__(self, directory: Path, *, isolated: bool = False, csp: bool = True) -> None:
+        self.httpd = build.make_server(directory, 0, isolated=isolated, quiet=True, csp=csp)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()

@@ -7,6 +7,7 @@ import { setupCell } from "./cell.js";
 import { ClocksView } from "./clocks.js";
 import { AGENT_CONTROLS, CALL_CONTROLS, MODEL_CONTROLS, buildControls, checkValue } from "./controls.js";
 import { renderDoubling } from "./doubling.js";
+import { setupEmbedding } from "./embedded.js";
 import { Engine } from "./engine.js";
 import { formatMs, formatPercent, formatTokens, formatUsd } from "./format.js";
 import { CallLog } from "./log.js";
@@ -14,10 +15,13 @@ import { setupLogs } from "./logsview.js";
 import { buildMistakes } from "./mistakes.js";
 import { Player } from "./play.js";
 import { RooflineChart, formatBytes } from "./rooflinechart.js";
+import { parseUrl, toQuery } from "./urlstate.js";
 
 const $ = (id) => document.getElementById(id);
 const ANNOUNCE_AFTER_MS = 700; // the live region speaks once the learner stops dragging
+const URL_SYNC_MS = 300; // the address follows the controls, at most this often
 const initial = JSON.parse($("initial-state").textContent);
+let logsView = null; // set once the log section is built; applyState may run before
 let state = structuredClone(initial.state);
 let shown = initial.report;
 
@@ -143,9 +147,18 @@ async function sendUpdate() {
     if (updates.pending) sendUpdate();
     else if (engine.ready) {
       document.body.dataset.settled = "true"; // what is shown is the model's view of the current state
+      $("lab").classList.remove("lab-pending");
       resolveReady();
     }
   }
+}
+
+let urlTimer = 0;
+function syncUrl() {
+  clearTimeout(urlTimer);
+  urlTimer = setTimeout(() => {
+    history.replaceState(history.state, "", `${location.pathname}${toQuery(state, BUILD.defaults, view)}${location.hash}`);
+  }, URL_SYNC_MS);
 }
 
 function applyState(partial) {
@@ -154,12 +167,15 @@ function applyState(partial) {
     next.cached_prefix_tokens = Math.min(next.cached_prefix_tokens, next.prompt_tokens);
   }
   state = next;
+  $("lab").classList.toggle("lab-pending", !engine.ready);
+  syncUrl();
   document.body.dataset.settled = "false";
   player.cancel();
   modelControls.sync(state);
   $("controls-hardware").hidden = state.mode !== "roofline";
   $("model-name").textContent = describeModel();
   $("model-reset").hidden = !state.toy_constants && state.mode === "toy";
+  logsView?.setFitted(Boolean(state.toy_constants) && state.mode === "toy");
   callControls.sync(state);
   agentControls.sync(state.agent);
   markScenario();
@@ -232,7 +248,7 @@ for (const button of document.querySelectorAll("#wrong .show-me")) {
   });
 }
 
-setupLogs($("logs-root"), {
+logsView = setupLogs($("logs-root"), {
   analyze: async (text, filename) => {
     await ready;
     return (await engine.analyze(text, filename)).analysis;
@@ -257,8 +273,57 @@ function setState(partial) {
   return structuredClone(state);
 }
 
+// --- the view the address asks for: sections, theme, read-only, embedding ---------------------
+
+const view = parseUrl(location.search, BUILD.limits, BUILD.scenarios);
+view.embed ||= document.documentElement.classList.contains("embed");
+
+function applyView() {
+  const root = document.documentElement;
+  root.classList.toggle("embed", view.embed);
+  if (view.theme === "auto") delete root.dataset.theme;
+  else root.dataset.theme = view.theme;
+  for (const section of document.querySelectorAll("[data-section]")) {
+    section.hidden = !view.sections.includes(section.dataset.section);
+  }
+  if (view.readonly) {
+    for (const controls of [modelControls, callControls, agentControls]) controls.setLocked(true);
+    for (const button of document.querySelectorAll(".chip, .show-me, #model-reset")) button.disabled = true;
+    $("code").readOnly = true;
+    document.body.classList.add("readonly");
+  }
+  if (view.notes.length) {
+    $("notice").hidden = false;
+    $("notice").textContent = `Some settings in the address were adjusted: ${view.notes.join("; ")}.`;
+  }
+}
+
+function initialState() {
+  let start = { ...state, ...(view.scenario?.state ?? {}) };
+  if (view.scenario) $("takeaway").textContent = view.scenario.takeaway;
+  start = { ...start, ...view.state, agent: { ...start.agent, ...(view.state.agent ?? {}) } };
+  if (start.cached_prefix_tokens > start.prompt_tokens) {
+    view.notes.push(`cached_prefix_tokens lowered to the prompt's ${start.prompt_tokens.toLocaleString("en-US")} tokens`);
+    start.cached_prefix_tokens = start.prompt_tokens;
+  }
+  return start;
+}
+
+$("copy-link").addEventListener("click", async () => {
+  clearTimeout(urlTimer);
+  const link = new URL(`${location.pathname}${toQuery(state, BUILD.defaults, { ...view, embed: false })}`, location.href);
+  try {
+    await navigator.clipboard.writeText(link.href);
+    $("copy-status").textContent = "Link copied: it opens this exact view.";
+  } catch {
+    $("copy-status").textContent = `Copy this link: ${link.href}`;
+  }
+});
+
 // --- start ------------------------------------------------------------------------------------
 
+state = initialState();
+applyView();
 applyState({});
 showReport(initial.report);
 $("model-reset").addEventListener("click", () => applyState({ mode: "toy", toy_constants: null }));
@@ -281,7 +346,7 @@ $("retry").addEventListener("click", () => {
   setStatus("Retrying: downloading the Python runtime…");
   engine.restart();
 });
-installApi({
+const api = installApi({
   ready,
   getState: () => structuredClone(state),
   setState,
@@ -295,6 +360,8 @@ installApi({
   }),
   version: BUILD.version,
 });
+
+setupEmbedding(api);
 
 if (location.protocol === "file:") {
   setStatus("This page must be served over HTTP, not opened as a file: run `python3 build.py serve` " +

@@ -4,9 +4,10 @@ Python and answers a slider, and how many bytes it costs cold and warm.
     .venv/bin/python tests/bench/bench.py [--runs N] [--drags N]     (defaults: 5 runs, 200 drags)
     python3 build.py bench                                           (calls main(argv))
 
-Build first (`python3 build.py`); the script only reads dist/. It serves dist/ with the dev server's
-handler (build.Handler: same MIME types, CSP and Cache-Control), plus tests/bench/ under /bench/,
-where bare.html, bare.js and bare-worker.js boot the same vendored Pyodide with nothing else.
+Build first (`python3 build.py`); the script never writes to dist/. It serves a copy of dist/ taken at
+start (so a concurrent rebuild cannot break a run) with the dev server's handler (build.Handler: same
+MIME types, CSP and Cache-Control), plus tests/bench/ under /bench/, where bare.html, bare.js and
+bare-worker.js boot the same vendored Pyodide in a module worker and do nothing else.
 One headless Chromium (/usr/bin/chromium, or $CHROMIUM_PATH) is launched; never a downloaded one.
 
 Each run measures, all times in ms on the page's own clock (performance.now(), 0 = navigation start):
@@ -17,9 +18,10 @@ Each run measures, all times in ms on the page's own clock (performance.now(), 0
   - slider latency: --drags programmatic 'input' events on #prompt_tokens-slider, one after another,
     each timed until the canvas's data-drawn count increments (p50 and p95 per run);
   - bytes fetched, ours (not under pyodide-*/) and Pyodide's (under pyodide-*/), from Resource Timing
-    of the page and its worker (transferSize: headers + body as sent over the wire);
-  - a warm second visit in a persistent profile: ready time and the bytes actually downloaded
-    (entries with transferSize > 0; a 304 revalidation of index.html counts its small size).
+    of the page and of its worker: body bytes (encodedBodySize) of every entry that went to the
+    network (transferSize > 0), and transferSize itself (Chromium adds a flat 300 B for headers);
+  - a warm second visit in a persistent profile: ready time and what went to the network again
+    (index.html is no-cache, so it is revalidated: a 304 with no body, transferSize 300 B).
 Every cold load uses a fresh browser context, so nothing is cached between them.
 Prints a table of median (min - max) over the runs, then the raw per-run numbers. Standard library
 and Playwright only.
@@ -68,7 +70,7 @@ MARKS_SCRIPT = """
   }).observe({ type: "paint", buffered: true });
   new MutationObserver(() => {
     const canvas = document.getElementById("clocks-canvas");
-    if (marks.firstDrawnMs === null && canvas && canvas.dataset.drawn) marks.firstDrawnMs = performance.now();
+    if (marks.firstDrawnMs === null && canvas?.dataset.drawn) marks.firstDrawnMs = performance.now();
   }).observe(document, { subtree: true, attributes: true, attributeFilter: ["data-drawn"] });
   const hookReady = () => {
     if (!window.TwoClocks) return requestAnimationFrame(hookReady);
@@ -102,7 +104,10 @@ async ([n, deadline]) => {
       clearTimeout(timer);
       resolve(performance.now());
     });
-    const timer = setTimeout(() => { observer.disconnect(); reject(new Error("no draw after a drag")); }, deadline);
+    const timer = setTimeout(() => {
+      observer.disconnect();
+      reject(new Error("no draw after a drag"));
+    }, deadline);
     observer.observe(canvas, { attributes: true, attributeFilter: ["data-drawn"] });
   });
   for (let i = 0; i < 3; i++) await new Promise(requestAnimationFrame);  // let ready's own draw land
@@ -123,6 +128,13 @@ async ([n, deadline]) => {
 }
 """.replace("SLIDER_ID", repr(SLIDER))
 
+BARE_BOOT = """
+(deadline) => Promise.race([
+  window.bareBoot,
+  new Promise((_, reject) => setTimeout(() => reject(new Error("the bare boot timed out")), deadline)),
+])
+"""
+
 RESOURCES = """
 () => performance.getEntriesByType("navigation").concat(performance.getEntriesByType("resource"))
   .map((e) => ({ url: e.name, transferSize: e.transferSize, encodedBodySize: e.encodedBodySize,
@@ -137,6 +149,11 @@ class BenchHandler(build.Handler):
     """The dev server's handler for dist/, with tests/bench/ served under /bench/."""
 
     quiet = True
+    served: list[tuple[str, int]] = []  # (path, status) of every response, shared by all requests
+
+    def log_request(self, code="-", size="-") -> None:
+        """Record each response's path and status (the server's side of the byte counts)."""
+        self.served.append((self.path, int(code)))
 
     def translate_path(self, path: str) -> str:
         """Map /bench/... to tests/bench/ and everything else to dist/."""
@@ -183,10 +200,14 @@ def pyodide_dir_name(dist: Path) -> str:
 # --- measuring one page -----------------------------------------------------------------------
 
 
+def path_of(url: str) -> str:
+    """The URL's path, e.g. '/pyodide-314.0.7/pyodide.mjs'."""
+    return "/" + url.split("://", 1)[-1].split("/", 1)[-1]
+
+
 def is_pyodide(url: str) -> bool:
     """True for files under the vendored pyodide-*/ folder."""
-    path = url.split("://", 1)[-1].split("/", 1)[-1]
-    return path.startswith("pyodide-")
+    return path_of(url).startswith("/pyodide-")
 
 
 def page_resources(page) -> list[dict]:
@@ -197,6 +218,15 @@ def page_resources(page) -> list[dict]:
     return entries
 
 
+def body_downloaded(entry: dict) -> int:
+    """Body bytes that came over the network: none from the cache or for a 304 revalidation.
+
+    A revalidated entry reports the cached body's encodedBodySize but only the header allowance as
+    transferSize, so a transferSize not larger than the body means the body was not downloaded.
+    """
+    return entry["encodedBodySize"] if entry["transferSize"] > entry["encodedBodySize"] else 0
+
+
 def byte_counts(entries: list[dict]) -> dict:
     """Body bytes downloaded (ours, Pyodide's), transferSize total, and what came over the network.
 
@@ -204,16 +234,15 @@ def byte_counts(entries: list[dict]) -> dict:
     (encodedBodySize, 0 for a 304) plus a header allowance (Chromium counts a flat 300 B).
     """
     fetched = [e for e in entries if e["transferSize"] > 0]
-    ours = sum(e["encodedBodySize"] for e in fetched if not is_pyodide(e["url"]))
-    pyodide = sum(e["encodedBodySize"] for e in fetched if is_pyodide(e["url"]))
+    ours = sum(body_downloaded(e) for e in fetched if not is_pyodide(e["url"]))
+    pyodide = sum(body_downloaded(e) for e in fetched if is_pyodide(e["url"]))
     return {
         "bytes_ours": ours,
         "bytes_pyodide": pyodide,
         "bytes_total": ours + pyodide,
         "transfer_total": sum(e["transferSize"] for e in fetched),
-        "files": len(entries),
         "files_downloaded": len(fetched),
-        "downloaded": [f"{e['url'].split('/', 3)[-1] or '/'} {e['status']} {e['transferSize']} B" for e in fetched],
+        "downloaded": [f"{path_of(e['url'])} transferSize {e['transferSize']} B" for e in fetched],
     }
 
 
@@ -230,9 +259,11 @@ def measure_ours(browser, url: str, drags: int) -> dict:
         page = context.new_page()
         page.goto(url)
         marks = wait_marks(page, "fcpMs", "firstDrawnMs", "readyMs")
-        result = {"fcp_ms": marks["fcpMs"], "drawn_ms": marks["firstDrawnMs"], "ready_ms": marks["readyMs"]}
+        result = {
+            "fcp_ms": marks["fcpMs"], "drawn_ms": marks["firstDrawnMs"], "ready_ms": marks["readyMs"]
+        }
         result.update(byte_counts(page_resources(page)))
-        drag = page.evaluate(DRAGS, [drags, DEADLINE_MS]) if drags else {"latencies": [], "unsettled": 0}
+        drag = page.evaluate(DRAGS, [drags, DEADLINE_MS])
         result["drag_ms"], result["drag_unsettled"] = drag["latencies"], drag["unsettled"]
         return result
     finally:
@@ -245,7 +276,7 @@ def measure_bare(browser, url: str) -> dict:
     try:
         page = context.new_page()
         page.goto(url)
-        boot = page.evaluate("async () => await window.bareBoot")
+        boot = page.evaluate(BARE_BOOT, DEADLINE_MS)
         return {"bare_ms": boot["pageMs"], "bare_worker_ms": boot["workerMs"]}
     finally:
         context.close()
@@ -263,12 +294,15 @@ def measure_warm(playwright, url: str) -> dict:
             first.goto(url)
             wait_marks(first, "readyMs")
             first.close()
+            already_served = len(BenchHandler.served)
             page = context.new_page()
             page.goto(url)
             marks = wait_marks(page, "readyMs")
             counts = byte_counts(page_resources(page))
+            served = BenchHandler.served[already_served:]
         finally:
             context.close()
+    counts["server"] = [f"{path} {status}" for path, status in served]
     return {"warm_ready_ms": marks["readyMs"], **{f"warm_{k}": v for k, v in counts.items()}}
 
 
@@ -350,14 +384,16 @@ def summary_line(label: str, values: list[float], fmt) -> str:
     return f"{label:<40} {fmt(statistics.median(values)):>10}  {spread}"
 
 
-def print_report(runs: list[dict], drags: int) -> None:
+def print_report(runs: list[dict]) -> None:
     """Print the summary table, pooled figures, and the raw per-run numbers."""
-    print(f"\n{'metric':<40} {'median':>10}  (min - max)   over {len(runs)} runs")
+    load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
+    print(f"\n{'metric':<40} {'median':>10}  (min - max)   over {len(runs)} runs; "
+          f"load average {load} on {os.cpu_count()} CPUs")
     print("-" * 78)
     for label, key, fmt in ROWS:
         print(summary_line(label, [run[key] for run in runs], fmt))
-    medians = statistics.median(r["ready_ms"] for r in runs) / statistics.median(r["bare_ms"] for r in runs)
-    print(f"{'ratio of medians, ready / bare boot':<40} {fmt_ratio(medians):>10}")
+    ready, bare = (statistics.median(run[key] for run in runs) for key in ("ready_ms", "bare_ms"))
+    print(f"{'ratio of medians, ready / bare boot':<40} {fmt_ratio(ready / bare):>10}")
     pooled = [ms for run in runs for ms in run["drag_ms"]]
     if pooled:
         print(f"{'slider latency, all drags pooled (ms)':<40} p50 {fmt_ms(percentile(pooled, 50))}, "
@@ -365,13 +401,20 @@ def print_report(runs: list[dict], drags: int) -> None:
     unsettled = sum(run["drag_unsettled"] for run in runs)
     if unsettled:
         print(f"note: {unsettled} drags were drawn before the page had settled on the model's answer")
-    print("\nwarm visit, what went to the network (last run):", "; ".join(runs[-1]["warm_downloaded"]))
-    print("\nraw per-run numbers:")
-    keys = [key for _, key, _ in ROWS]
-    print("run  " + "  ".join(keys))
-    for number, run in enumerate(runs, 1):
-        print(f"{number:<4} " + "  ".join(f"{run[key]:.1f}" if isinstance(run[key], float)
-                                          else str(run[key]) for key in keys))
+    print("\nwarm visit, last run: Resource Timing entries with transferSize > 0:",
+          "; ".join(runs[-1]["warm_downloaded"]) or "none")
+    print("warm visit, last run: requests the server answered:",
+          "; ".join(runs[-1]["warm_server"]) or "none")
+    print_raw(runs)
+
+
+def print_raw(runs: list[dict]) -> None:
+    """Print every per-run number: one line per metric, one column per run."""
+    print("\nraw per-run numbers (one column per run):")
+    for key in [key for _, key, _ in ROWS] + ["drag_unsettled"]:
+        digits = 3 if key == "ratio" else 1
+        cells = [f"{run[key]:.{digits}f}" if isinstance(run[key], float) else str(run[key]) for run in runs]
+        print(f"  {key:<22} " + "  ".join(f"{cell:>10}" for cell in cells))
 
 
 # --- entry point ------------------------------------------------------------------------------
@@ -388,6 +431,24 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return args
 
 
+def run_all(base: str, bare_url: str, runs: int, drags: int) -> list[dict]:
+    """Launch Chromium once and return one result per run."""
+    from playwright.sync_api import sync_playwright  # imported here so build.py can import us cheaply
+
+    results = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
+        )
+        print(f"Chromium {browser.version} at {base}: {runs} runs, {drags} drags each", flush=True)
+        for index in range(runs):
+            results.append(run_once(playwright, browser, base, bare_url, drags, index))
+            print(f"  run {index + 1}/{runs}: ready {fmt_ms(results[-1]['ready_ms'])} ms, "
+                  f"bare {fmt_ms(results[-1]['bare_ms'])} ms (load average {os.getloadavg()[0]:.1f})", flush=True)
+        browser.close()
+    return results
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and print the report; 0 on success, 1 if it could not run."""
     args = parse_args(sys.argv[1:] if argv is None else argv)
@@ -397,37 +458,17 @@ def main(argv: list[str] | None = None) -> int:
     if not Path(CHROMIUM).exists():
         print(f"bench.py: Chromium not found at {CHROMIUM} (set CHROMIUM_PATH).", file=sys.stderr)
         return 1
-    from playwright.sync_api import sync_playwright  # imported here so build.py can import us cheaply
-
-    runs = []
     with tempfile.TemporaryDirectory(prefix="twoclocks-dist-") as scratch:
         dist = snapshot_dist(Path(scratch) / "dist")
+        print(f"serving a copy of {build.DIST} ({', '.join(sorted(p.name for p in dist.iterdir()))})")
         server, base = start_server(dist)
         try:
-            run_all(sync_playwright, base, f"{base}bench/bare.html?pyodide={pyodide_dir_name(dist)}", args, runs)
+            bare_url = f"{base}bench/bare.html?pyodide={pyodide_dir_name(dist)}"
+            runs = run_all(base, bare_url, args.runs, args.drags)
         finally:
             server.shutdown()
             server.server_close()
-    print_report(runs, args.drags)
-    return 0
-
-
-def run_all(sync_playwright, base: str, bare_url: str, args: argparse.Namespace, runs: list[dict]) -> None:
-    """Launch Chromium and append one result per run to `runs`."""
-    if True:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-            print(f"Chromium {browser.version}, serving {build.DIST} at {base}; "
-                  f"{args.runs} runs, {args.drags} drags each", flush=True)
-            for index in range(args.runs):
-                runs.append(run_once(playwright, browser, base, bare_url, args.drags, index))
-                print(f"  run {index + 1}/{args.runs}: ready {fmt_ms(runs[-1]['ready_ms'])} ms, "
-                      f"bare {fmt_ms(runs[-1]['bare_ms'])} ms", flush=True)
-            browser.close()
-    finally:
-        server.shutdown()
-        server.server_close()
-    print_report(runs, args.drags)
+    print_report(runs)
     return 0
 
 

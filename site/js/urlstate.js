@@ -1,0 +1,104 @@
+// The page's URL as configuration: every control's value, a scenario, which sections show, read-only
+// mode and the theme. Parsing never throws: a bad value is clamped or ignored and named in a notice.
+// Keys are the model's keyword names (agent-loop keys as `agent.turns`); see README, "Embedding".
+
+export const SECTIONS = ["clocks", "agent", "logs", "mistakes", "code"];
+export const THEMES = ["auto", "light", "dark"];
+const FLAGS = ["embed", "readonly", "theme", "sections", "scenario"];
+const TRUE = ["1", "true", "yes", "on"];
+const FALSE = ["0", "false", "no", "off"];
+
+const shown = (text) => JSON.stringify(text.length > 40 ? `${text.slice(0, 37)}…` : text);
+
+/** Parse one parameter against its limit: returns {value} or {value, note} or {note} (ignored). */
+function parseValue(name, text, limit) {
+  switch (limit.kind) {
+    case "bool":
+      if (TRUE.includes(text.toLowerCase())) return { value: true };
+      if (FALSE.includes(text.toLowerCase())) return { value: false };
+      return { note: `${name}=${shown(text)} ignored: use true or false` };
+    case "choice": {
+      const choice = limit.choices.find((c) => String(c) === text);
+      return choice === undefined
+        ? { note: `${name}=${shown(text)} ignored: use one of ${limit.choices.join(", ")}` }
+        : { value: choice };
+    }
+    case "int":
+    case "float": {
+      const number = text.trim() === "" ? NaN : Number(text);
+      if (!Number.isFinite(number)) return { note: `${name}=${shown(text)} ignored: not a number` };
+      const rounded = limit.kind === "int" ? Math.round(number) : number;
+      const value = Math.min(limit.max, Math.max(limit.min, rounded));
+      if (value !== number) {
+        return { value, note: `${name}=${shown(text)} changed to ${value.toLocaleString("en-US")} ` +
+          `(allowed: ${limit.min.toLocaleString("en-US")} to ${limit.max.toLocaleString("en-US")})` };
+      }
+      return { value };
+    }
+    default:
+      return { note: `${name} cannot be set from the address` };
+  }
+}
+
+/**
+ * Read a query string. Returns {state (partial), scenario, sections, readonly, theme, embed, notes}.
+ * `limits` is BUILD.limits, `scenarios` BUILD.scenarios.
+ */
+export function parseUrl(search, limits, scenarios) {
+  const params = new URLSearchParams(search);
+  const result = { state: {}, agent: {}, scenario: null, sections: SECTIONS, readonly: false,
+    theme: "auto", embed: false, notes: [] };
+  const note = (text) => result.notes.push(text);
+  for (const [name, text] of params) {
+    if (FLAGS.includes(name)) continue;
+    const [head, field] = name.split(".", 2);
+    const limit = field ? limits[head]?.fields?.[field] : limits[name];
+    if (!limit || (head === "agent") !== Boolean(field)) {
+      note(`${shown(name)} is not a setting of this lesson and was ignored`);
+      continue;
+    }
+    const parsed = parseValue(name, text, limit);
+    if (parsed.note) note(parsed.note);
+    if ("value" in parsed) (field ? result.agent : result.state)[field ?? name] = parsed.value;
+  }
+  if (params.has("scenario")) {
+    const scenario = scenarios.find((s) => s.id === params.get("scenario"));
+    if (scenario) result.scenario = scenario;
+    else note(`scenario=${shown(params.get("scenario"))} ignored: use one of ${scenarios.map((s) => s.id).join(", ")}`);
+  }
+  if (params.has("sections")) {
+    const asked = params.get("sections").split(",").map((s) => s.trim()).filter(Boolean);
+    const known = asked.filter((s) => SECTIONS.includes(s));
+    for (const s of asked.filter((s) => !SECTIONS.includes(s))) note(`section ${shown(s)} ignored: use ${SECTIONS.join(", ")}`);
+    if (known.length) result.sections = known;
+  }
+  if (params.has("theme")) {
+    const theme = params.get("theme");
+    if (THEMES.includes(theme)) result.theme = theme;
+    else note(`theme=${shown(theme)} ignored: use ${THEMES.join(", ")}`);
+  }
+  result.readonly = TRUE.includes((params.get("readonly") ?? "").toLowerCase());
+  result.embed = TRUE.includes((params.get("embed") ?? "").toLowerCase());
+  if (Object.keys(result.agent).length) result.state.agent = result.agent;
+  return result;
+}
+
+/** The query string for a state: the settings that differ from `defaults`, then the view flags. */
+export function toQuery(state, defaults, view) {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(state)) {
+    if (key === "agent") {
+      for (const [field, v] of Object.entries(value)) {
+        if (v !== defaults.agent[field]) params.set(`agent.${field}`, String(v));
+      }
+    } else if (key !== "toy_constants" && value !== defaults[key]) {
+      params.set(key, String(value));
+    }
+  }
+  if (view.embed) params.set("embed", "1");
+  if (view.readonly) params.set("readonly", "1");
+  if (view.theme !== "auto") params.set("theme", view.theme);
+  if (view.sections.length !== SECTIONS.length) params.set("sections", view.sections.join(","));
+  const query = params.toString();
+  return query ? `?${query}` : "";
+}

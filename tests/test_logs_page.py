@@ -1,0 +1,285 @@
+""""Bring your own logs" in Chromium: import a log (picker, drop, paste, sample), see what CPython's
+``twoclocks.traffic.analyze_log`` finds for the same bytes, run the lesson on the fitted model and
+back, errors for unknown formats and oversized files, the charts, and no request off the origin."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pagewait import DEADLINE_MS, wait_for_readouts
+
+from twoclocks.fit import DECODE_TERMS, PREFILL_TERMS
+from twoclocks.traffic import analyze_log
+from twoclocks.web import DEFAULT_STATE, evaluate
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parent.parent
+LOGS = ROOT / "tests" / "data" / "logs"
+SAMPLE = ROOT / "site" / "sample-log.csv"
+MAX_FILE_BYTES = 50 * 1024 * 1024
+
+_WAIT_ANALYSIS = """
+async ([before, deadline]) => {
+  const root = document.getElementById("logs-root");
+  const start = performance.now();
+  while (Number(root.dataset.runs || 0) <= before || root.dataset.state === "busy") {
+    if (performance.now() - start > deadline) throw new Error("the log analysis did not finish");
+    await new Promise(requestAnimationFrame);
+  }
+  await new Promise(requestAnimationFrame);
+  return root.dataset.state;
+}
+"""
+
+_WAIT_DRAWN = """
+async ([id, count, deadline]) => {
+  const canvas = document.getElementById(id);
+  const start = performance.now();
+  while (Number(canvas.dataset.drawn || 0) <= count) {
+    if (performance.now() - start > deadline) break;
+    await new Promise(requestAnimationFrame);
+  }
+  return Number(canvas.dataset.drawn || 0);
+}
+"""
+
+_DROP = """
+([name, text]) => {
+  const data = new DataTransfer();
+  data.items.add(new File([text], name, { type: "text/plain" }));
+  const zone = document.getElementById("logs-drop");
+  for (const type of ["dragenter", "dragover", "drop"]) {
+    zone.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: data }));
+  }
+}
+"""
+
+
+def runs(page) -> int:
+    return int(page.get_attribute("#logs-root", "data-runs") or 0)
+
+
+def analysed(page, action) -> str:
+    """Do `action` (which starts an analysis) and wait until it has finished; return the state."""
+    before = runs(page)
+    action()
+    return page.evaluate(_WAIT_ANALYSIS, [before, 2 * DEADLINE_MS])
+
+
+@pytest.fixture
+def logs(lesson):
+    """The shared page with the lesson on its defaults and the logs section back on toy numbers."""
+    if lesson.is_visible("#logs-back"):
+        lesson.click("#logs-back")
+    assert lesson.evaluate("() => window.TwoClocks.getState().toy_constants") is None
+    yield lesson
+    assert lesson.errors == []
+
+
+def upload(page, path: Path) -> str:
+    return analysed(page, lambda: page.set_input_files("#logs-file", str(path)))
+
+
+def expected_for(path: Path) -> dict:
+    return analyze_log(path.read_bytes(), filename=path.name)
+
+
+def attr_float(page, selector: str, name: str = "data-value") -> float:
+    return float(page.get_attribute(selector, name))
+
+
+def check_analysis_shown(page, expected: dict) -> None:
+    """Everything the section shows equals CPython's analysis of the same file."""
+    assert page.get_attribute("#logs-root", "data-state") == "done"
+    assert page.text_content("#logs-format") == expected["format_name"]
+    assert page.get_attribute("#logs-format", "data-format") == expected["format"]
+    assert int(page.get_attribute("#logs-rows", "data-used")) == expected["rows_used"]
+    assert int(page.get_attribute("#logs-rows", "data-total")) == expected["rows_total"]
+    # which column fed each quantity, and every unit interpretation, stated on screen
+    for quantity, source in expected["columns"].items():
+        cell = f'#logs-read tr[data-quantity="{quantity}"] td:nth-child(2)'
+        assert page.text_content(cell) == source
+    columns_text = page.text_content("#logs-read table")
+    for how in expected["units"].values():
+        assert how in columns_text
+    # skipped rows: one line per reason, with its count and its sentence
+    shown = {
+        li.get_attribute("data-reason"): int(li.get_attribute("data-count"))
+        for li in page.query_selector_all("#logs-skipped li")
+    }
+    assert shown == expected["skipped"]
+    for reason, line in expected["skip_reasons"].items():
+        assert line in page.text_content(f'#logs-skipped li[data-reason="{reason}"]')
+    # the fit
+    fit = expected["fit"]
+    for part, terms in (("prefill", PREFILL_TERMS), ("decode", DECODE_TERMS)):
+        assert fit[part]["ok"]
+        for term in terms:
+            got = attr_float(page, f'#logs-fit .logs-value[data-term="{term}"]')
+            assert got == pytest.approx(fit[part][term], rel=1e-12, abs=1e-300)
+        r2 = attr_float(page, f'#logs-fit [data-part="{part}"][data-quantity="r_squared"]')
+        assert r2 == pytest.approx(fit[part]["r_squared"], rel=1e-12)
+        rows = attr_float(page, f'#logs-fit [data-part="{part}"][data-quantity="rows"]')
+        assert rows == fit[part]["rows"]
+    # the diagnosis
+    diagnosis = expected["diagnosis"]
+    assert attr_float(page, "#logs-share", "data-prefill-share") == pytest.approx(diagnosis["prefill_share"], rel=1e-12)
+    assert attr_float(page, "#logs-share", "data-decode-share") == pytest.approx(diagnosis["decode_share"], rel=1e-12)
+    for quantity in ("ttft_ms", "ttlt_ms"):
+        for p in ("p50", "p90", "p99"):
+            got = attr_float(page, f'#logs-percentiles tr[data-quantity="{quantity}"] td[data-p="{p}"]')
+            assert got == pytest.approx(diagnosis["percentiles"][quantity][p], rel=1e-12)
+    for kind, key in (("prompts", "dominant_prompts"), ("outputs", "dominant_outputs")):
+        item = f'#logs-dominant li[data-kind="{kind}"]'
+        assert page.get_attribute(item, "data-hit") == str(diagnosis[key] is not None).lower()
+        if diagnosis[key]:
+            assert page.text_content(item) == diagnosis[key]["text"]
+    for kind in ("max_tokens", "short_after_long"):
+        item = f'#logs-mistakes li[data-kind="{kind}"]'
+        assert page.get_attribute(item, "data-hit") == str(diagnosis[kind]["hit"]).lower()
+        if diagnosis[kind]["hit"]:
+            assert page.text_content(item) == diagnosis[kind]["text"]
+    assert page.text_content("#logs-recommendation") == expected["recommendation"]
+    assert page.is_visible("#logs-recommendation")
+    assert page.is_enabled("#logs-use") == (fit["toy_constants"] is not None)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "table_bad_rows.csv",
+        "table_tpot.csv",
+        "vllm_benchmark_serving.json",
+        "llmperf_individual_responses.json",
+        "guidellm_benchmarks_v04.json",
+        "aiperf_profile_export.jsonl",
+    ],
+)
+def test_an_uploaded_log_shows_what_cpython_finds(logs, name):
+    """A file chosen with the picker is parsed, fitted and diagnosed exactly as CPython does."""
+    path = LOGS / name
+    assert upload(logs, path) == "done"
+    check_analysis_shown(logs, expected_for(path))
+    assert logs.request_log.foreign() == []
+
+
+def test_run_the_lesson_on_your_model_and_back(logs):
+    """The sample's fit drives the whole lesson, and the toy numbers come back on request."""
+    assert analysed(logs, lambda: logs.click("text=Try with a sample")) == "done"
+    expected = expected_for(SAMPLE)
+    check_analysis_shown(logs, expected)
+    logs.click("text=Run the lesson on your model")
+    constants = logs.evaluate("() => window.TwoClocks.getState().toy_constants")
+    assert constants == pytest.approx(expected["fit"]["toy_constants"], rel=1e-12)
+    assert logs.get_attribute("#logs-root", "data-fitted") == "true"
+    report = evaluate({**DEFAULT_STATE, "toy_constants": constants})
+    got = wait_for_readouts(logs, report["ttft_ms"], report["ttlt_ms"])
+    assert got == pytest.approx((report["ttft_ms"], report["ttlt_ms"]), rel=1e-12)
+    assert float(logs.get_attribute("#ttft-ms", "data-ms")) == pytest.approx(report["ttft_ms"], rel=1e-12)
+    assert report["ttft_ms"] != evaluate(DEFAULT_STATE)["ttft_ms"]
+
+    logs.click("#logs-back")
+    assert logs.evaluate("() => window.TwoClocks.getState().toy_constants") is None
+    assert logs.get_attribute("#logs-root", "data-fitted") == "false"
+    toy = evaluate(DEFAULT_STATE)
+    got = wait_for_readouts(logs, toy["ttft_ms"], toy["ttlt_ms"])
+    assert got == pytest.approx((toy["ttft_ms"], toy["ttlt_ms"]), rel=1e-12)
+    assert logs.request_log.foreign() == []
+
+
+def test_pasted_text_is_analysed(logs):
+    """Text pasted into the box and analysed gives CPython's result for the same text."""
+    text = (LOGS / "table_ms.csv").read_text()
+    logs.fill("#logs-text", text)
+    assert analysed(logs, lambda: logs.click("#logs-analyse")) == "done"
+    expected = analyze_log(text, filename="the pasted log")
+    check_analysis_shown(logs, expected)
+
+
+def test_a_dropped_file_is_analysed(logs):
+    """A file dropped on the drop zone is read like a chosen one."""
+    path = LOGS / "table_us.tsv"
+    state = analysed(logs, lambda: logs.evaluate(_DROP, [path.name, path.read_text()]))
+    assert state == "done"
+    check_analysis_shown(logs, expected_for(path))
+
+
+@pytest.mark.parametrize(
+    "name, data",
+    [
+        ("notes.csv", b"hello,world\n1,2\n"),
+        ("genai_perf_profile_export.json", (LOGS / "genai_perf_profile_export.json").read_bytes()),
+    ],
+)
+def test_an_unreadable_log_shows_the_error_naming_the_formats(logs, name, data):
+    """An unknown format ends in the error state with CPython's message, which names the formats."""
+    state = analysed(
+        logs, lambda: logs.set_input_files("#logs-file", {"name": name, "mimeType": "text/plain", "buffer": data})
+    )
+    assert state == "error"
+    expected = analyze_log(data, filename=name)
+    assert not expected["ok"]
+    error = logs.text_content("#logs-error")
+    assert expected["error"] in error
+    assert "AIPerf" in error and "vLLM" in error
+    assert logs.is_visible("#logs-error")
+    assert not logs.is_visible("#logs-results")
+    assert not logs.is_visible("#logs-use")
+
+
+def test_a_file_over_50_mb_is_refused_before_reading(logs, tmp_path):
+    """A file over the limit is refused at once, with a message giving the limit."""
+    big = tmp_path / "huge.csv"
+    with big.open("wb") as file:
+        file.truncate(MAX_FILE_BYTES + 1)
+    state = analysed(logs, lambda: logs.set_input_files("#logs-file", str(big)))
+    assert state == "error"
+    message = logs.text_content("#logs-error")
+    assert "huge.csv" in message and "50 MB" in message
+    assert logs.get_attribute("#logs-root", "aria-busy") == "false"
+
+
+def test_the_charts_are_drawn_described_and_fit_a_phone(logs):
+    """Both scatters are drawn and described; on a phone they stack, redraw, and nothing overflows."""
+    assert analysed(logs, lambda: logs.click("#logs-sample")) == "done"
+    expected = expected_for(SAMPLE)
+    drawn = {}
+    for canvas in ("logs-prefill-canvas", "logs-decode-canvas"):
+        drawn[canvas] = logs.evaluate(_WAIT_DRAWN, [canvas, 0, DEADLINE_MS])
+        assert drawn[canvas] >= 1
+        assert logs.get_attribute(f"#{canvas}", "role") == "img"
+        label = logs.get_attribute(f"#{canvas}", "aria-label")
+        assert f"{expected['rows_used']} requests" in label and "fitted" in label
+    # the same figures as text, for screen readers
+    for figure in ("logs-figure-prefill", "logs-figure-decode"):
+        rows = logs.query_selector_all(f"#{figure} .visually-hidden table tbody tr")
+        assert len(rows) >= 2
+        counted = sum(int(row.query_selector("td:nth-child(2)").text_content().replace(",", "")) for row in rows)
+        assert counted == len(expected["points"]["ttft_vs_prompt"])
+    try:
+        for width in (390, 320):
+            logs.set_viewport_size({"width": width, "height": 800})
+            # Redrawn at the new width: the bitmap matches the box (waited for, not assumed).
+            size = logs.evaluate(
+                """async (deadline) => {
+                  const c = document.getElementById("logs-prefill-canvas");
+                  const sizes = () => [c.width, Math.round(c.clientWidth * devicePixelRatio)];
+                  const start = performance.now();
+                  while (sizes()[0] !== sizes()[1] && performance.now() - start < deadline) {
+                    await new Promise(requestAnimationFrame);
+                  }
+                  return sizes();
+                }""",
+                DEADLINE_MS,
+            )
+            assert size[0] == size[1]
+            first = logs.locator("#logs-figure-prefill").bounding_box()
+            second = logs.locator("#logs-figure-decode").bounding_box()
+            assert second["y"] >= first["y"] + first["height"] - 1
+            overflow = logs.evaluate("() => [document.documentElement.scrollWidth, innerWidth]")
+            assert overflow[0] <= overflow[1]
+    finally:
+        logs.set_viewport_size({"width": 1280, "height": 900})
+    assert logs.request_log.foreign() == []
