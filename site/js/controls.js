@@ -225,6 +225,7 @@ function buildSegmented(control, limits, onChange) {
     aria-describedby="${key}-help"><span id="${key}-label" class="segmented-label"></span></div>
     <p class="help" id="${key}-help"></p>`;
   row.querySelector(".segmented-label").textContent = label;
+  row.querySelector(".segmented-label").classList.add("visually-hidden"); // the fieldset legend shows it
   row.querySelector(".help").textContent = help;
   const group = row.querySelector(".segmented");
   const inputs = limits[key].choices.map((choice) => {
