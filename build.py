@@ -273,13 +273,15 @@ def render_page(template: str, app_dir: str, *, embed: bool = False) -> str:
     return template
 
 
-def build() -> Path:
-    """Assemble dist/: versioned app and Pyodide folders plus the rendered pages."""
+def build(dist: Path = DIST, version: str | None = None) -> Path:
+    """Assemble dist/: versioned app and Pyodide folders plus the rendered pages.
+
+    `dist` and `version` (default: py/pyproject.toml's) let the tests build other releases."""
     runtime = pyodide_runtime_files(fetch_pyodide())
     micropip_bytes = fetch_micropip().read_bytes()
     step("building the twoclocks wheel from py/")
     wheel_name, wheel_bytes = build_wheel()
-    version = project_metadata()["version"]
+    version = version or project_metadata()["version"]
     assets = site_assets()
     assets["js/build.js"] = build_module(wheel_name, wheel_bytes, version)
     assets[wheel_name] = wheel_bytes
@@ -288,30 +290,30 @@ def build() -> Path:
         digest.update(path.encode() + b"\0" + data)
     app_dir = f"app-{version}-{digest.hexdigest()[:10]}"
 
-    step(f"assembling {DIST.relative_to(ROOT)}/ ({app_dir}, {PYODIDE_DIR_NAME})")
-    if DIST.exists():
-        shutil.rmtree(DIST)
-    write_files(DIST / app_dir, assets)
+    step(f"assembling {dist}/ ({app_dir}, {PYODIDE_DIR_NAME})")
+    if dist.exists():
+        shutil.rmtree(dist)
+    write_files(dist / app_dir, assets)
     pyodide_files = {name: runtime[name] for name in PYODIDE_FILES}
     pyodide_files["pyodide-lock.json"] = micropip_lock(runtime["pyodide-lock.json"])
     pyodide_files[MICROPIP_WHEEL] = micropip_bytes
-    write_files(DIST / PYODIDE_DIR_NAME, pyodide_files)
+    write_files(dist / PYODIDE_DIR_NAME, pyodide_files)
     template = (SITE_DIR / "index.html").read_text()
-    (DIST / "index.html").write_text(render_page(template, app_dir))
-    (DIST / "embed.html").write_text(render_page(template, app_dir, embed=True))
-    write_files(DIST, host_files())
-    write_zip(DIST / f"twoclocks-{version}.zip")
+    (dist / "index.html").write_text(render_page(template, app_dir))
+    (dist / "embed.html").write_text(render_page(template, app_dir, embed=True))
+    write_files(dist, host_files())
+    write_zip(dist, dist / f"twoclocks-{version}.zip")
     step("done")
-    return DIST
+    return dist
 
 
-def write_zip(target: Path) -> None:
+def write_zip(dist: Path, target: Path) -> None:
     """Zip dist/ (the site, ready to upload under any path) for course authors."""
-    step(f"packing {target.relative_to(ROOT)}")
-    files = sorted(p for p in DIST.rglob("*") if p.is_file() and p != target)
+    step(f"packing {target}")
+    files = sorted(p for p in dist.rglob("*") if p.is_file() and p != target)
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
         for path in files:
-            info = zipfile.ZipInfo(f"two-clocks/{path.relative_to(DIST).as_posix()}", WHEEL_TIMESTAMP)
+            info = zipfile.ZipInfo(f"two-clocks/{path.relative_to(dist).as_posix()}", WHEEL_TIMESTAMP)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
             archive.writestr(info, path.read_bytes())

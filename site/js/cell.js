@@ -1,28 +1,28 @@
-// The code cell: an editable textarea, a Run button and an output area under it.
-// Output is appended as text (never HTML) and capped so a print flood cannot swamp the page.
+// The code cell: an editable textarea with Run, Stop and Reset to example, and its output under it.
+// It has its own Python worker (see engine.js), started once the lesson's model is live or at the
+// first Run. Output is appended as text (never HTML) and capped; the text survives a reload.
 
-export const MAX_OUTPUT_CHARS = 200_000; // characters kept in the DOM per run; the rest are counted
+export const MAX_OUTPUT_CHARS = 100_000; // characters of output kept per run; the rest are counted
+export const STORAGE_KEY = "twoclocks:cell:v1"; // bump the version when the stored shape changes
+const SAVE_AFTER_MS = 300;
+const MAX_STORED_CHARS = 200_000;
+const INDENT = "    ";
 
+/** Appends output text once per animation frame, and ends with notes (hidden output, errors). */
 export class OutputView {
   constructor(element) {
     this.element = element;
-    this.kept = "";
-    this.hiddenChars = 0;
     this.queued = "";
     this.frame = 0;
   }
 
-  clear() {
-    this.kept = "";
-    this.hiddenChars = 0;
+  clear(text = "") {
     this.queued = "";
-    this.element.textContent = "";
+    this.element.textContent = text;
   }
 
   append(text) {
-    const room = MAX_OUTPUT_CHARS - this.kept.length - this.queued.length;
-    if (room > 0) this.queued += text.slice(0, room);
-    if (text.length > room) this.hiddenChars += text.length - Math.max(room, 0);
+    this.queued += text;
     if (!this.frame) this.frame = requestAnimationFrame(() => this.flush());
   }
 
@@ -30,54 +30,161 @@ export class OutputView {
     this.frame = 0;
     if (!this.queued) return;
     this.element.append(document.createTextNode(this.queued));
-    this.kept += this.queued;
     this.queued = "";
+    this.element.scrollTop = this.element.scrollHeight;
   }
 
-  finish(message) {
+  finish(notes) {
     if (this.frame) cancelAnimationFrame(this.frame);
     this.flush();
-    const notes = [];
-    if (this.hiddenChars) {
-      notes.push(`[${this.hiddenChars.toLocaleString("en-US")} more characters of output hidden: ` +
-        `the page keeps the first ${MAX_OUTPUT_CHARS.toLocaleString("en-US")}]`);
-    }
-    if (message) notes.push(message);
     if (!notes.length) return;
     const note = document.createElement("span");
     note.className = "output-note";
-    note.textContent = (this.kept && !this.kept.endsWith("\n") ? "\n" : "") + notes.join("\n");
+    const text = this.element.textContent;
+    note.textContent = (text && !text.endsWith("\n") ? "\n" : "") + notes.join("\n");
     this.element.append(note);
   }
 }
 
-/** Wire the cell: `run(code, onOutput)` resolves when the cell ends. */
-export function setupCell({ textarea, runButton, output, run }) {
+/** Read the saved cell text; anything missing, old or corrupt is ignored. */
+function loadSaved() {
+  try {
+    const saved = JSON.parse(localStorage.getItem(STORAGE_KEY));
+    if (saved?.version === 1 && typeof saved.code === "string" && saved.code.length <= MAX_STORED_CHARS) {
+      return saved.code;
+    }
+  } catch {
+    // storage blocked or not JSON: start from the example
+  }
+  return null;
+}
+
+function save(code) {
+  try {
+    if (code.length <= MAX_STORED_CHARS) localStorage.setItem(STORAGE_KEY, JSON.stringify({ version: 1, code }));
+  } catch {
+    // storage full or blocked: the cell still works, it just will not survive a reload
+  }
+}
+
+// Tab indents inside the cell; Escape then Tab leaves it (the keyboard is never trapped).
+function handleTab(textarea) {
+  let escaped = false;
+  textarea.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") {
+      escaped = true;
+      return;
+    }
+    if (event.key === "Tab" && !escaped && !event.shiftKey && !textarea.readOnly) {
+      event.preventDefault();
+      textarea.setRangeText(INDENT, textarea.selectionStart, textarea.selectionEnd, "end");
+      textarea.dispatchEvent(new Event("input"));
+    }
+    if (event.key !== "Shift") escaped = false;
+  });
+}
+
+/**
+ * Wire the cell. `engine` is the cell's own Engine; `waitForModel` resolves when the lesson's model
+ * is live (the cell worker starts then, so it never competes with the first paint).
+ */
+export function setupCell({ elements, engine, waitForModel, setStatus }) {
+  const { textarea, runButton, stopButton, resetButton, output, inputForm, inputLine } = elements;
   const view = new OutputView(output);
+  const example = textarea.defaultValue;
   let running = false;
+  let cancelled = false; // Stop pressed while the run still waited for Python to load
+  let saveTimer = 0;
+
+  const saved = loadSaved();
+  if (saved !== null) textarea.value = saved;
+  textarea.addEventListener("input", () => {
+    clearTimeout(saveTimer);
+    saveTimer = setTimeout(() => save(textarea.value), SAVE_AFTER_MS);
+  });
+  resetButton.addEventListener("click", () => {
+    textarea.value = example;
+    save(example);
+    textarea.focus();
+  });
+  handleTab(textarea);
+
+  const startEngine = () => { if (!engine.started) engine.start(); };
+  waitForModel.then(startEngine);
+
+  function setRunning(on) {
+    running = on;
+    runButton.disabled = on;
+    stopButton.disabled = !on;
+    output.setAttribute("aria-busy", String(on));
+    if (!on) inputForm.hidden = true;
+  }
+
   async function runCell() {
     if (running) return;
-    running = true;
-    runButton.disabled = true;
-    output.setAttribute("aria-busy", "true");
+    setRunning(true);
+    cancelled = false;
     view.clear();
     try {
-      await run(textarea.value, (text) => view.append(text));
-      view.finish();
+      if (!engine.ready) {
+        view.clear("Waiting for Python to finish loading…\n");
+        setStatus("The cell will run as soon as Python is ready…");
+        startEngine();
+        await engine.whenReady();
+        if (cancelled) {
+          view.finish(["[stopped before it started]"]);
+          return;
+        }
+        view.clear();
+      }
+      const result = await engine.run(textarea.value, {
+        onOutput: (text) => view.append(text),
+        onInput: () => { inputForm.hidden = false; inputLine.focus(); },
+        limit: MAX_OUTPUT_CHARS,
+      });
+      const notes = [];
+      if (result.hidden) {
+        notes.push(`[${result.hidden.toLocaleString("en-US")} more characters of output hidden: ` +
+          `the page keeps the first ${MAX_OUTPUT_CHARS.toLocaleString("en-US")}]`);
+      }
+      if (result.stopped) notes.push("[stopped]");
+      view.finish(notes);
     } catch (error) {
-      view.finish(`[the cell did not finish: ${error.message}]`);
+      view.finish([`[the cell did not finish: ${error.message}]`]);
     } finally {
-      running = false;
-      runButton.disabled = false;
-      output.setAttribute("aria-busy", "false");
+      setRunning(false);
     }
   }
+
+  async function stopCell() {
+    if (!running) return;
+    stopButton.disabled = true;
+    const how = await engine.stop();
+    if (how === "restarted") {
+      setStatus("Stopped: the cell's Python was restarted (the model is reinstalled); your code is kept.");
+    } else if (how === "interrupted") {
+      setStatus("Stopped with KeyboardInterrupt; Python kept running.");
+    } else {
+      cancelled = true;
+      setStatus("Stopped before the cell started.");
+    }
+  }
+
   runButton.addEventListener("click", runCell);
+  stopButton.addEventListener("click", stopCell);
+  inputForm.addEventListener("submit", (event) => {
+    event.preventDefault();
+    view.append(`${inputLine.value}\n`);
+    engine.sendInput(inputLine.value);
+    inputLine.value = "";
+    inputForm.hidden = true;
+    textarea.focus();
+  });
   textarea.addEventListener("keydown", (event) => {
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey || event.shiftKey)) {
       event.preventDefault();
       runCell();
     }
   });
-  return { runCell };
+  return { runCell, stopCell };
 }

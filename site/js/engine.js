@@ -1,25 +1,67 @@
-// The page's side of the worker: start it, send requests with ids, route replies.
+// The page's side of a worker: start it, send requests with ids, route replies, stop a runaway cell.
 // All latency arithmetic happens in Python in the worker; this file only carries messages.
+// The page runs two engines: one answers the controls, the other runs the code cell, so a cell that
+// never ends cannot freeze the clocks, and stopping it never touches the lesson's own model.
+
+const INTERRUPT_EVERY_MS = 10; // Pyodide sometimes misses one write of the interrupt buffer
+const INTERRUPT_DEADLINE_MS = 600; // then fall back to terminating the worker
+const STDIN_BYTES = 64 * 1024;
+const SLOW_BOOT_MS = 20_000; // say that loading is slow
+const BOOT_DEADLINE_MS = 120_000; // give up (e.g. a CSP without 'wasm-unsafe-eval' hangs the boot)
 
 export class Engine {
   constructor({ onStatus, onReady, onBootError }) {
     this.onStatus = onStatus;
     this.onReady = onReady;
     this.onBootError = onBootError;
-    this.pending = new Map(); // id -> {resolve, reject, onOutput}
+    this.pending = new Map(); // id -> {resolve, reject, onOutput, onInput, type}
     this.nextId = 1;
     this.ready = false;
+    this.started = false;
     this.worker = null;
+    this.maxInFlight = { evaluate: 0 }; // the most evaluate calls ever in flight at once (tests read it)
+    // Without cross-origin isolation there is no SharedArrayBuffer: Stop must terminate the worker.
+    this.isolated = globalThis.crossOriginIsolated === true;
+    if (this.isolated) {
+      this.interrupt = new Uint8Array(new SharedArrayBuffer(1));
+      this.stdin = new Int32Array(new SharedArrayBuffer(8 + STDIN_BYTES));
+    }
+  }
+
+  /** Resolves once this worker is ready; rejects if its boot fails. */
+  whenReady() {
+    return this.readyPromise;
   }
 
   start() {
     this.ready = false;
+    this.started = true;
+    this.readyPromise = new Promise((resolve, reject) => {
+      this.settleReady = { resolve, reject };
+    });
+    this.readyPromise.catch(() => {}); // callers that care await it
     this.worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
     this.worker.onmessage = (event) => this.receive(event.data);
     this.worker.onerror = (event) => {
       event.preventDefault();
       this.failBoot(event.message || "the Python worker could not start");
     };
+    if (this.isolated) {
+      this.worker.postMessage({ type: "shareBuffers", interrupt: this.interrupt.buffer, stdin: this.stdin.buffer });
+    }
+    this.watchBoot(this.worker);
+  }
+
+  watchBoot(worker) {
+    const slow = setTimeout(() => {
+      if (!this.ready && this.worker === worker) this.onStatus("Still loading Python: this is taking longer than usual…");
+    }, SLOW_BOOT_MS);
+    const deadline = setTimeout(() => {
+      if (this.ready || this.worker !== worker) return;
+      worker.terminate();
+      this.failBoot(`loading took over ${BOOT_DEADLINE_MS / 1000} s (a very slow or blocked download)`);
+    }, BOOT_DEADLINE_MS);
+    this.readyPromise.then(() => { clearTimeout(slow); clearTimeout(deadline); }, () => clearTimeout(slow));
   }
 
   receive(message) {
@@ -30,6 +72,7 @@ export class Engine {
         break;
       case "ready":
         this.ready = true;
+        this.settleReady.resolve();
         this.onReady(message);
         break;
       case "boot-error":
@@ -37,6 +80,9 @@ export class Engine {
         break;
       case "output":
         request?.onOutput?.(message.text);
+        break;
+      case "input-request":
+        request?.onInput?.();
         break;
       case "result":
       case "done":
@@ -51,6 +97,7 @@ export class Engine {
   }
 
   failBoot(reason) {
+    this.settleReady?.reject(new Error(reason));
     this.rejectAll(reason);
     this.onBootError(reason);
   }
@@ -61,10 +108,19 @@ export class Engine {
     this.pending.clear();
   }
 
-  request(type, payload, onOutput) {
+  inFlight(type) {
+    let count = 0;
+    for (const request of this.pending.values()) if (request.type === type) count += 1;
+    return count;
+  }
+
+  request(type, payload, handlers = {}) {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, onOutput });
+      this.pending.set(id, { resolve, reject, type, ...handlers });
+      if (type in this.maxInFlight) {
+        this.maxInFlight[type] = Math.max(this.maxInFlight[type], this.inFlight(type));
+      }
       this.worker.postMessage({ type, id, ...payload });
     });
   }
@@ -79,9 +135,56 @@ export class Engine {
     return this.request("analyze", { text, filename });
   }
 
-  /** Runs the code cell; onOutput(text) gets stdout/stderr as it arrives. Resolves to {ok}. */
-  run(code, onOutput) {
-    return this.request("run", { code }, onOutput);
+  /**
+   * Runs the code cell; onOutput(text) gets stdout/stderr as it arrives (at most `limit`
+   * characters; the rest is counted), onInput() fires when the cell waits in input().
+   * Resolves to {ok, hidden} or, after stop(), to {stopped: true}.
+   */
+  run(code, { onOutput, onInput, limit }) {
+    return this.request("run", { code, limit }, { onOutput, onInput });
+  }
+
+  /** Answer the cell's pending input() with one line (cross-origin isolated pages only). */
+  sendInput(line) {
+    const bytes = new TextEncoder().encode(line).slice(0, STDIN_BYTES);
+    new Uint8Array(this.stdin.buffer, 8, bytes.length).set(bytes);
+    Atomics.store(this.stdin, 1, bytes.length);
+    Atomics.store(this.stdin, 0, 1);
+    Atomics.notify(this.stdin, 0);
+  }
+
+  /**
+   * Stop the running cell. Isolated: raise KeyboardInterrupt in it (the runtime survives), writing
+   * the signal again every INTERRUPT_EVERY_MS until the cell ends. Otherwise, or if it has not
+   * ended by INTERRUPT_DEADLINE_MS: terminate the worker and start a fresh one.
+   * Resolves to "interrupted" or "restarted".
+   */
+  async stop() {
+    const running = [...this.pending.values()].find((request) => request.type === "run");
+    if (!running) return "idle";
+    const finished = new Promise((resolve) => {
+      const { resolve: done } = running;
+      running.resolve = (message) => { done(message); resolve("interrupted"); };
+    });
+    if (this.isolated) {
+      const signal = () => {
+        Atomics.store(this.interrupt, 0, 2); // SIGINT
+        Atomics.store(this.stdin, 0, 2); // wake a blocked input()
+        Atomics.notify(this.stdin, 0);
+      };
+      signal();
+      const timer = setInterval(signal, INTERRUPT_EVERY_MS);
+      const deadline = new Promise((resolve) => setTimeout(resolve, INTERRUPT_DEADLINE_MS, "late"));
+      const outcome = await Promise.race([finished, deadline]);
+      clearInterval(timer);
+      Atomics.store(this.interrupt, 0, 0);
+      if (outcome === "interrupted") return outcome;
+    }
+    this.worker.terminate();
+    for (const request of this.pending.values()) request.resolve({ stopped: true });
+    this.pending.clear();
+    this.start();
+    return "restarted";
   }
 
   restart() {

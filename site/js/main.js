@@ -147,6 +147,7 @@ async function sendUpdate() {
     if (updates.pending) sendUpdate();
     else if (engine.ready) {
       document.body.dataset.settled = "true"; // what is shown is the model's view of the current state
+      document.body.dataset.maxInFlight = String(engine.maxInFlight.evaluate);
       $("lab").classList.remove("lab-pending");
       resolveReady();
     }
@@ -331,16 +332,29 @@ $("play").addEventListener("click", async () => {
   if (!engine.ready) setStatus("Python is still loading: the call will play once it is ready…");
   player.play(await evaluateState({}));
 });
-setupCell({
-  textarea: $("code"),
-  runButton: $("run"),
-  output: $("output"),
-  run: async (code, onOutput) => {
-    if (!engine.ready) $("output").textContent = "Waiting for Python to finish loading…\n";
-    await ready;
-    $("output").textContent = "";
-    return engine.run(code, onOutput);
+// After a Stop that restarted the cell's worker, its status lines say so until it is ready again.
+const cellStatus = (text) => {
+  const restarting = $("cell-status").textContent.startsWith("Stopped: the cell's Python was restarted");
+  if (!restarting) $("cell-status").textContent = text;
+};
+const cellEngine = new Engine({
+  onStatus: cellStatus,
+  onReady: () => {
+    const restarted = $("cell-status").textContent.startsWith("Stopped: the cell's Python was restarted");
+    $("cell-status").textContent = restarted
+      ? "Python for the cell was restarted and is ready; your code is kept."
+      : "Python for the cell is ready.";
   },
+  onBootError: (reason) => { $("cell-status").textContent = `The cell's Python could not start: ${reason}.`; },
+});
+setupCell({
+  elements: {
+    textarea: $("code"), runButton: $("run"), stopButton: $("stop"), resetButton: $("reset-cell"),
+    output: $("output"), inputForm: $("cell-input"), inputLine: $("cell-input-line"),
+  },
+  engine: cellEngine,
+  waitForModel: ready,
+  setStatus: (text) => { $("cell-status").textContent = text; },
 });
 $("retry").addEventListener("click", () => {
   setStatus("Retrying: downloading the Python runtime…");
@@ -363,9 +377,4 @@ const api = installApi({
 
 setupEmbedding(api);
 
-if (location.protocol === "file:") {
-  setStatus("This page must be served over HTTP, not opened as a file: run `python3 build.py serve` " +
-    "and open the address it prints.", { error: true });
-} else {
-  engine.start();
-}
+engine.start();

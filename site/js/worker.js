@@ -5,6 +5,7 @@ import { BUILD } from "./build.js";
 const pyodideBase = new URL(`../../${BUILD.pyodideDir}/`, import.meta.url);
 const wheelUrl = new URL(`../${BUILD.wheel}`, import.meta.url);
 const OUTPUT_FLUSH_MS = 40; // batch stdout so a print flood does not flood the page with messages
+const PARTIAL_FLUSH_MS = 5;
 
 let pyodide = null;
 let web = null;
@@ -29,19 +30,40 @@ async function fetchWheel() {
   return new Uint8Array(bytes);
 }
 
+// Pyodide does not reject when a runtime file fails to download (it logs and hangs), so the
+// worker's fetch is watched: the first failed or non-OK download ends the boot with its reason.
+function watchDownloads() {
+  let fail;
+  const failed = new Promise((_, reject) => { fail = reject; });
+  const realFetch = self.fetch.bind(self);
+  self.fetch = async (input, init) => {
+    const name = String(input instanceof Request ? input.url : input).split("/").pop();
+    try {
+      const response = await realFetch(input, init);
+      if (!response.ok) fail(new Error(`${name} could not be downloaded (HTTP ${response.status})`));
+      return response;
+    } catch (error) {
+      fail(new Error(`${name} could not be downloaded (${error.message}); check the connection`));
+      throw error;
+    }
+  };
+  return failed;
+}
+
 async function boot() {
   const started = performance.now();
+  const downloadFailed = watchDownloads();
   const wheel = fetchWheel();
   wheel.catch(() => {}); // awaited below; avoid an unhandled-rejection report meanwhile
   status("Downloading the Python runtime (Pyodide)…");
   const { loadPyodide } = await import(new URL("pyodide.mjs", pyodideBase).href);
-  pyodide = await loadPyodide({
+  pyodide = await Promise.race([downloadFailed, loadPyodide({
     indexURL: pyodideBase.href,
     lockFileURL: new URL("pyodide-lock.json", pyodideBase).href, // must be absolute
     packages: ["micropip"],
     stdout: () => {},
     stderr: () => {},
-  });
+  })]);
   // A package that fails its integrity check does not make loadPyodide throw: check it loaded.
   if (!("micropip" in pyodide.loadedPackages)) {
     throw new Error("micropip did not load (integrity check failed or file missing)");
@@ -66,42 +88,84 @@ function analyze({ id, text, filename }) {
   post({ type: "result", id, analysis: JSON.parse(web.analyze_log_json(text, filename ?? "")) });
 }
 
-// Streams the cell's stdout/stderr to the page in batches (at most one message per OUTPUT_FLUSH_MS,
-// but a flushed partial line is sent at once so `print(..., end="", flush=True)` shows up).
-function outputSink(id) {
+// Streams the cell's stdout/stderr to the page in batches: at most one message per OUTPUT_FLUSH_MS
+// (a partial line, i.e. an explicit flush, goes at once unless the last message was under
+// PARTIAL_FLUSH_MS ago), and nothing past `limit` characters: the rest is only counted, so a print
+// flood costs the page almost nothing.
+function outputSink(id, limit) {
   const decoder = new TextDecoder();
   let pending = "";
+  let sent = 0;
+  let hidden = 0;
   let lastPost = 0;
   const flush = () => {
     if (pending) post({ type: "output", id, text: pending });
+    sent += pending.length;
     pending = "";
     lastPost = performance.now();
   };
   const write = (bytes) => {
-    pending += decoder.decode(bytes, { stream: true });
-    const partialLine = !pending.endsWith("\n");
-    if (partialLine || performance.now() - lastPost >= OUTPUT_FLUSH_MS) flush();
+    const text = decoder.decode(bytes, { stream: true });
+    const room = Math.max(0, limit - sent - pending.length);
+    pending += text.slice(0, room);
+    hidden += text.length - Math.min(room, text.length);
+    const since = performance.now() - lastPost;
+    if (since >= OUTPUT_FLUSH_MS || (!text.endsWith("\n") && since >= PARTIAL_FLUSH_MS)) flush();
     return bytes.length;
   };
-  return { write, flush };
+  return { write, flush, hidden: () => hidden };
 }
 
-function run({ id, code }) {
-  const sink = outputSink(id);
+// input(): with cross-origin isolation the worker blocks on a shared buffer until the page sends a
+// line (or Stop wakes it); without it there is no way to block, so input() reads end-of-file.
+let stdinBuffer = null; // Int32Array over a SharedArrayBuffer: [state, length, ...UTF-8 bytes]
+let interruptBuffer = null;
+
+function readLine(id) {
+  if (!stdinBuffer) {
+    post({ type: "output", id, text: "\n[input() needs a cross-origin isolated page; here it reads end-of-file]\n" });
+    return null;
+  }
+  Atomics.store(stdinBuffer, 0, 0);
+  post({ type: "input-request", id });
+  Atomics.wait(stdinBuffer, 0, 0);
+  // Stop: an empty line, so the KeyboardInterrupt that Stop also signals lands on its own (an
+  // end-of-file here would add an EOFError to the traceback).
+  if (Atomics.load(stdinBuffer, 0) !== 1) {
+    post({ type: "output", id, text: "\n" });
+    return "\n";
+  }
+  const length = Atomics.load(stdinBuffer, 1);
+  const bytes = new Uint8Array(stdinBuffer.buffer, 8, length).slice();
+  return `${new TextDecoder().decode(bytes)}\n`;
+}
+
+function run({ id, code, limit }) {
+  const sink = outputSink(id, limit);
   pyodide.setStdout({ write: sink.write, isatty: true });
   pyodide.setStderr({ write: sink.write, isatty: true });
+  // Not a tty: input() then writes its prompt through sys.stdout (so it shows) and reads a line.
+  pyodide.setStdin({ stdin: () => readLine(id), isatty: false });
+  if (interruptBuffer) interruptBuffer[0] = 0; // a stale Stop must not hit the next cell
   let ok = false;
   try {
     ok = web.run_cell(code);
   } finally {
     sink.flush();
-    pyodide.setStdout({ write: () => 0 });
-    pyodide.setStderr({ write: () => 0 });
+    pyodide.setStdout({ write: (bytes) => bytes.length });
+    pyodide.setStderr({ write: (bytes) => bytes.length });
   }
-  post({ type: "done", id, ok });
+  post({ type: "done", id, ok, hidden: sink.hidden() });
 }
 
-const handlers = { evaluate, analyze, run };
+// The page shares its buffers once, when it is cross-origin isolated.
+function shareBuffers({ interrupt, stdin }) {
+  interruptBuffer = new Uint8Array(interrupt);
+  stdinBuffer = new Int32Array(stdin);
+  pyodide.setInterruptBuffer(interruptBuffer);
+}
+
+const handlers = { evaluate, analyze, run, shareBuffers };
 const booted = boot();
 
 booted.then(
