@@ -19,7 +19,7 @@ export class Engine {
     this.ready = false;
     this.started = false;
     this.worker = null;
-    this.maxInFlight = { evaluate: 0 }; // the most evaluate calls ever in flight at once (tests read it)
+    this.peaks = {}; // tag -> the most requests with that tag in flight at once (tests read it)
     // Without cross-origin isolation there is no SharedArrayBuffer: Stop must terminate the worker.
     this.isolated = globalThis.crossOriginIsolated === true;
     if (this.isolated) {
@@ -108,26 +108,31 @@ export class Engine {
     this.pending.clear();
   }
 
-  inFlight(type) {
+  inFlight(tag) {
     let count = 0;
-    for (const request of this.pending.values()) if (request.type === type) count += 1;
+    for (const request of this.pending.values()) if (request.tag === tag) count += 1;
     return count;
   }
 
-  request(type, payload, handlers = {}) {
+  /** The most requests tagged `tag` in flight at once since the last call; resets the count. */
+  takePeak(tag) {
+    const peak = this.peaks[tag] ?? 0;
+    this.peaks[tag] = this.inFlight(tag);
+    return peak;
+  }
+
+  request(type, payload, handlers = {}, tag = type) {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, type, ...handlers });
-      if (type in this.maxInFlight) {
-        this.maxInFlight[type] = Math.max(this.maxInFlight[type], this.inFlight(type));
-      }
+      this.pending.set(id, { resolve, reject, type, tag, ...handlers });
+      this.peaks[tag] = Math.max(this.peaks[tag] ?? 0, this.inFlight(tag));
       this.worker.postMessage({ type, id, ...payload });
     });
   }
 
   /** Resolves to {report} or {error} (a readable message from Python's ValueError). */
-  evaluate(state) {
-    return this.request("evaluate", { state });
+  evaluate(state, tag = "evaluate") {
+    return this.request("evaluate", { state }, {}, tag);
   }
 
   /** Parses and fits a log in Python; resolves to {analysis} (see twoclocks.traffic.analyze_log). */

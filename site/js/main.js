@@ -137,7 +137,7 @@ async function sendUpdate() {
   updates.inFlight = true;
   updates.pending = false;
   try {
-    const reply = await engine.evaluate(state);
+    const reply = await engine.evaluate(state, "controls");
     showModelError(reply.error);
     if (reply.report) showReport(reply.report);
   } catch {
@@ -147,7 +147,8 @@ async function sendUpdate() {
     if (updates.pending) sendUpdate();
     else if (engine.ready) {
       document.body.dataset.settled = "true"; // what is shown is the model's view of the current state
-      document.body.dataset.maxInFlight = String(engine.maxInFlight.evaluate);
+      // The most model calls the controls had in flight at once since the last settled state.
+      document.body.dataset.maxInFlight = String(engine.takePeak("controls"));
       $("lab").classList.remove("lab-pending");
       resolveReady();
     }
