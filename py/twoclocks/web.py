@@ -11,7 +11,7 @@ import json
 import sys
 import time
 import traceback
-from functools import partial
+from functools import lru_cache, partial
 
 from .agent import DEFAULT_AGENT, MAX_TOOL_CALLS_PER_TURN, MAX_TOOL_RESULT_TOKENS, MAX_TURNS, agent_loop
 from .bill import bill_breakdown
@@ -134,6 +134,13 @@ def cost_model(state: dict):
     raise ValueError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
 
 
+@lru_cache(maxsize=32)
+def _agent_report(agent_items: tuple, constants: ToyConstants) -> dict:
+    """The agent loop for one set of settings, cached: a slider drag of the single call re-runs
+    :func:`evaluate` every frame while the agent settings stay the same."""
+    return agent_loop(**dict(agent_items), constants=constants)
+
+
 def evaluate(state: dict) -> dict:
     """Return the report for a page state, as a plain JSON-safe dict.
 
@@ -146,7 +153,8 @@ def evaluate(state: dict) -> dict:
         The call's report (``CallReport.to_dict()``, or the roofline report in roofline mode) plus
         ``diagnosis`` (:func:`twoclocks.lesson.diagnose`), ``bill`` and ``bill_usd`` (toy prices),
         ``sensitivities`` (:func:`twoclocks.lesson.sensitivities` in the same mode) and ``agent``
-        (the agent loop's rows and totals; it always runs on the toy model).
+        (the agent loop's rows and totals; it always runs on the toy model, and is shared between
+        reports with the same agent settings: treat reports as read-only).
 
     Raises:
         ValueError: for an unknown key (naming it) or an invalid value (naming the key and range).
@@ -162,7 +170,7 @@ def evaluate(state: dict) -> dict:
         "bill": bill,
         "bill_usd": bill["total_usd"],
         "sensitivities": sensitivities(call_state, call=model),
-        "agent": agent_loop(**state["agent"], constants=toy_constants(state)),
+        "agent": _agent_report(tuple(sorted(state["agent"].items())), toy_constants(state)),
     }
 
 

@@ -171,14 +171,23 @@ export class ClocksView {
     this.schedule();
   }
 
+  // Draw at once when nothing was drawn yet in this frame (a slider's answer shows without waiting
+  // for the next frame); otherwise coalesce into one draw at the next frame.
   schedule() {
-    if (!this.frame) this.frame = requestAnimationFrame(() => this.draw());
+    if (this.frame) return;
+    if (this.drewThisFrame) {
+      this.frame = requestAnimationFrame(() => this.draw());
+      return;
+    }
+    this.draw();
   }
 
   draw() {
     this.frame = 0;
     const { canvas, report } = this;
     if (!report) return;
+    this.drewThisFrame = true;
+    requestAnimationFrame(() => { this.drewThisFrame = false; });
     const width = canvas.clientWidth;
     const dialRow = Math.min(210, Math.max(120, width * 0.34));
     const height = dialRow + 100;

@@ -23,7 +23,19 @@ const URL_SYNC_MS = 300; // the address follows the controls, at most this often
 const initial = JSON.parse($("initial-state").textContent);
 let logsView = null; // set once the log section is built; applyState may run before
 let state = structuredClone(initial.state);
-let shown = initial.report;
+
+// The worker starts first: Pyodide's boot is the long pole, everything else overlaps it.
+const engine = new Engine({
+  onStatus: (text) => setStatus(text),
+  onReady: () => {
+    setStatus("Python is ready: everything runs in your browser, nothing is sent to a server.");
+    requestUpdate();
+  },
+  onBootError: (reason) => setStatus(
+    `Python could not start: ${reason}. The lesson text still works; try again, or reload.`,
+    { error: true, retry: true }),
+});
+engine.start();
 
 // --- views ------------------------------------------------------------------------------------
 
@@ -63,7 +75,6 @@ function describe(report) {
 
 let announceTimer = 0;
 function showReport(report) {
-  shown = report;
   setOutput("ttft-ms", report.ttft_ms);
   setOutput("ttlt-ms", report.ttlt_ms);
   setOutput("tpot-ms", report.tpot_ms);
@@ -187,16 +198,6 @@ function applyState(partial) {
   requestUpdate();
 }
 
-const engine = new Engine({
-  onStatus: (text) => setStatus(text),
-  onReady: () => {
-    setStatus("Python is ready: everything runs in your browser, nothing is sent to a server.");
-    requestUpdate();
-  },
-  onBootError: (reason) => setStatus(
-    `Python could not start: ${reason}. The lesson text still works; try again, or reload.`,
-    { error: true, retry: true }),
-});
 
 async function evaluateState(partial) {
   await ready;
@@ -377,5 +378,3 @@ const api = installApi({
 });
 
 setupEmbedding(api);
-
-engine.start();
