@@ -258,7 +258,14 @@ def render_page(template: str, app_dir: str, *, embed: bool = False) -> str:
     # Inside <script> text, entities are not decoded: escape what could end the element instead.
     initial = initial.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     example = (SITE_DIR / "example_cell.py").read_text()
+    # Preload every module of the page, so the browser fetches the whole graph at once.
+    preloads = "\n".join(
+        f'<link rel="modulepreload" href="{app_dir}/js/{path.name}">'
+        for path in sorted((SITE_DIR / "js").glob("*.js"))
+        if path.name not in ("worker.js", "filecheck.js")
+    )
     replacements = {
+        "%%MODULE_PRELOADS%%": preloads,
         "%%APP%%": app_dir,
         "%%HTML_CLASS%%": ' class="embed"' if embed else "",
         "%%INITIAL_JSON%%": initial,

@@ -74,7 +74,10 @@ function describe(report) {
 }
 
 let announceTimer = 0;
+let shownAgent = ""; // the agent loop's figures as last drawn (they rarely change while dragging)
+
 function showReport(report) {
+  if (!player.playing) clocks.show(report); // the clocks first: what the learner is watching
   setOutput("ttft-ms", report.ttft_ms);
   setOutput("ttlt-ms", report.ttlt_ms);
   setOutput("tpot-ms", report.tpot_ms);
@@ -85,11 +88,14 @@ function showReport(report) {
   $("diagnosis").textContent = report.diagnosis.sentence;
   $("diagnosis").dataset.label = report.diagnosis.label;
   $("clocks-canvas").setAttribute("aria-label", `Two clocks. ${describe(report)}`);
-  $("agent-canvas").setAttribute("aria-label", `Agent loop bars. ${$("agent-totals").textContent}`);
   renderDoubling($("doubling-cards"), $("lever"), report.sensitivities);
   showRoofline(report);
-  agentView.show(report.agent);
-  if (!player.playing) clocks.show(report);
+  const agent = JSON.stringify(report.agent);
+  if (agent !== shownAgent) {
+    shownAgent = agent;
+    agentView.show(report.agent);
+    $("agent-canvas").setAttribute("aria-label", `Agent loop bars. ${$("agent-totals").textContent}`);
+  }
   clearTimeout(announceTimer);
   announceTimer = setTimeout(() => { $("announce").textContent = describe(report); }, ANNOUNCE_AFTER_MS);
 }

@@ -115,6 +115,9 @@ async ([n, deadline]) => {
   let unsettled = 0;
   let position = Number(slider.value);
   for (let i = 0; i < n; i++) {
+    // A real drag delivers at most one input event per frame (Chromium aligns input with frames),
+    // and the page draws at most once per frame: each drag starts in a fresh frame.
+    await new Promise(requestAnimationFrame);
     position = (position + 389) % (Number(slider.max) + 1);  // a new position each time, all over the range
     const before = count();
     const drawn = drawnAfter(before);
