@@ -19,7 +19,8 @@ BASE_STATE = {
     "cached_prefix_tokens": 0,
     "speculative_speedup": 1.0,
 }
-"""A complete state; scenarios override only what they change."""
+"""A complete call state, the lesson's agent router; scenarios override only what they change, and
+the page starts from it (``twoclocks.web.DEFAULT_STATE``)."""
 
 
 def _state(**changes) -> dict:

@@ -18,20 +18,14 @@ from .bill import bill_breakdown
 from .call import MAX_OUTPUT_TOKENS, MAX_SPECULATIVE_SPEEDUP, simulate_call
 from .lesson import CALL_KEYS, diagnose, sensitivities
 from .roofline import roofline_call, roofline_options
-from .scenarios import MISTAKES, SCENARIOS
+from .scenarios import BASE_STATE, MISTAKES, SCENARIOS
 from .toy import MAX_PROMPT_TOKENS, ToyConstants
 
 MODES = ("toy", "roofline")
 ROOFLINE_KEYS = ("accelerator", "model", "weight_dtype", "tensor_parallel")
 
 DEFAULT_STATE = {
-    "prompt_tokens": 8000,
-    "output_tokens": 20,
-    "max_tokens": 256,
-    "stop_fires": True,
-    "streaming": True,
-    "cached_prefix_tokens": 0,
-    "speculative_speedup": 1.0,
+    **BASE_STATE,
     "mode": "toy",
     **{key: roofline_options()["defaults"][key] for key in ROOFLINE_KEYS},
     "toy_constants": None,
