@@ -262,7 +262,7 @@ def render_page(template: str, app_dir: str, *, embed: bool = False) -> str:
     preloads = "\n".join(
         f'<link rel="modulepreload" href="{app_dir}/js/{path.name}">'
         for path in sorted((SITE_DIR / "js").glob("*.js"))
-        if path.name not in ("worker.js", "filecheck.js")
+        if path.name not in ("worker.js", "early.js")
     )
     replacements = {
         "%%MODULE_PRELOADS%%": preloads,
@@ -362,6 +362,12 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args) -> None:
         if not self.quiet:
             super().log_message(format, *args)
+
+    def handle(self) -> None:
+        try:
+            super().handle()
+        except (ConnectionResetError, BrokenPipeError):
+            pass  # the browser closed the connection early (a cancelled or replaced request)
 
 
 def make_server(

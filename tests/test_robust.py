@@ -260,7 +260,7 @@ def test_before_python_is_ready_changes_and_run_are_kept(browser, server):
     page.fill("#prompt_tokens-number", "30000")
     page.fill("#code", "print(6 * 7)\n")
     page.click("#run")
-    assert "still loading" in page.text_content("#status-text")
+    assert "your changes are kept" in page.text_content("#status-text")
     assert "Waiting for Python" in page.text_content("#output")
     page.evaluate("() => new Promise(requestAnimationFrame)")  # let the worker ask for the wasm
     while not held:
@@ -385,3 +385,34 @@ def test_a_new_deploy_never_mixes_old_and_new_files(browser, tmp_path):
     assert not [url for url in requests if old_app in url]
     context.close()
     server.close()
+
+
+def test_a_rejected_state_is_flagged_not_settled(lesson):
+    """An agent loop the model rejects (a prompt over the limit) shows the reason next to the agent
+    controls, dims the clocks and leaves the page "error", not "settled"."""
+    lesson.evaluate(
+        "() => TwoClocks.setState({agent: {tool_calls_per_turn: 8, tool_result_tokens: 50000, turns: 10}})"
+    )
+    state = lesson.evaluate(
+        """async () => { while (document.body.dataset.settled !== "error")
+             await new Promise(requestAnimationFrame); return document.body.dataset.settled; }"""
+    )
+    assert state == "error"
+    assert "1,000,000" in lesson.text_content("#agent-error")
+    assert lesson.evaluate("() => document.getElementById('lab').classList.contains('lab-stale')")
+    lesson.evaluate("() => TwoClocks.setState({agent: {tool_calls_per_turn: 3, tool_result_tokens: 10000, turns: 4}})")
+    report = evaluate(DEFAULT_STATE)
+    wait_for_readouts(lesson, report["ttft_ms"], report["ttlt_ms"])
+    assert lesson.text_content("#agent-error") == ""
+
+
+def test_hidden_sections_do_not_break_the_page(browser, server):
+    """With the clocks hidden (?sections=code) the page API exists and the cell runs."""
+    page = browser.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{server}?sections=code")
+    page.evaluate("() => window.TwoClocks.ready")
+    assert run_cell(page, "print(2 + 2)").strip() == "4"
+    assert errors == []
+    page.close()

@@ -1,6 +1,6 @@
 // The agent loop's picture: one bar per turn (prefill hatched, then decode), a totals line, and the
 // same figures as a table for screen readers. It draws what Python returned; it computes no latency.
-import { hatch, niceCeil, palette } from "./clocks.js";
+import { drawLightForPrint, hatch, niceCeil, palette } from "./clocks.js";
 import { formatCount, formatMs, formatUsd } from "./format.js";
 
 const ROW_HEIGHT = 34;
@@ -11,6 +11,7 @@ export class AgentView {
     this.agent = null;
     this.frame = 0;
     new ResizeObserver(() => this.schedule()).observe(canvas);
+    drawLightForPrint(this);
   }
 
   show(agent) {
@@ -43,7 +44,7 @@ export class AgentView {
   draw() {
     this.frame = 0;
     const { canvas, agent } = this;
-    if (!agent) return;
+    if (!agent || !canvas.clientWidth) return; // hidden: drawn by the ResizeObserver once shown
     const width = canvas.clientWidth;
     const ctxForText = canvas.getContext("2d");
     ctxForText.font = "13px system-ui, sans-serif";

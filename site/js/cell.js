@@ -8,16 +8,24 @@ const SAVE_AFTER_MS = 300;
 const MAX_STORED_CHARS = 200_000;
 const INDENT = "    ";
 
+const FRAME_CHARS = 16_384; // output characters put in the DOM per frame
+const BLOCK_CHARS = 8_192; // output lives in blocks of about this size, each ending a line, so adding
+// text re-lays out one small block, not all the output so far (a flood stays smooth)
+
 /** Appends output text once per animation frame, and ends with notes (hidden output, errors). */
 export class OutputView {
   constructor(element) {
     this.element = element;
     this.queued = "";
     this.frame = 0;
+    this.block = null;
+    this.blockChars = 0;
+    this.atLineStart = true;
   }
 
   clear(text = "") {
     this.queued = "";
+    this.block = null;
     this.element.textContent = text;
   }
 
@@ -28,15 +36,34 @@ export class OutputView {
 
   flush() {
     this.frame = 0;
-    if (!this.queued) return;
-    this.element.append(document.createTextNode(this.queued));
-    this.queued = "";
+    let text = this.queued.slice(0, FRAME_CHARS);
+    this.queued = this.queued.slice(text.length);
+    if (this.queued) this.frame = requestAnimationFrame(() => this.flush());
+    while (text) {
+      if (!this.block || (this.blockChars >= BLOCK_CHARS && this.atLineStart)) {
+        this.block = document.createElement("div");
+        this.element.append(this.block);
+        this.blockChars = 0;
+      }
+      let take = text.length;
+      const room = BLOCK_CHARS - this.blockChars;
+      if (take > room) {
+        const newline = text.indexOf("\n", Math.max(0, room - 1));
+        take = newline === -1 ? text.length : newline + 1;
+      }
+      this.block.append(text.slice(0, take));
+      this.blockChars += take;
+      this.atLineStart = text[take - 1] === "\n";
+      text = text.slice(take);
+    }
     this.element.scrollTop = this.element.scrollHeight;
   }
 
   finish(notes) {
     if (this.frame) cancelAnimationFrame(this.frame);
-    this.flush();
+    while (this.queued) this.flush();
+    if (this.frame) cancelAnimationFrame(this.frame);
+    this.frame = 0;
     if (!notes.length) return;
     const note = document.createElement("span");
     note.className = "output-note";

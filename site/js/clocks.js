@@ -127,11 +127,12 @@ function labelTimeline(ctx, colors, report, { x0, x1, y, h, xAt }) {
   ctx.textAlign = "right";
   ctx.fillText(lastLabel, x1, y + h + 6);
   // The first-token label sits under its marker unless it would collide with the others: then
-  // it moves to a second line.
+  // it moves to a second line, still under its marker as far as the timeline's ends allow.
   const firstLeft = Math.min(Math.max(firstX - firstWidth / 2, x0 + 16), x1 - firstWidth);
   const collides = firstLeft + firstWidth > x1 - lastWidth - 8;
+  const secondLineLeft = Math.max(x0, Math.min(firstX - firstWidth / 2, x1 - firstWidth));
   ctx.textAlign = "left";
-  ctx.fillText(firstLabel, collides ? Math.max(x0, x1 - firstWidth) : firstLeft, y + h + (collides ? 24 : 6));
+  ctx.fillText(firstLabel, collides ? secondLineLeft : firstLeft, y + h + (collides ? 24 : 6));
   ctx.strokeStyle = colors.ink;
   ctx.lineWidth = 2;
   ctx.beginPath();
@@ -154,6 +155,26 @@ function labelTimeline(ctx, colors, report, { x0, x1, y, h, xAt }) {
   }
 }
 
+/**
+ * Paper is light: just before printing, draw `view` (anything with draw() and schedule()) once in
+ * the light theme's colours, whatever the screen's theme; after printing, draw it for the screen
+ * again. The print stylesheet does the same for the page's own colours.
+ */
+export function drawLightForPrint(view) {
+  addEventListener("beforeprint", () => {
+    const root = document.documentElement;
+    const theme = root.getAttribute("data-theme");
+    root.setAttribute("data-theme", "light");
+    try {
+      view.draw();
+    } finally {
+      if (theme === null) root.removeAttribute("data-theme");
+      else root.setAttribute("data-theme", theme);
+    }
+  });
+  addEventListener("afterprint", () => view.schedule());
+}
+
 /** Draws reports onto a canvas, once per animation frame at most. */
 export class ClocksView {
   constructor(canvas) {
@@ -163,6 +184,7 @@ export class ClocksView {
     this.frame = 0;
     this.drawn = 0;
     new ResizeObserver(() => this.schedule()).observe(canvas);
+    drawLightForPrint(this);
   }
 
   show(report, shownMs = Infinity) {
@@ -185,7 +207,7 @@ export class ClocksView {
   draw() {
     this.frame = 0;
     const { canvas, report } = this;
-    if (!report) return;
+    if (!report || !canvas.clientWidth) return; // hidden: drawn by the ResizeObserver once shown
     this.drewThisFrame = true;
     requestAnimationFrame(() => { this.drewThisFrame = false; });
     const width = canvas.clientWidth;

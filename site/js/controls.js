@@ -111,7 +111,7 @@ const plain = (value) => value.toLocaleString("en-US");
 
 /** Check one value against the model's limits; returns an error message naming the key, or null. */
 export function checkValue(key, value, limits, state) {
-  const limit = limits[key];
+  const limit = Object.hasOwn(limits, key) ? limits[key] : null;
   if (!limit) return `unknown setting "${key}"; known: ${Object.keys(limits).join(", ")}`;
   switch (limit.kind) {
     case "bool":
@@ -125,7 +125,7 @@ export function checkValue(key, value, limits, state) {
       }
       for (const [field, fieldValue] of Object.entries(value)) {
         const problem = checkValue(field, fieldValue, limit.fields, value);
-        if (problem) return `${key}.${problem}`;
+        if (problem) return `${key}: ${problem}`;
       }
       return null;
     }
@@ -165,15 +165,41 @@ function buildRange(control, limits, onChange) {
   const number = row.querySelector('input[type="number"]');
   let current = null;
   let context = {};
+  // "12,000 tokens", "2.5 × decode": as many decimals as the step has, thousands separated.
+  const decimals = (String(control.step ?? 1).split(".")[1] ?? "").length;
+  const readable = decimals
+    ? (value) => value.toLocaleString("en-US", { maximumFractionDigits: decimals })
+    : formatCount;
   const sliderMax = () => (typeof control.sliderMax === "string" ? context[control.sliderMax] : control.sliderMax);
   if (kind === "log") Object.assign(slider, { min: 0, max: LOG_STEPS, step: 1 });
   else Object.assign(slider, { min: sliderMin, step: control.step ?? 1 });
 
   slider.addEventListener("input", () => {
-    const value = kind === "log"
+    let value = kind === "log"
       ? fromLogPosition(Number(slider.value), sliderMin, sliderMax())
       : Number(slider.value);
+    if (kind === "log" && value === current) {
+      // Near the low end a log position is less than one token wide: an arrow key still moves
+      // the value by one token, so the slider never sticks.
+      const max = sliderMax();
+      const shownAt = toLogPosition(clamp(current, sliderMin, max), sliderMin, max);
+      value = clamp(current + Math.sign(Number(slider.value) - shownAt), sliderMin, max);
+    }
     onChange(key, value);
+  });
+  // Page Up/Down: a tenth of the slider, and always more than an arrow key's one step (a native
+  // range input moves a tenth too, which on a ten-position slider is just one step).
+  slider.addEventListener("keydown", (event) => {
+    if (event.key !== "PageUp" && event.key !== "PageDown") return;
+    event.preventDefault();
+    const min = Number(slider.min);
+    const step = Number(slider.step);
+    const positions = Math.round((Number(slider.max) - min) / step);
+    const big = Math.max(2, Math.round(positions / 10));
+    const at = Math.round((Number(slider.value) - min) / step) + (event.key === "PageUp" ? big : -big);
+    slider.value = String(min + clamp(at, 0, positions) * step);
+    slider.dispatchEvent(new Event("input", { bubbles: true }));
+    slider.dispatchEvent(new Event("change", { bubbles: true }));
   });
   number.addEventListener("input", () => {
     const value = number.valueAsNumber;
@@ -196,7 +222,7 @@ function buildRange(control, limits, onChange) {
       slider.max = String(max);
       slider.value = String(clamp(value, sliderMin, max));
     }
-    slider.setAttribute("aria-valuetext", `${formatCount(value)} ${control.unit}`);
+    slider.setAttribute("aria-valuetext", `${readable(value)} ${control.unit}`);
     if (document.activeElement !== number || number.valueAsNumber !== value) number.value = String(value);
   };
   return { row, show, inputs: [slider, number] };

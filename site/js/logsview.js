@@ -12,7 +12,7 @@
 //
 // root.dataset.state is "idle" | "busy" | "done" | "error"; root.dataset.runs counts finished
 // analyses; root.dataset.fitted is "true" while the lesson runs on fitted coefficients.
-import { palette } from "./clocks.js";
+import { drawLightForPrint, palette } from "./clocks.js";
 import { formatCount, formatMs, formatPercent } from "./format.js";
 
 export const MAX_FILE_BYTES = 50 * 1024 * 1024;
@@ -56,15 +56,23 @@ function cells(tr, texts, tag = "td") {
   return tr;
 }
 
-function table({ caption, captionHidden = true, head, rows, cls = "data-table" }) {
+// A table in a scroll box. The box is a named, focusable region so that a keyboard can scroll it
+// when a narrow screen makes it scroll (`focusable: false` for tables that are only read aloud).
+// A head entry {hidden: text} is read aloud but not shown (the row labels' column).
+function table({ caption, captionHidden = true, head, rows, cls = "data-table", focusable = true }) {
   const t = el("table", { cls });
   t.append(el("caption", { cls: captionHidden ? "visually-hidden" : "logs-caption", text: caption }));
   const thead = t.createTHead();
   const hr = thead.insertRow();
-  for (const text of head) hr.append(el("th", { text, attrs: { scope: "col" } }));
+  for (const text of head) {
+    hr.append(typeof text === "object"
+      ? el("th", { attrs: { scope: "col" } }, [el("span", { cls: "visually-hidden", text: text.hidden })])
+      : el("th", { text, attrs: { scope: "col" } }));
+  }
   const body = t.createTBody();
   for (const row of rows) body.append(row);
-  return el("div", { cls: "table-scroll" }, [t]);
+  const attrs = focusable ? { role: "region", tabindex: "0", "aria-label": caption } : {};
+  return el("div", { cls: "table-scroll", attrs }, [t]);
 }
 
 const SUPERSCRIPT = { "-": "⁻", 0: "⁰", 1: "¹", 2: "²", 3: "³", 4: "⁴", 5: "⁵", 6: "⁶", 7: "⁷", 8: "⁸", 9: "⁹" };
@@ -125,6 +133,7 @@ class Scatter {
     this.frame = 0;
     this.drawn = 0;
     new ResizeObserver(() => this.schedule()).observe(canvas);
+    drawLightForPrint(this);
   }
 
   show(spec) {
@@ -264,7 +273,7 @@ function chartTable({ caption, points, curve, xName, yName }) {
       near ? `${formatMs(near[1])} at ${formatCount(near[0])} tokens` : "–",
     ]));
   }
-  return table({ caption, head: [xName, "Requests plotted", `Median ${yName}`, "Fitted curve"], rows });
+  return table({ caption, head: [xName, "Requests plotted", `Median ${yName}`, "Fitted curve"], rows, focusable: false });
 }
 
 function range(values) {
@@ -693,7 +702,7 @@ export function setupLogs(root, { analyze, useFitted, sampleUrl }) {
       for (const p of ["p50", "p90", "p99"]) tr.append(el("td", { text: fmt(row[p]), data: { p, value: String(row[p]) } }));
       return tr;
     });
-    const wrap = table({ caption: "Percentiles over your requests: half are at or below p50, 90% at or below p90, 99% at or below p99", captionHidden: false, head: ["", "p50", "p90", "p99"], rows, cls: "data-table logs-percentiles" });
+    const wrap = table({ caption: "Percentiles over your requests: half are at or below p50, 90% at or below p90, 99% at or below p99", captionHidden: false, head: [{ hidden: "Quantity" }, "p50", "p90", "p99"], rows, cls: "data-table logs-percentiles" });
     wrap.querySelector("table").id = "logs-percentiles";
     return wrap;
   }

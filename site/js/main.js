@@ -20,13 +20,15 @@ import { parseUrl, toQuery } from "./urlstate.js";
 const $ = (id) => document.getElementById(id);
 const ANNOUNCE_AFTER_MS = 700; // the live region speaks once the learner stops dragging
 const URL_SYNC_MS = 300; // the address follows the controls, at most this often
+const WAITING = "Python is still loading: your changes are kept and the clocks will follow them once it is ready…";
 const initial = JSON.parse($("initial-state").textContent);
 let logsView = null; // set once the log section is built; applyState may run before
 let state = structuredClone(initial.state);
 
 // The worker starts first: Pyodide's boot is the long pole, everything else overlaps it.
 const engine = new Engine({
-  onStatus: (text) => setStatus(text),
+  // While loading, the worker's progress lines keep saying that the learner's changes are queued.
+  onStatus: (text) => setStatus($("lab")?.classList.contains("lab-pending") ? `${text} ${WAITING}` : text),
   onReady: () => {
     setStatus("Python is ready: everything runs in your browser, nothing is sent to a server.");
     requestUpdate();
@@ -125,7 +127,9 @@ function describeModel() {
 }
 
 function showModelError(message) {
-  $("model-error").textContent = message ? `The model rejected this setting: ${message}` : "";
+  const text = message ? `The model rejected this setting: ${message}. The figures shown are for the last valid one.` : "";
+  $("model-error").textContent = text;
+  $("agent-error").textContent = message?.includes("prompt") && lastChanged === "agent" ? text : "";
 }
 
 function setStatus(text, { error = false, retry = false } = {}) {
@@ -157,13 +161,17 @@ async function sendUpdate() {
     const reply = await engine.evaluate(state, "controls");
     showModelError(reply.error);
     if (reply.report) showReport(reply.report);
+    updates.error = reply.error ?? null;
   } catch {
     // The worker restarted or failed: the status line already says so.
   } finally {
     updates.inFlight = false;
     if (updates.pending) sendUpdate();
     else if (engine.ready) {
-      document.body.dataset.settled = "true"; // what is shown is the model's view of the current state
+      // "true": what is shown is the model's answer for the current state; "error": the model
+      // rejected the current state, and the (dimmed) clocks still show the last valid one.
+      document.body.dataset.settled = updates.error ? "error" : "true";
+      $("lab").classList.toggle("lab-stale", Boolean(updates.error));
       // The most model calls the controls had in flight at once since the last settled state.
       document.body.dataset.maxInFlight = String(engine.takePeak("controls"));
       $("lab").classList.remove("lab-pending");
@@ -180,13 +188,18 @@ function syncUrl() {
   }, URL_SYNC_MS);
 }
 
+let lastChanged = ""; // the last key a learner or the API changed (where to show a model error)
+
 function applyState(partial) {
+  lastChanged = Object.keys(partial)[0] ?? lastChanged;
   const next = { ...state, ...partial };
   if ("prompt_tokens" in partial && !("cached_prefix_tokens" in partial)) {
     next.cached_prefix_tokens = Math.min(next.cached_prefix_tokens, next.prompt_tokens);
   }
   state = next;
-  $("lab").classList.toggle("lab-pending", !engine.ready);
+  // Until Python is live the clocks show the report embedded for the default state: dim them when
+  // the state has moved away from it.
+  if (!engine.ready && JSON.stringify(state) !== JSON.stringify(initial.state)) $("lab").classList.add("lab-pending");
   syncUrl();
   document.body.dataset.settled = "false";
   player.cancel();
@@ -198,8 +211,8 @@ function applyState(partial) {
   callControls.sync(state);
   agentControls.sync(state.agent);
   markScenario();
-  if (!engine.ready && !$("status").classList.contains("status-error")) {
-    setStatus("Python is still loading: the clocks will follow your changes once it is ready…");
+  if ($("lab").classList.contains("lab-pending") && !$("status").classList.contains("status-error")) {
+    setStatus(WAITING);
   }
   requestUpdate();
 }
@@ -216,10 +229,13 @@ async function evaluateState(partial) {
 
 const scenarioButtons = new Map();
 function markScenario() {
+  let any = false;
   for (const [scenario, button] of scenarioButtons) {
     const active = Object.entries(scenario.state).every(([key, value]) => state[key] === value);
     button.setAttribute("aria-pressed", String(active));
+    any ||= active;
   }
+  if (!any) $("takeaway").textContent = ""; // a takeaway belongs to its scenario only
 }
 
 function chooseScenario(scenario) {
@@ -252,7 +268,8 @@ for (const button of document.querySelectorAll("#wrong .show-me")) {
     if (scenario) chooseScenario(scenario);
     else {
       mistakeRunners[button.dataset.mistake]();
-      $("lab").scrollIntoView({ behavior: "smooth", block: "start" });
+      const smooth = !matchMedia("(prefers-reduced-motion: reduce)").matches;
+      $("lab").scrollIntoView({ behavior: smooth ? "smooth" : "auto", block: "start" });
     }
   });
 }

@@ -5,9 +5,11 @@ import { formatMs } from "./format.js";
 
 const MAX_PLAY_MS = 6000; // a long call is sped up to play in at most this long
 const SHOWN_WORDS = 80; // words of the fake answer kept on screen
-const ANSWER = ('{"tool": "search_docs", "arguments": {"query": "refund policy annual plan", "top_k": 5}} ' +
-  "Sure! Here is a longer answer that keeps going, one token at a time, because nothing told it " +
-  "to stop and the budget still has room, so it adds another clause and then another one ").split(" ");
+const ANSWER = ("Prefill read the whole prompt; now decode writes the answer one token per step, each " +
+  "step reading the weights and the whole KV cache, until the stop sequence fires at the end of " +
+  "the answer. ").split(" ");
+const RAMBLE = ("The answer was complete long ago, but no stop fired, so decode keeps going, one token " +
+  "at a time, until max_tokens runs out, and the user waits for every one of them. ").split(" ");
 
 const reducedMotion = () => matchMedia("(prefers-reduced-motion: reduce)").matches;
 
@@ -21,9 +23,12 @@ function arrivedTokens(report, callMs) {
   return arrived;
 }
 
-function answerText(tokens) {
+function answerText(tokens, report) {
   const words = [];
-  for (let i = Math.max(0, tokens - SHOWN_WORDS); i < tokens; i++) words.push(ANSWER[i % ANSWER.length]);
+  for (let i = Math.max(0, tokens - SHOWN_WORDS); i < tokens; i++) {
+    // After the answer is complete, a call without a stop rambles on to max_tokens.
+    words.push(i < report.answer_tokens ? ANSWER[i % ANSWER.length] : RAMBLE[(i - report.answer_tokens) % RAMBLE.length]);
+  }
   return (tokens > SHOWN_WORDS ? "… " : "") + words.join(" ");
 }
 
@@ -41,6 +46,7 @@ export class Player {
   play(report) {
     this.cancel();
     this.report = report;
+    this.screenText.textContent = ""; // a new replay starts on an empty screen, not the last answer
     const speed = Math.max(1, report.ttlt_ms / MAX_PLAY_MS);
     const started = performance.now();
     this.screen.classList.add("screen-playing");
@@ -59,7 +65,7 @@ export class Player {
     this.clocks.show(report, shownMs);
     const arrived = arrivedTokens(report, shownMs);
     const visible = report.streaming || shownMs >= report.ttlt_ms ? arrived : 0;
-    this.screenText.textContent = answerText(visible);
+    this.screenText.textContent = answerText(visible, report);
     const phase = shownMs < report.ttft_ms ? "prefill: reading the prompt" :
       shownMs < report.ttlt_ms ? `decode: token ${arrived.toLocaleString("en-US")}` : "done";
     const rate = speed > 1 ? ` · played ${speed.toFixed(speed < 10 ? 1 : 0)}× faster` : "";

@@ -1,6 +1,6 @@
 // The roofline chart: arithmetic intensity (FLOP per byte) against attainable FLOP/s, log-log, with
 // the accelerator's roof and this call's prefill and decode points. It draws what Python returned.
-import { palette } from "./clocks.js";
+import { drawLightForPrint, palette } from "./clocks.js";
 
 const X_RANGE = [0.1, 1e5]; // FLOP per byte
 
@@ -24,6 +24,7 @@ export class RooflineChart {
     this.report = null;
     this.frame = 0;
     new ResizeObserver(() => this.schedule()).observe(canvas);
+    drawLightForPrint(this);
   }
 
   show(report) {
