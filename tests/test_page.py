@@ -67,6 +67,9 @@ def test_invalid_number_box_entry_is_flagged_and_ignored(lesson):
     """A negative prompt in the number box is marked invalid and leaves the state alone."""
     lesson.fill("#prompt_tokens-number", "-5")
     assert lesson.get_attribute("#prompt_tokens-number", "aria-invalid") == "true"
+    assert "Not applied: Prompt length must be an integer from 1 to 1,000,000" in lesson.text_content(
+        "#prompt_tokens-help"
+    )
     assert lesson.evaluate("() => window.TwoClocks.getState().prompt_tokens") == 8000
 
 

@@ -148,7 +148,7 @@ function rangeMarkup(id, control, limit) {
     <div class="control-head">
       <label for="${id}-slider">${label} <span class="unit">(${unit})</span></label>
       <input id="${id}-number" class="number" type="number" inputmode="decimal"
-        min="${limit.min}" max="${limit.max}" step="${step}" aria-label="${label} (${unit})">
+        min="${limit.min}" max="${limit.max}" step="${step}" aria-label="${label} (${unit})" aria-describedby="${id}-help">
     </div>
     <input id="${id}-slider" type="range" aria-describedby="${id}-help">
     <p class="help" id="${id}-help"></p>`;
@@ -201,15 +201,22 @@ function buildRange(control, limits, onChange) {
     slider.dispatchEvent(new Event("input", { bubbles: true }));
     slider.dispatchEvent(new Event("change", { bubbles: true }));
   });
+  // An invalid entry is flagged in words in the help line (not only by colour) and not applied.
+  const helpLine = row.querySelector(".help");
+  const flag = (problem) => {
+    number.setAttribute("aria-invalid", String(Boolean(problem)));
+    helpLine.textContent = problem ? `Not applied: ${problem.replace(key, control.label)}.` : help;
+    helpLine.classList.toggle("help-error", Boolean(problem));
+  };
   number.addEventListener("input", () => {
     const value = number.valueAsNumber;
-    const bad = number.value === "" || checkValue(key, value, limits, context) !== null;
-    number.setAttribute("aria-invalid", String(bad));
-    if (!bad) onChange(key, value);
+    const problem = number.value === "" ? `${key} needs a number` : checkValue(key, value, limits, context);
+    flag(problem);
+    if (!problem) onChange(key, value);
   });
   // On commit (Enter or leaving the box) an invalid entry reverts to the current value.
   number.addEventListener("change", () => {
-    number.setAttribute("aria-invalid", "false");
+    flag(null);
     number.value = String(current);
   });
   const show = (value, state) => {
