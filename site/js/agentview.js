@@ -1,6 +1,6 @@
 // The agent loop's picture: one bar per turn (prefill hatched, then decode), a totals line, and the
 // same figures as a table for screen readers. It draws what Python returned; it computes no latency.
-import { drawLightForPrint, hatch, niceCeil, palette } from "./clocks.js";
+import { drawLightForPrint, hatch, niceCeil, prepareCanvas } from "./clocks.js";
 import { formatCount, formatMs, formatUsd } from "./format.js";
 
 const ROW_HEIGHT = 34;
@@ -51,15 +51,7 @@ export class AgentView {
     const labels = agent.rows.map((row) => `Turn ${row.turn} · ${formatCount(row.prompt_tokens)} tok`);
     const labelWidth = Math.max(...labels.map((label) => ctxForText.measureText(label).width)) + 10;
     const height = agent.rows.length * ROW_HEIGHT + 34;
-    const ratio = window.devicePixelRatio || 1;
-    canvas.style.height = `${height}px`;
-    canvas.width = Math.round(width * ratio);
-    canvas.height = Math.round(height * ratio);
-    const ctx = canvas.getContext("2d");
-    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-    const colors = palette(canvas);
-    ctx.fillStyle = colors.bg;
-    ctx.fillRect(0, 0, width, height);
+    const { ctx, colors } = prepareCanvas(canvas, width, height);
     const fullMs = niceCeil(Math.max(...agent.rows.map((row) => row.ttlt_ms)));
     const x0 = labelWidth;
     const x1 = width - 8;

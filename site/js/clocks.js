@@ -23,6 +23,23 @@ export function palette(canvas) {
   };
 }
 
+/**
+ * Size a canvas for `width` x `height` CSS pixels at the screen's pixel ratio, clear it to the page
+ * background, and return its context (in CSS pixels) and the palette.
+ */
+export function prepareCanvas(canvas, width, height) {
+  const ratio = window.devicePixelRatio || 1;
+  canvas.style.height = `${height}px`;
+  canvas.width = Math.round(width * ratio);
+  canvas.height = Math.round(height * ratio);
+  const ctx = canvas.getContext("2d");
+  ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+  const colors = palette(canvas);
+  ctx.fillStyle = colors.bg;
+  ctx.fillRect(0, 0, width, height);
+  return { ctx, colors };
+}
+
 export function hatch(ctx, color, background) {
   const tile = new OffscreenCanvas(8, 8);
   const t = tile.getContext("2d");
@@ -213,15 +230,7 @@ export class ClocksView {
     const width = canvas.clientWidth;
     const dialRow = Math.min(210, Math.max(120, width * 0.34));
     const height = dialRow + 100;
-    const ratio = window.devicePixelRatio || 1;
-    canvas.style.height = `${height}px`;
-    canvas.width = Math.round(width * ratio);
-    canvas.height = Math.round(height * ratio);
-    const ctx = canvas.getContext("2d");
-    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-    const colors = palette(canvas);
-    ctx.fillStyle = colors.bg;
-    ctx.fillRect(0, 0, width, height);
+    const { ctx, colors } = prepareCanvas(canvas, width, height);
     const fills = { prefill: hatch(ctx, colors.prefill, colors.face), decode: colors.decode };
     const fullMs = niceCeil(report.ttlt_ms);
     const r = Math.min(dialRow / 2 - 26, width / 4 - 14);

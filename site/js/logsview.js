@@ -12,7 +12,7 @@
 //
 // root.dataset.state is "idle" | "busy" | "done" | "error"; root.dataset.runs counts finished
 // analyses; root.dataset.fitted is "true" while the lesson runs on fitted coefficients.
-import { drawLightForPrint, palette } from "./clocks.js";
+import { drawLightForPrint, prepareCanvas } from "./clocks.js";
 import { formatCount, formatMs, formatPercent } from "./format.js";
 
 export const MAX_FILE_BYTES = 50 * 1024 * 1024;
@@ -152,15 +152,7 @@ class Scatter {
     if (!spec || width === 0) return;
     const narrow = width < 480;
     const height = Math.round(Math.min(340, Math.max(230, width * 0.62)));
-    const ratio = window.devicePixelRatio || 1;
-    canvas.style.height = `${height}px`;
-    canvas.width = Math.round(width * ratio);
-    canvas.height = Math.round(height * ratio);
-    const ctx = canvas.getContext("2d");
-    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-    const colors = palette(canvas);
-    ctx.fillStyle = colors.bg;
-    ctx.fillRect(0, 0, width, height);
+    const { ctx, colors } = prepareCanvas(canvas, width, height);
 
     const { points, curve } = spec;
     let xMax = 1;

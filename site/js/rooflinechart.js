@@ -1,6 +1,6 @@
 // The roofline chart: arithmetic intensity (FLOP per byte) against attainable FLOP/s, log-log, with
 // the accelerator's roof and this call's prefill and decode points. It draws what Python returned.
-import { drawLightForPrint, palette } from "./clocks.js";
+import { drawLightForPrint, prepareCanvas } from "./clocks.js";
 
 const X_RANGE = [0.1, 1e5]; // FLOP per byte
 
@@ -47,15 +47,7 @@ export class RooflineChart {
     if (!report || !canvas.clientWidth) return;
     const width = canvas.clientWidth;
     const height = Math.round(Math.min(300, Math.max(220, width * 0.55)));
-    const ratio = window.devicePixelRatio || 1;
-    canvas.style.height = `${height}px`;
-    canvas.width = Math.round(width * ratio);
-    canvas.height = Math.round(height * ratio);
-    const ctx = canvas.getContext("2d");
-    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-    const colors = palette(canvas);
-    ctx.fillStyle = colors.bg;
-    ctx.fillRect(0, 0, width, height);
+    const { ctx, colors } = prepareCanvas(canvas, width, height);
 
     const chart = report.roofline_chart;
     const peak = chart.roof[chart.roof.length - 1][1];
