@@ -51,6 +51,18 @@ MICROPIP_WHEEL = f"micropip-{MICROPIP_VERSION}-py3-none-any.whl"
 MICROPIP_SHA256 = "768de165adb8e66906039d8fec4127a57f522dfdf8e6fbff877a4616941ecfd3"
 
 PYODIDE_DIR_NAME = f"pyodide-{PYODIDE_VERSION}"
+
+# Debian's Chromium, for the tests and the benchmark (never a downloaded browser), with the flags
+# this machine needs: its closed network refuses Chromium's background connections.
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 WHEEL_TIMESTAMP = (2020, 1, 1, 0, 0, 0)  # fixed, so the wheel's bytes depend only on its contents
 
 MIME_TYPES = {

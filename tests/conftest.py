@@ -18,15 +18,7 @@ sys.path.insert(0, str(ROOT))
 
 import build  # noqa: E402  (the project's build script: builds dist/ and serves it)
 
-CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+CHROMIUM, CHROMIUM_ARGS = build.CHROMIUM, build.CHROMIUM_ARGS
 
 
 @pytest.fixture(scope="session")

@@ -47,15 +47,7 @@ sys.path.insert(0, str(ROOT))
 
 import build  # noqa: E402  (the project's build script: its dev-server handler and dist/ path)
 
-CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+CHROMIUM, CHROMIUM_ARGS = build.CHROMIUM, build.CHROMIUM_ARGS
 DEADLINE_MS = 60_000  # a boot slower than this is a failure, not a data point
 SLIDER = "prompt_tokens-slider"
 
