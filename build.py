@@ -21,10 +21,12 @@ import http.server
 import io
 import json
 import os
+import platform
 import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 import tomllib
 import venv
 import zipfile
@@ -51,6 +53,14 @@ MICROPIP_WHEEL = f"micropip-{MICROPIP_VERSION}-py3-none-any.whl"
 MICROPIP_SHA256 = "768de165adb8e66906039d8fec4127a57f522dfdf8e6fbff877a4616941ecfd3"
 
 PYODIDE_DIR_NAME = f"pyodide-{PYODIDE_VERSION}"
+
+# esbuild minifies our JavaScript and CSS for dist/ (site/ keeps the readable sources). npm's
+# platform package is one static binary with no install scripts; its integrity is pinned per platform.
+ESBUILD_VERSION = "0.28.2"
+ESBUILD_INTEGRITY = {
+    "linux-x64": "sha512-4xTZr1FUmSoQW4XIWmit3tzQrUTZM+N3P0XV8xROKYF50XfI7xeO90+1bZvNwxIufQ9hDQVRJH5YhgPVF8A/HQ==",
+    "linux-arm64": "sha512-pW4AC0P3it8c7do9MVM4p51FzHzdM/TZrerurgRcHJ2WTa1VQ1CIq18xncfpBJw4ojkiZZrKW2yIBWBP92j6Ug==",
+}
 
 # Debian's Chromium, for the tests and the benchmark (never a downloaded browser), with the flags
 # this machine needs: its closed network refuses Chromium's background connections.
@@ -157,6 +167,63 @@ def fetch_micropip() -> Path:
     return wheel
 
 
+def esbuild_platform() -> str:
+    """npm's name for this machine's esbuild package, e.g. "linux-x64"."""
+    arch = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}.get(
+        platform.machine().lower(), platform.machine()
+    )
+    name = f"{'linux' if sys.platform.startswith('linux') else sys.platform}-{arch}"
+    if name not in ESBUILD_INTEGRITY:
+        raise BuildError(
+            f"no pinned esbuild for {name} (pinned: {', '.join(ESBUILD_INTEGRITY)}); add its "
+            f"integrity from `npm view @esbuild/{name}@{ESBUILD_VERSION} dist.integrity`."
+        )
+    return name
+
+
+def fetch_esbuild() -> Path:
+    """Return the path of the verified esbuild binary, fetching its package with `npm pack`."""
+    name = esbuild_platform()
+    tarball = CACHE / f"esbuild-{name}-{ESBUILD_VERSION}.tgz"
+    if not tarball.exists():
+        step(f"fetching esbuild {ESBUILD_VERSION} ({name}) with npm pack")
+        CACHE.mkdir(exist_ok=True)
+        run_tool(
+            ["npm", "pack", f"@esbuild/{name}@{ESBUILD_VERSION}", "--pack-destination", str(CACHE)],
+            f"esbuild {ESBUILD_VERSION} (npm)",
+        )
+    data = tarball.read_bytes()
+    if npm_integrity(data) != ESBUILD_INTEGRITY[name]:
+        raise BuildError(f"{tarball} does not match its pinned integrity hash; delete it and build again.")
+    binary = CACHE / f"esbuild-{name}-{ESBUILD_VERSION}"
+    # Extracted from the verified tarball on every build, so a changed binary never runs.
+    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+        binary.write_bytes(archive.extractfile("package/bin/esbuild").read())
+    binary.chmod(0o755)
+    return binary
+
+
+def minify(assets: dict[str, bytes]) -> dict[str, bytes]:
+    """Return `assets` with every .js and .css file minified by esbuild (one run for all of them).
+
+    Each file is transformed on its own (no bundling): module URLs, the worker's and the page's
+    imports stay as they are. Comments go, except none are legally required in our own files.
+    """
+    names = [name for name in assets if name.endswith((".js", ".css"))]
+    esbuild = fetch_esbuild()
+    with tempfile.TemporaryDirectory(prefix="twoclocks-minify-") as temp:
+        source, out = Path(temp, "in"), Path(temp, "out")
+        write_files(source, {name: assets[name] for name in names})
+        result = subprocess.run(
+            [str(esbuild), *names, "--minify", "--charset=utf8", "--legal-comments=none",
+             "--log-level=warning", f"--outdir={out}", f"--outbase={source}"],
+            cwd=source, capture_output=True, text=True,
+        )
+        if result.returncode != 0:
+            raise BuildError(f"esbuild could not minify the site's files:\n{result.stderr}")
+        return {**assets, **{name: (out / name).read_bytes() for name in names}}
+
+
 def pyodide_runtime_files(tarball: Path) -> dict[str, bytes]:
     """Read the runtime files and the lock file out of the verified npm tarball."""
     wanted = {f"package/{name}" for name in (*PYODIDE_FILES, "pyodide-lock.json")}
@@ -187,18 +254,35 @@ def project_metadata() -> dict:
     return tomllib.loads((PY_DIR / "pyproject.toml").read_text())["project"]
 
 
-def build_wheel() -> tuple[str, bytes]:
-    """Build the pure-Python `twoclocks` wheel from py/; return (file name, bytes)."""
+# The log tools: shipped in a wheel of their own (twoclocks-logs), which the page installs the first
+# time a log is analysed or the code cell runs, so the model's wheel stays small for every visit.
+LOG_MODULES = ("logs.py", "fit.py", "traffic.py")
+
+
+def build_wheels() -> dict[str, tuple[str, bytes]]:
+    """Build the two pure-Python wheels from py/twoclocks: {"model": (file name, bytes),
+    "logs": (file name, bytes)}. Both install into the one `twoclocks` package."""
     meta = project_metadata()
-    name, version = meta["name"], meta["version"]
-    dist_info = f"{name}-{version}.dist-info"
-    files = {
-        path.relative_to(PY_DIR).as_posix(): path.read_bytes()
-        for path in sorted((PY_DIR / name).rglob("*.py"))
+    sources = sorted((PY_DIR / meta["name"]).rglob("*.py"))
+    is_log = lambda path: path.parent.name == meta["name"] and path.name in LOG_MODULES  # noqa: E731
+    return {
+        "model": build_wheel(meta["name"], [p for p in sources if not is_log(p)], meta["description"]),
+        "logs": build_wheel(f"{meta['name']}-logs", [p for p in sources if is_log(p)],
+                            f"The log tools of {meta['name']}: read, fit and diagnose latency logs."),
     }
+
+
+def build_wheel(name: str, sources: list[Path], summary: str) -> tuple[str, bytes]:
+    """A py3-none-any wheel of distribution `name` holding `sources` (paths under py/), with no
+    dependencies; return (file name, bytes)."""
+    meta = project_metadata()
+    version = meta["version"]
+    stem = name.replace("-", "_")
+    dist_info = f"{stem}-{version}.dist-info"
+    files = {path.relative_to(PY_DIR).as_posix(): path.read_bytes() for path in sources}
     files[f"{dist_info}/METADATA"] = (
         f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
-        f"Summary: {meta['description']}\nRequires-Python: {meta['requires-python']}\n"
+        f"Summary: {summary}\nRequires-Python: {meta['requires-python']}\n"
     ).encode()
     files[f"{dist_info}/WHEEL"] = (
         "Wheel-Version: 1.0\nGenerator: twoclocks-build.py\nRoot-Is-Purelib: true\n"
@@ -216,7 +300,7 @@ def build_wheel() -> tuple[str, bytes]:
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
             wheel.writestr(info, data)
-    return f"{name}-{version}-py3-none-any.whl", buffer.getvalue()
+    return f"{stem}-{version}-py3-none-any.whl", buffer.getvalue()
 
 
 # --- the page ---------------------------------------------------------------------------------
@@ -248,19 +332,22 @@ def host_files() -> dict[str, bytes]:
     return {path.name: path.read_bytes() for path in sorted((SITE_DIR / "host").glob("*"))}
 
 
-def build_module(wheel_name: str, wheel_bytes: bytes, version: str) -> bytes:
+def build_module(wheels: dict[str, tuple[str, bytes]], version: str) -> bytes:
     """The generated `build.js`: what the page and worker must know about this build."""
+    (wheel_name, wheel_bytes), (logs_name, logs_bytes) = wheels["model"], wheels["logs"]
     info = {
         "version": version,
         "pyodideDir": PYODIDE_DIR_NAME,
         "wheel": wheel_name,
         "wheelSha256": sha256_hex(wheel_bytes),
+        "logsWheel": logs_name,
+        "logsWheelSha256": sha256_hex(logs_bytes),
         **model().page_data(),
     }
     return f"// Generated by build.py; do not edit.\nexport const BUILD = {json.dumps(info)};\n".encode()
 
 
-def render_page(template: str, app_dir: str, *, embed: bool = False) -> str:
+def render_page(template: str, app_dir: str, version: str, *, embed: bool = False) -> str:
     """Fill the page template: asset directory, default state and its report, example cell.
     The embed view is the same page with class="embed" (no page chrome)."""
     web = model()
@@ -274,12 +361,13 @@ def render_page(template: str, app_dir: str, *, embed: bool = False) -> str:
     preloads = "\n".join(
         f'<link rel="modulepreload" href="{app_dir}/js/{path.name}">'
         for path in sorted((SITE_DIR / "js").glob("*.js"))
-        if path.name not in ("worker.js", "early.js")
+        if path.name not in ("worker.js", "early.js", "logsview.js")  # logsview: loaded on demand
     )
     replacements = {
         "%%MODULE_PRELOADS%%": preloads,
         "%%APP%%": app_dir,
         "%%HTML_CLASS%%": ' class="embed"' if embed else "",
+        "%%ZIP%%": zip_name(version),
         "%%INITIAL_JSON%%": initial,
         "%%EXAMPLE_CELL%%": html.escape(example, quote=False),
         "%%TTFT_MS%%": f"{report['ttft_ms']:.0f} ms",
@@ -298,12 +386,14 @@ def build(dist: Path = DIST, version: str | None = None) -> Path:
     `dist` and `version` (default: py/pyproject.toml's) let the tests build other releases."""
     runtime = pyodide_runtime_files(fetch_pyodide())
     micropip_bytes = fetch_micropip().read_bytes()
-    step("building the twoclocks wheel from py/")
-    wheel_name, wheel_bytes = build_wheel()
+    step("building the twoclocks wheels from py/")
+    wheels = build_wheels()
     version = version or project_metadata()["version"]
     assets = site_assets()
-    assets["js/build.js"] = build_module(wheel_name, wheel_bytes, version)
-    assets[wheel_name] = wheel_bytes
+    assets["js/build.js"] = build_module(wheels, version)
+    step(f"minifying JavaScript and CSS with esbuild {ESBUILD_VERSION}")
+    assets = minify(assets)
+    assets.update(dict(wheels.values()))
     digest = hashlib.sha256()
     for path, data in sorted(assets.items()):
         digest.update(path.encode() + b"\0" + data)
@@ -318,12 +408,17 @@ def build(dist: Path = DIST, version: str | None = None) -> Path:
     pyodide_files[MICROPIP_WHEEL] = micropip_bytes
     write_files(dist / PYODIDE_DIR_NAME, pyodide_files)
     template = (SITE_DIR / "index.html").read_text()
-    (dist / "index.html").write_text(render_page(template, app_dir))
-    (dist / "embed.html").write_text(render_page(template, app_dir, embed=True))
+    (dist / "index.html").write_text(render_page(template, app_dir, version))
+    (dist / "embed.html").write_text(render_page(template, app_dir, version, embed=True))
     write_files(dist, host_files())
-    write_zip(dist, dist / f"twoclocks-{version}.zip")
+    write_zip(dist, dist / zip_name(version))
     step("done")
     return dist
+
+
+def zip_name(version: str) -> str:
+    """The course authors' package in dist/, linked from the page's footer."""
+    return f"twoclocks-{version}.zip"
 
 
 def write_zip(dist: Path, target: Path) -> None:

@@ -96,3 +96,9 @@ def wait_for_text(page, selector: str, expected: str) -> str:
         }""",
         [selector, expected, DEADLINE_MS],
     )
+
+
+def open_logs(page) -> None:
+    """Scroll to the log section, whose tools load when it comes near, and wait until they are built."""
+    page.locator("#logs").scroll_into_view_if_needed()
+    page.wait_for_selector("#logs-root[data-state]", state="attached", timeout=DEADLINE_MS)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from pagewait import DEADLINE_MS, format_ms, wait_for_readouts
+from pagewait import DEADLINE_MS, format_ms, open_logs, wait_for_readouts
 
 from twoclocks.web import evaluate
 
@@ -188,6 +188,7 @@ def test_axe_finds_nothing_after_the_learner_has_used_everything(open_page, sche
     """Roofline mode, an analysed log, a played call, a mistake card, a cell's output and a
     read-only view: still zero violations."""
     page = open_page("?mode=roofline", scheme=scheme, axe=True)
+    open_logs(page)
     page.click("#logs-sample")
     assert wait_until(page, "() => document.querySelector('#logs-results:not([hidden])') !== null")
     page.click("#mistake-cards .show-me")
@@ -251,6 +252,7 @@ def tab(page) -> dict:
 def test_tab_reaches_every_control_in_order_with_a_visible_focus_ring(lesson):
     """From the skip link, Tab visits every visible control once, in document order (which is the
     visual order), each scrolled into view with a focus ring of at least 2 px at 3:1 contrast."""
+    open_logs(lesson)  # the log tools' controls are built when their section comes near: build them now
     expected = lesson.evaluate(_TABBABLE)
     assert expected["positive"] == [], "a positive tabindex breaks the order"
     lesson.focus(".skip")
@@ -363,8 +365,8 @@ def test_call_slider_steps_with_arrows_and_jumps_with_page_keys(lesson, key):
         assert after_right["position"] >= slider["position"] + 1
     else:
         assert up == pytest.approx(before + slider["step"])
+    check_clocks(lesson)  # waits for the model's answer, which the readouts arrive with
     check_slider_readouts(lesson, key, up)
-    check_clocks(lesson)
 
     press(lesson, key, "ArrowLeft")
     assert state() < up
@@ -381,8 +383,8 @@ def test_call_slider_steps_with_arrows_and_jumps_with_page_keys(lesson, key):
         expected = min(start["max"], start["position"] + big_step(start) * start["step"])
         assert after_page["position"] == pytest.approx(expected)
         assert paged == pytest.approx(expected)
-    check_slider_readouts(lesson, key, paged)
     check_clocks(lesson)
+    check_slider_readouts(lesson, key, paged)
 
     after_down = press(lesson, key, "PageDown")
     assert abs(after_down["position"] - start["position"]) <= 1
@@ -409,16 +411,16 @@ def test_agent_slider_steps_with_arrows_and_jumps_with_page_keys(lesson, key):
 
     press(lesson, control_id, "ArrowRight")
     assert state() == before + slider["step"]
+    check_agent()  # settles first: the readouts arrive with the model's answer
     check_slider_readouts(lesson, control_id, state())
-    check_agent()
     press(lesson, control_id, "ArrowLeft")
     assert state() == before
     start = lesson.evaluate(_SLIDER, control_id)
     press(lesson, control_id, "PageUp")
     expected = min(start["max"], start["position"] + big_step(start) * start["step"])
     assert state() == expected and expected - before >= 2 * slider["step"]
-    check_slider_readouts(lesson, control_id, expected)
     check_agent()
+    check_slider_readouts(lesson, control_id, expected)
     press(lesson, control_id, "PageDown")
     assert state() == before
 

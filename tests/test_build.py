@@ -17,14 +17,20 @@ def test_embedded_report_equals_the_live_model(dist_dir):
     assert embedded == {"state": DEFAULT_STATE, "report": evaluate(DEFAULT_STATE)}
 
 
-def test_wheel_holds_the_package_and_no_dependencies(dist_dir):
-    """The twoclocks wheel carries every module of py/twoclocks and requires nothing."""
-    (wheel,) = dist_dir.glob("app-*/twoclocks-*.whl")
-    names = set(zipfile.ZipFile(wheel).namelist())
+def test_wheels_hold_the_package_and_no_dependencies(dist_dir):
+    """The model's wheel and the log tools' wheel together carry every module of py/twoclocks, the
+    log modules only in theirs, and neither requires anything (micropip would look it up on PyPI)."""
+    (model,) = dist_dir.glob("app-*/twoclocks-*.whl")
+    (logs,) = dist_dir.glob("app-*/twoclocks_logs-*.whl")
+    names = {wheel: set(zipfile.ZipFile(wheel).namelist()) for wheel in (model, logs)}
     sources = {p.relative_to(build.PY_DIR).as_posix() for p in (build.PY_DIR / "twoclocks").glob("*.py")}
-    assert sources <= names
-    metadata = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith("METADATA"))).decode()
-    assert "Requires-Dist" not in metadata
+    log_modules = {f"twoclocks/{name}" for name in build.LOG_MODULES}
+    assert log_modules <= sources
+    assert names[model] & sources == sources - log_modules
+    assert names[logs] & sources == log_modules
+    for wheel, members in names.items():
+        metadata = zipfile.ZipFile(wheel).read(next(n for n in members if n.endswith("METADATA"))).decode()
+        assert "Requires-Dist" not in metadata
 
 
 def test_lock_file_names_our_verified_micropip(dist_dir):

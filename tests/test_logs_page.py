@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pagewait import DEADLINE_MS, wait_for_readouts
+from pagewait import DEADLINE_MS, open_logs, wait_for_readouts
 
 from twoclocks.fit import DECODE_TERMS, PREFILL_TERMS
 from twoclocks.traffic import analyze_log
@@ -71,6 +71,7 @@ def analysed(page, action) -> str:
 @pytest.fixture
 def logs(lesson):
     """The shared page with the lesson on its defaults and the logs section back on toy numbers."""
+    open_logs(lesson)
     if lesson.is_visible("#logs-back"):
         lesson.click("#logs-back")
     assert lesson.evaluate("() => window.TwoClocks.getState().toy_constants") is None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import CHROMIUM_ARGS, Server
-from pagewait import DEADLINE_MS, run_cell, wait_for_readouts, wait_for_text
+from pagewait import DEADLINE_MS, open_logs, run_cell, wait_for_readouts, wait_for_text
 
 from twoclocks.web import DEFAULT_STATE, evaluate
 
@@ -88,7 +88,8 @@ def isolated_page(browser, dist_dir):
     page.goto(server.url)
     page.evaluate("() => window.TwoClocks.ready")
     assert page.evaluate("() => crossOriginIsolated")
-    wait_cell_ready(page)
+    page.focus("#code")  # the cell's Python starts when the learner comes to the cell
+    assert "is ready" in wait_cell_ready(page)
     yield page
     context.close()
     server.close()
@@ -326,6 +327,7 @@ def test_the_full_lesson_works_with_every_foreign_request_blocked(browser, serve
     page.evaluate("() => window.TwoClocks.ready")
     page.click('button[data-scenario="rag"]')
     assert "4" in run_cell(page, "from twoclocks import simulate_call\nprint(4)\n")
+    open_logs(page)
     page.click("#logs-sample")
     page.evaluate(
         """async () => { const root = document.getElementById("logs-root");
@@ -416,3 +418,29 @@ def test_hidden_sections_do_not_break_the_page(browser, server):
     assert run_cell(page, "print(2 + 2)").strip() == "4"
     assert errors == []
     page.close()
+
+
+def test_the_cell_and_the_log_tools_load_only_when_the_learner_comes_near(browser, server):
+    """At the top of the page only the lesson's own Python runs and the log tools are not fetched;
+    scrolling to the log section loads them, and coming to the code cell starts its Python."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    fetched = []
+    page.on("request", lambda request: fetched.append(request.url.rsplit("/", 1)[-1]))
+    page.goto(server)
+    page.evaluate("() => window.TwoClocks.ready")
+    page.evaluate("() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))")
+    assert len(page.workers) == 1
+    assert not [name for name in fetched if name.startswith(("logsview", "logs.css", "twoclocks_logs"))]
+    open_logs(page)
+    assert {"logsview.js", "logs.css"} <= set(fetched)
+    page.click("#logs-sample")
+    page.wait_for_selector("#logs-root[data-state=done]", timeout=2 * DEADLINE_MS)
+    assert any(name.startswith("twoclocks_logs-") for name in fetched)  # installed on first use
+    page.focus("#code")
+    assert "is ready" in wait_cell_ready(page)
+    assert len(page.workers) == 2
+    assert run_cell(page, "from twoclocks.traffic import analyze_log\nprint('log tools here')\n").strip() == (
+        "log tools here"
+    )
+    context.close()

@@ -23,6 +23,8 @@ def check_int(name: str, value: object, low: int, high: int) -> int:
     Raises:
         ValueError: naming ``name`` and the range ``low..high``.
     """
+    if type(value) is int and low <= value <= high:  # the common case, checked first: it is hot
+        return value
     problem = f"{name} must be an integer from {low:,} to {high:,}; got {_describe(value)}"
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(problem)
@@ -42,13 +44,11 @@ def check_float(name: str, value: object, low: float, high: float) -> float:
         ValueError: naming ``name`` and the range, for bools, non-numbers, NaN, infinities or values
             out of range.
     """
-    problem = f"{name} must be a number from {low:g} to {high:g}; got {_describe(value)}"
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(problem)
-    value = float(value)
-    if not math.isfinite(value) or not low <= value <= high:
-        raise ValueError(problem)
-    return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        number = float(value) if abs(value) < 1e308 else math.inf  # an int past float's range
+        if math.isfinite(number) and low <= number <= high:
+            return number
+    raise ValueError(f"{name} must be a number from {low:g} to {high:g}; got {_describe(value)}")
 
 
 def check_bool(name: str, value: object) -> bool:

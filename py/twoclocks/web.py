@@ -157,13 +157,17 @@ def evaluate(state: dict) -> dict:
     call_state = {key: state[key] for key in CALL_KEYS}
     model = cost_model(state)
     report = model(**call_state)
+
+    def rerun(**call: object) -> dict:  # sensitivities re-runs the base state first: reuse it
+        return report if call == call_state else model(**call)
+
     bill = bill_breakdown(report)
     return {
         **report,
         "diagnosis": diagnose(report),
         "bill": bill,
         "bill_usd": bill["total_usd"],
-        "sensitivities": sensitivities(call_state, call=model),
+        "sensitivities": sensitivities(call_state, call=rerun),
         "agent": _agent_report(tuple(sorted(state["agent"].items())), toy_constants(state)),
     }
 

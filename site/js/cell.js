@@ -1,6 +1,9 @@
 // The code cell: an editable textarea with Run, Stop and Reset to example, and its output under it.
-// It has its own Python worker (see engine.js), started once the lesson's model is live or at the
-// first Run. Output is appended as text (never HTML) and capped; the text survives a reload.
+// It has its own Python worker (see engine.js), started once the lesson's model is live and the
+// learner comes near the cell, or at the first Run. Output is appended as text (never HTML) and
+// capped; the text survives a reload.
+import { whenNear } from "./dom.js";
+import { formatNumber } from "./format.js";
 
 export const MAX_OUTPUT_CHARS = 100_000; // characters of output kept per run; the rest are counted
 export const STORAGE_KEY = "twoclocks:cell:v1"; // bump the version when the stored shape changes
@@ -111,9 +114,17 @@ function handleTab(textarea) {
   });
 }
 
+// The cell's own Python costs a second Pyodide boot (about 3 s of CPU here): it starts once the
+// learner comes within a screen of the cell or into it, so it never competes with the first drags
+// of the sliders. A Run before that starts it at once.
+function nearTheCell(textarea) {
+  const focused = new Promise((resolve) => textarea.addEventListener("focus", resolve, { once: true }));
+  return Promise.race([whenNear(textarea), focused]);
+}
+
 /**
  * Wire the cell. `engine` is the cell's own Engine; `waitForModel` resolves when the lesson's model
- * is live (the cell worker starts then, so it never competes with the first paint).
+ * is live (the cell worker starts after it, when the learner comes near the cell).
  */
 export function setupCell({ elements, engine, waitForModel, setStatus }) {
   const { textarea, runButton, stopButton, resetButton, output, inputForm, inputLine } = elements;
@@ -137,7 +148,7 @@ export function setupCell({ elements, engine, waitForModel, setStatus }) {
   handleTab(textarea);
 
   const startEngine = () => { if (!engine.started) engine.start(); };
-  waitForModel.then(startEngine);
+  Promise.all([waitForModel, nearTheCell(textarea)]).then(startEngine);
 
   function setRunning(on) {
     running = on;
@@ -171,8 +182,8 @@ export function setupCell({ elements, engine, waitForModel, setStatus }) {
       });
       const notes = [];
       if (result.hidden) {
-        notes.push(`[${result.hidden.toLocaleString("en-US")} more characters of output hidden: ` +
-          `the page keeps the first ${MAX_OUTPUT_CHARS.toLocaleString("en-US")}]`);
+        notes.push(`[${formatNumber(result.hidden)} more characters of output hidden: ` +
+          `the page keeps the first ${formatNumber(MAX_OUTPUT_CHARS)}]`);
       }
       if (result.stopped) notes.push("[stopped]");
       view.finish(notes);

@@ -1,6 +1,6 @@
 // The canvas of the two clocks: two stopwatch dials (TTFT, TTLT) over a timeline bar (a prefill
 // block, then one tick per decoded token). It draws a report from Python; it computes no latency.
-import { formatMs } from "./format.js";
+import { formatMs, formatNumber } from "./format.js";
 
 const NICE_STEPS = [1, 2, 5];
 
@@ -14,7 +14,23 @@ export function niceCeil(ms) {
   return 10 ** (exponent + 1);
 }
 
+// Reading the colours forces a style recalculation, so they are read once and again only after the
+// theme, the colour scheme or printing may have changed them.
+let cachedColors = null;
+export const forgetPalette = () => { cachedColors = null; };
+new MutationObserver(forgetPalette).observe(document.documentElement, {
+  attributes: true, attributeFilter: ["data-theme", "class"],
+});
+for (const query of ["(prefers-color-scheme: dark)", "print"]) {
+  matchMedia(query).addEventListener("change", forgetPalette);
+}
+
 export function palette(canvas) {
+  cachedColors ??= readPalette(canvas);
+  return cachedColors;
+}
+
+function readPalette(canvas) {
   const style = getComputedStyle(canvas);
   const read = (name) => style.getPropertyValue(name).trim();
   return {
@@ -30,9 +46,13 @@ export function palette(canvas) {
 export function prepareCanvas(canvas, width, height) {
   const ratio = window.devicePixelRatio || 1;
   canvas.style.height = `${height}px`;
-  canvas.width = Math.round(width * ratio);
-  canvas.height = Math.round(height * ratio);
+  const [pixelWidth, pixelHeight] = [Math.round(width * ratio), Math.round(height * ratio)];
   const ctx = canvas.getContext("2d");
+  if (canvas.width !== pixelWidth || canvas.height !== pixelHeight) {
+    Object.assign(canvas, { width: pixelWidth, height: pixelHeight }); // a new bitmap: only on resize
+  } else {
+    ctx.reset(); // same size: keep the bitmap, start from a fresh drawing state
+  }
   ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
   const colors = palette(canvas);
   ctx.fillStyle = colors.bg;
@@ -40,7 +60,18 @@ export function prepareCanvas(canvas, width, height) {
   return { ctx, colors };
 }
 
+const hatches = new WeakMap(); // context -> {key, pattern}: one tile per colour pair, not per draw
+
 export function hatch(ctx, color, background) {
+  const key = `${color} ${background}`;
+  const cached = hatches.get(ctx);
+  if (cached?.key === key) return cached.pattern;
+  const pattern = makeHatch(ctx, color, background);
+  hatches.set(ctx, { key, pattern });
+  return pattern;
+}
+
+function makeHatch(ctx, color, background) {
   const tile = new OffscreenCanvas(8, 8);
   const t = tile.getContext("2d");
   t.fillStyle = background;
@@ -162,7 +193,7 @@ function labelTimeline(ctx, colors, report, { x0, x1, y, h, xAt }) {
   ctx.textAlign = "left";
   const prefillLabel = "prefill";
   if (firstX - x0 > ctx.measureText(prefillLabel).width + 12) ctx.fillText(prefillLabel, x0, y - 6);
-  const decodeLabel = `decode · ${report.output_tokens.toLocaleString("en-US")} tokens`;
+  const decodeLabel = `decode · ${formatNumber(report.output_tokens)} tokens`;
   const decodeWidth = ctx.measureText(decodeLabel).width;
   if (x1 - firstX > decodeWidth + 12) {
     ctx.fillText(decodeLabel, firstX + 8, y - 6);
@@ -182,11 +213,14 @@ export function drawLightForPrint(view) {
     const root = document.documentElement;
     const theme = root.getAttribute("data-theme");
     root.setAttribute("data-theme", "light");
+    forgetPalette(); // the observer would only hear of it after this draw
+    if (view.width !== undefined) view.width = null; // measure the print layout, not the screen's
     try {
       view.draw();
     } finally {
       if (theme === null) root.removeAttribute("data-theme");
       else root.setAttribute("data-theme", theme);
+      forgetPalette();
     }
   });
   addEventListener("afterprint", () => view.schedule());
@@ -200,11 +234,17 @@ export class ClocksView {
     this.shownMs = Infinity; // how far into the call to draw (Infinity: the whole call)
     this.frame = 0;
     this.drawn = 0;
-    new ResizeObserver(() => this.schedule()).observe(canvas);
+    this.width = null; // CSS pixels, kept by the observer: reading clientWidth after the page's
+    // readouts changed would force a layout in the middle of a drag
+    new ResizeObserver(([entry]) => {
+      this.width = entry.contentRect.width;
+      this.schedule();
+    }).observe(canvas);
     drawLightForPrint(this);
   }
 
   show(report, shownMs = Infinity) {
+    if (report === this.report && shownMs === this.shownMs) return;
     this.report = report;
     this.shownMs = shownMs;
     this.schedule();
@@ -224,10 +264,11 @@ export class ClocksView {
   draw() {
     this.frame = 0;
     const { canvas, report } = this;
-    if (!report || !canvas.clientWidth) return; // hidden: drawn by the ResizeObserver once shown
+    this.width ??= canvas.clientWidth; // before the observer's first report
+    const width = this.width;
+    if (!report || !width) return; // hidden: drawn by the ResizeObserver once shown
     this.drewThisFrame = true;
     requestAnimationFrame(() => { this.drewThisFrame = false; });
-    const width = canvas.clientWidth;
     const dialRow = Math.min(210, Math.max(120, width * 0.34));
     const height = dialRow + 100;
     const { ctx, colors } = prepareCanvas(canvas, width, height);

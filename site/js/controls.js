@@ -1,7 +1,7 @@
 // The controls, built from tables keyed by the model's keyword names: the tables are the contract
 // between this page and Python. Valid ranges come from the model itself (BUILD.limits, written by
 // build.py); the tables only choose how each control looks (slider range, scale, label, help).
-import { formatCount } from "./format.js";
+import { formatCount, formatNumber } from "./format.js";
 
 const LOG_STEPS = 1000; // positions on a log-scale slider
 
@@ -107,7 +107,7 @@ const toLogPosition = (value, min, max) =>
   Math.round((Math.log(value / min) / Math.log(max / min)) * LOG_STEPS);
 const fromLogPosition = (position, min, max) =>
   Math.round(min * Math.exp((position / LOG_STEPS) * Math.log(max / min)));
-const plain = (value) => value.toLocaleString("en-US");
+const plain = (value) => formatNumber(value, 3);
 
 /** Check one value against the model's limits; returns an error message naming the key, or null. */
 export function checkValue(key, value, limits, state) {
@@ -168,7 +168,7 @@ function buildRange(control, limits, onChange) {
   // "12,000 tokens", "2.5 × decode": as many decimals as the step has, thousands separated.
   const decimals = (String(control.step ?? 1).split(".")[1] ?? "").length;
   const readable = decimals
-    ? (value) => value.toLocaleString("en-US", { maximumFractionDigits: decimals })
+    ? (value) => formatNumber(value, decimals)
     : formatCount;
   const sliderMax = () => (typeof control.sliderMax === "string" ? context[control.sliderMax] : control.sliderMax);
   if (kind === "log") Object.assign(slider, { min: 0, max: LOG_STEPS, step: 1 });
@@ -219,10 +219,16 @@ function buildRange(control, limits, onChange) {
     flag(null);
     number.value = String(current);
   });
+  let shown = ""; // value and slider range last written: an unchanged control is not touched
   const show = (value, state) => {
     current = value;
     context = state;
     const max = sliderMax();
+    if (document.activeElement !== number || number.valueAsNumber !== value) {
+      if (number.value !== String(value)) number.value = String(value);
+    }
+    if (`${value} ${max}` === shown) return;
+    shown = `${value} ${max}`;
     if (kind === "log") {
       slider.value = String(toLogPosition(clamp(value, sliderMin, max), sliderMin, max));
     } else {
@@ -230,7 +236,6 @@ function buildRange(control, limits, onChange) {
       slider.value = String(clamp(value, sliderMin, max));
     }
     slider.setAttribute("aria-valuetext", `${readable(value)} ${control.unit}`);
-    if (document.activeElement !== number || number.valueAsNumber !== value) number.value = String(value);
   };
   return { row, show, inputs: [slider, number] };
 }
@@ -247,7 +252,7 @@ function buildToggle(control, onChange) {
   row.querySelector(".help").textContent = help;
   const box = row.querySelector("input");
   box.addEventListener("change", () => onChange(key, box.checked));
-  return { row, show: (value) => { box.checked = value; }, inputs: [box] };
+  return { row, show: (value) => { if (box.checked !== value) box.checked = value; }, inputs: [box] };
 }
 
 function buildSegmented(control, limits, onChange) {
@@ -271,7 +276,10 @@ function buildSegmented(control, limits, onChange) {
     group.append(option);
     return input;
   });
-  return { row, show: (value) => inputs.forEach((input) => { input.checked = input.value === value; }), inputs };
+  const show = (value) => inputs.forEach((input) => {
+    if (input.checked !== (input.value === value)) input.checked = input.value === value;
+  });
+  return { row, show, inputs };
 }
 
 function buildSelect(control, limits, onChange, options) {
@@ -292,7 +300,7 @@ function buildSelect(control, limits, onChange, options) {
   }
   const parse = (text) => limits[key].choices.find((choice) => String(choice) === text);
   select.addEventListener("change", () => onChange(key, parse(select.value)));
-  return { row, show: (value) => { select.value = String(value); }, inputs: [select] };
+  return { row, show: (value) => { if (select.value !== String(value)) select.value = String(value); }, inputs: [select] };
 }
 
 const BUILDERS = {

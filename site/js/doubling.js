@@ -1,4 +1,5 @@
 // "Double it": the model's sensitivities, one card per lever, and the lever to cut first.
+import { setText } from "./dom.js";
 import { formatChangeMs, formatCount, formatMs } from "./format.js";
 
 const CARDS = [
@@ -16,26 +17,33 @@ function ratio(value) {
   return value === null ? "" : ` (×${value.toFixed(2)})`;
 }
 
-function card(title, detail, variant) {
+function card(title) {
   const article = document.createElement("article");
   article.className = "card card-compact";
   article.innerHTML = `<h3></h3><p class="muted detail"></p>
     <p class="delta"><span class="delta-label">TTFT</span> <span class="ttft"></span></p>
     <p class="delta"><span class="delta-label">TTLT</span> <span class="ttlt"></span></p>`;
   article.querySelector("h3").textContent = title;
-  article.querySelector(".detail").textContent = detail;
-  article.querySelector(".ttft").textContent =
-    `${formatChangeMs(variant.ttft_change_ms)}${ratio(variant.ttft_ratio)} → ${formatMs(variant.ttft_ms)}`;
-  article.querySelector(".ttlt").textContent =
-    `${formatChangeMs(variant.ttlt_change_ms)}${ratio(variant.ttlt_ratio)} → ${formatMs(variant.ttlt_ms)}`;
   return article;
 }
 
+function fill(article, detail, variant) {
+  setText(article.querySelector(".detail"), detail);
+  setText(article.querySelector(".ttft"),
+    `${formatChangeMs(variant.ttft_change_ms)}${ratio(variant.ttft_ratio)} → ${formatMs(variant.ttft_ms)}`);
+  setText(article.querySelector(".ttlt"),
+    `${formatChangeMs(variant.ttlt_change_ms)}${ratio(variant.ttlt_ratio)} → ${formatMs(variant.ttlt_ms)}`);
+}
+
+/** Show the three cards (built on the first call, then updated in place) and the lever line. */
 export function renderDoubling(container, leverLine, sensitivities) {
-  container.replaceChildren(
-    ...CARDS.map(([key, title, detail]) => card(title, detail(sensitivities[key]), sensitivities[key])),
-  );
-  leverLine.textContent = sensitivities.lever
+  if (container.children.length !== CARDS.length) {
+    container.replaceChildren(...CARDS.map(([, title]) => card(title)));
+  }
+  CARDS.forEach(([key, , detail], index) => {
+    fill(container.children[index], detail(sensitivities[key]), sensitivities[key]);
+  });
+  setText(leverLine, sensitivities.lever
     ? `What to cut first for this call: ${LEVERS[sensitivities.lever]}.`
-    : "None of these levers moves this call's clocks.";
+    : "None of these levers moves this call's clocks.");
 }

@@ -9,8 +9,23 @@ const STDIN_BYTES = 64 * 1024;
 const SLOW_BOOT_MS = 20_000; // say that loading is slow
 const BOOT_DEADLINE_MS = 120_000; // give up (e.g. a CSP without 'wasm-unsafe-eval' hangs the boot)
 
+// The worker early.js started, with what it said before this module loaded; taken once (a restart
+// starts a fresh worker).
+function takeEarlyWorker() {
+  const early = globalThis.__twoclocksEarlyWorker;
+  delete globalThis.__twoclocksEarlyWorker;
+  return early?.worker ? early : null;
+}
+
 export class Engine {
-  constructor({ onStatus, onReady, onBootError }) {
+  /**
+   * `adoptEarly`: take over the worker early.js started before the modules loaded, if any.
+   * `logTools`: install the log tools' wheel during the boot (the code cell's worker, where a
+   * learner may import them); otherwise the worker installs it the first time a log is analysed.
+   */
+  constructor({ onStatus, onReady, onBootError, adoptEarly = false, logTools = false }) {
+    this.adoptEarly = adoptEarly;
+    this.logTools = logTools;
     this.onStatus = onStatus;
     this.onReady = onReady;
     this.onBootError = onBootError;
@@ -40,12 +55,21 @@ export class Engine {
       this.settleReady = { resolve, reject };
     });
     this.readyPromise.catch(() => {}); // callers that care await it
-    this.worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
+    const early = this.adoptEarly ? takeEarlyWorker() : null;
+    const script = new URL(this.logTools ? "./worker.js?logtools=1" : "./worker.js", import.meta.url);
+    this.worker = early?.worker ?? new Worker(script, { type: "module" });
     this.worker.onmessage = (event) => this.receive(event.data);
     this.worker.onerror = (event) => {
       event.preventDefault();
       this.failBoot(event.message || "the Python worker could not start");
     };
+    // Replayed after the caller's module has finished running, as a live message would be.
+    if (early) {
+      queueMicrotask(() => {
+        for (const message of early.messages) this.receive(message);
+        if (early.error) this.failBoot(early.error);
+      });
+    }
     if (this.isolated) {
       this.worker.postMessage({ type: "shareBuffers", interrupt: this.interrupt.buffer, stdin: this.stdin.buffer });
     }

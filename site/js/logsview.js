@@ -13,7 +13,7 @@
 // root.dataset.state is "idle" | "busy" | "done" | "error"; root.dataset.runs counts finished
 // analyses; root.dataset.fitted is "true" while the lesson runs on fitted coefficients.
 import { drawLightForPrint, prepareCanvas } from "./clocks.js";
-import { formatCount, formatMs, formatPercent } from "./format.js";
+import { formatCount, formatMs, formatNumber, formatPercent } from "./format.js";
 
 export const MAX_FILE_BYTES = 50 * 1024 * 1024;
 
@@ -89,7 +89,7 @@ export function formatCoefficient(value) {
     const sup = String(power).split("").map((ch) => SUPERSCRIPT[ch]).join("");
     return `${mantissa.toFixed(2)} × 10${sup}`;
   }
-  return Number(value.toPrecision(3)).toLocaleString("en-US", { maximumFractionDigits: 10 });
+  return formatNumber(Number(value.toPrecision(3)), 10);
 }
 
 function formatBytes(bytes) {
@@ -118,7 +118,7 @@ function axis(max, maxTicks) {
   return { top: count * step, ticks };
 }
 
-const tickNumber = new Intl.NumberFormat("en-US", { maximumFractionDigits: 3 });
+const tickNumber = { format: (value) => formatNumber(value, 3) };
 function tokenTick(value) {
   if (value >= 1_000_000) return `${tickNumber.format(value / 1_000_000)}M`;
   if (value >= 10_000) return `${tickNumber.format(value / 1000)}k`;

@@ -8,10 +8,10 @@ import { ClocksView } from "./clocks.js";
 import { AGENT_CONTROLS, CALL_CONTROLS, MODEL_CONTROLS, buildControls, checkValue } from "./controls.js";
 import { renderDoubling } from "./doubling.js";
 import { setupEmbedding } from "./embedded.js";
+import { setAttr, setText, whenNear } from "./dom.js";
 import { Engine } from "./engine.js";
-import { formatMs, formatPercent, formatTokens, formatUsd } from "./format.js";
+import { formatMs, formatNumber, formatPercent, formatTokens, formatUsd } from "./format.js";
 import { CallLog } from "./log.js";
-import { setupLogs } from "./logsview.js";
 import { buildMistakes } from "./mistakes.js";
 import { Player } from "./play.js";
 import { RooflineChart, formatBytes } from "./rooflinechart.js";
@@ -36,12 +36,15 @@ const engine = new Engine({
   onBootError: (reason) => setStatus(
     `Python could not start: ${reason}. The lesson text still works; try again, or reload.`,
     { error: true, retry: true }),
+  adoptEarly: true,
 });
 engine.start();
 
 // --- views ------------------------------------------------------------------------------------
 
 const clocks = new ClocksView($("clocks-canvas"));
+// Drawn before anything else touches the DOM, so this first draw needs no second layout pass.
+clocks.show(initial.report);
 const agentView = new AgentView({ canvas: $("agent-canvas"), totals: $("agent-totals"), table: $("agent-table") });
 const callLog = new CallLog({
   table: $("log-table"), empty: $("log-empty"), copyButton: $("log-copy"), clearButton: $("log-clear"),
@@ -54,20 +57,21 @@ const player = new Player({
 const rooflineChart = new RooflineChart($("roofline-canvas"));
 const modelControls = buildControls(
   { mode: $("controls-mode"), hardware: $("controls-hardware") }, MODEL_CONTROLS, BUILD.limits,
-  (key, value) => applyState({ [key]: value }), BUILD.options,
+  (key, value) => applyState({ [key]: value }, { byControl: true }), BUILD.options,
 );
 const callControls = buildControls(
   { call: $("controls-call"), serving: $("controls-serving") }, CALL_CONTROLS, BUILD.limits,
-  (key, value) => applyState({ [key]: value }),
+  (key, value) => applyState({ [key]: value }, { byControl: true }),
 );
 const agentControls = buildControls(
   { default: $("agent-controls") }, AGENT_CONTROLS.map((c) => ({ ...c, idPrefix: "agent" })),
-  BUILD.limits.agent.fields, (key, value) => applyState({ agent: { ...state.agent, [key]: value } }),
+  BUILD.limits.agent.fields,
+  (key, value) => applyState({ agent: { ...state.agent, [key]: value } }, { byControl: true }),
 );
 
 function setOutput(id, ms) {
-  $(id).textContent = formatMs(ms);
-  $(id).dataset.ms = String(ms);
+  setText($(id), formatMs(ms));
+  setAttr($(id), "data-ms", String(ms));
 }
 
 function describe(report) {
@@ -84,12 +88,12 @@ function showReport(report) {
   setOutput("ttlt-ms", report.ttlt_ms);
   setOutput("tpot-ms", report.tpot_ms);
   setOutput("visible-ms", report.first_visible_ms);
-  $("generated").textContent = `${formatTokens(report.output_tokens)}, ended by ${
-    report.stop_reason === "stop" ? "the stop" : "max_tokens"}`;
-  $("bill").textContent = `${formatUsd(report.bill_usd)} (toy prices)`;
-  $("diagnosis").textContent = report.diagnosis.sentence;
-  $("diagnosis").dataset.label = report.diagnosis.label;
-  $("clocks-canvas").setAttribute("aria-label", `Two clocks. ${describe(report)}`);
+  setText($("generated"), `${formatTokens(report.output_tokens)}, ended by ${
+    report.stop_reason === "stop" ? "the stop" : "max_tokens"}`);
+  setText($("bill"), `${formatUsd(report.bill_usd)} (toy prices)`);
+  setText($("diagnosis"), report.diagnosis.sentence);
+  setAttr($("diagnosis"), "data-label", report.diagnosis.label);
+  setAttr($("clocks-canvas"), "aria-label", `Two clocks. ${describe(report)}`);
   renderDoubling($("doubling-cards"), $("lever"), report.sensitivities);
   showRoofline(report);
   const agent = JSON.stringify(report.agent);
@@ -128,8 +132,8 @@ function describeModel() {
 
 function showModelError(message) {
   const text = message ? `The model rejected this setting: ${message}. The figures shown are for the last valid one.` : "";
-  $("model-error").textContent = text;
-  $("agent-error").textContent = message?.includes("prompt") && lastChanged === "agent" ? text : "";
+  setText($("model-error"), text);
+  setText($("agent-error"), message?.includes("prompt") && lastChanged === "agent" ? text : "");
 }
 
 function setStatus(text, { error = false, retry = false } = {}) {
@@ -159,6 +163,7 @@ async function sendUpdate() {
   updates.pending = false;
   try {
     const reply = await engine.evaluate(state, "controls");
+    if (syncTimer) syncControls();
     showModelError(reply.error);
     if (reply.report) showReport(reply.report);
     updates.error = reply.error ?? null;
@@ -170,10 +175,10 @@ async function sendUpdate() {
     else if (engine.ready) {
       // "true": what is shown is the model's answer for the current state; "error": the model
       // rejected the current state, and the (dimmed) clocks still show the last valid one.
-      document.body.dataset.settled = updates.error ? "error" : "true";
+      setAttr(document.body, "data-settled", updates.error ? "error" : "true");
       $("lab").classList.toggle("lab-stale", Boolean(updates.error));
       // The most model calls the controls had in flight at once since the last settled state.
-      document.body.dataset.maxInFlight = String(engine.takePeak("controls"));
+      setAttr(document.body, "data-max-in-flight", String(engine.takePeak("controls")));
       $("lab").classList.remove("lab-pending");
       resolveReady();
     }
@@ -190,7 +195,26 @@ function syncUrl() {
 
 let lastChanged = ""; // the last key a learner or the API changed (where to show a model error)
 
-function applyState(partial) {
+// A learner's drag: the controls around the slider are brought up to date together with the
+// model's answer (a millisecond or two later), so the frame that shows the slider's move has no
+// layout to do and the answer is drawn sooner. Anything else syncs them at once.
+const SYNC_FALLBACK_MS = 100; // a slow answer does not hold the readouts back longer than this
+let syncTimer = 0;
+
+function syncControls() {
+  clearTimeout(syncTimer);
+  syncTimer = 0;
+  modelControls.sync(state);
+  $("controls-hardware").hidden = state.mode !== "roofline";
+  setText($("model-name"), describeModel());
+  $("model-reset").hidden = !state.toy_constants && state.mode === "toy";
+  logsView?.setFitted(Boolean(state.toy_constants) && state.mode === "toy");
+  callControls.sync(state);
+  agentControls.sync(state.agent);
+  markScenario();
+}
+
+function applyState(partial, { byControl = false } = {}) {
   lastChanged = Object.keys(partial)[0] ?? lastChanged;
   const next = { ...state, ...partial };
   if ("prompt_tokens" in partial && !("cached_prefix_tokens" in partial)) {
@@ -201,16 +225,10 @@ function applyState(partial) {
   // the state has moved away from it.
   if (!engine.ready && JSON.stringify(state) !== JSON.stringify(initial.state)) $("lab").classList.add("lab-pending");
   syncUrl();
-  document.body.dataset.settled = "false";
+  setAttr(document.body, "data-settled", "false");
   player.cancel();
-  modelControls.sync(state);
-  $("controls-hardware").hidden = state.mode !== "roofline";
-  $("model-name").textContent = describeModel();
-  $("model-reset").hidden = !state.toy_constants && state.mode === "toy";
-  logsView?.setFitted(Boolean(state.toy_constants) && state.mode === "toy");
-  callControls.sync(state);
-  agentControls.sync(state.agent);
-  markScenario();
+  if (byControl && engine.ready) syncTimer ||= setTimeout(syncControls, SYNC_FALLBACK_MS);
+  else syncControls();
   if ($("lab").classList.contains("lab-pending") && !$("status").classList.contains("status-error")) {
     setStatus(WAITING);
   }
@@ -232,10 +250,10 @@ function markScenario() {
   let any = false;
   for (const [scenario, button] of scenarioButtons) {
     const active = Object.entries(scenario.state).every(([key, value]) => state[key] === value);
-    button.setAttribute("aria-pressed", String(active));
+    setAttr(button, "aria-pressed", String(active));
     any ||= active;
   }
-  if (!any) $("takeaway").textContent = ""; // a takeaway belongs to its scenario only
+  if (!any) setText($("takeaway"), ""); // a takeaway belongs to its scenario only
 }
 
 function chooseScenario(scenario) {
@@ -274,14 +292,30 @@ for (const button of document.querySelectorAll("#wrong .show-me")) {
   });
 }
 
-logsView = setupLogs($("logs-root"), {
-  analyze: async (text, filename) => {
-    await ready;
-    return (await engine.analyze(text, filename)).analysis;
-  },
-  useFitted: (toyConstants) => applyState({ toy_constants: toyConstants, mode: "toy" }),
-  sampleUrl: new URL("../sample-log.csv", import.meta.url).href,
-});
+// The log tools (a module and a stylesheet, a fifth of the page's own bytes) load when the learner
+// comes within a screen of their section; most visits never need them.
+async function loadLogs() {
+  const link = Object.assign(document.createElement("link"), {
+    rel: "stylesheet", href: new URL("../css/logs.css", import.meta.url).href,
+  });
+  const styled = new Promise((resolve) => { link.onload = link.onerror = resolve; });
+  document.head.append(link);
+  try {
+    const [{ setupLogs }] = await Promise.all([import("./logsview.js"), styled]);
+    logsView = setupLogs($("logs-root"), {
+      analyze: async (text, filename) => {
+        await ready;
+        return (await engine.analyze(text, filename)).analysis;
+      },
+      useFitted: (toyConstants) => applyState({ toy_constants: toyConstants, mode: "toy" }),
+      sampleUrl: new URL("../sample-log.csv", import.meta.url).href,
+    });
+    logsView.setFitted(Boolean(state.toy_constants) && state.mode === "toy");
+  } catch (error) {
+    $("logs-root").textContent = `The log tools could not load (${error.message}); reload the page to try again.`;
+  }
+}
+whenNear($("logs-root")).then(loadLogs);
 
 // --- page API ---------------------------------------------------------------------------------
 
@@ -329,7 +363,7 @@ function initialState() {
   if (view.scenario) $("takeaway").textContent = view.scenario.takeaway;
   start = { ...start, ...view.state, agent: { ...start.agent, ...(view.state.agent ?? {}) } };
   if (start.cached_prefix_tokens > start.prompt_tokens) {
-    view.notes.push(`cached_prefix_tokens lowered to the prompt's ${start.prompt_tokens.toLocaleString("en-US")} tokens`);
+    view.notes.push(`cached_prefix_tokens lowered to the prompt's ${formatNumber(start.prompt_tokens)} tokens`);
     start.cached_prefix_tokens = start.prompt_tokens;
   }
   return start;
@@ -363,6 +397,7 @@ const cellStatus = (text) => {
   if (!restarting) $("cell-status").textContent = text;
 };
 const cellEngine = new Engine({
+  logTools: true,
   onStatus: cellStatus,
   onReady: () => {
     const restarted = $("cell-status").textContent.startsWith("Stopped: the cell's Python was restarted");

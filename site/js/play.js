@@ -1,7 +1,7 @@
 // "Play the call": replays the current report in scaled time. The cursor waits through prefill,
 // then tokens appear one by one (streaming) or all at once at TTLT (not streaming), while the
 // clocks tick. With prefers-reduced-motion it jumps straight to the end state.
-import { formatMs } from "./format.js";
+import { formatMs, formatNumber } from "./format.js";
 
 const MAX_PLAY_MS = 6000; // a long call is sped up to play in at most this long
 const SHOWN_WORDS = 80; // words of the fake answer kept on screen
@@ -67,7 +67,7 @@ export class Player {
     const visible = report.streaming || shownMs >= report.ttlt_ms ? arrived : 0;
     this.screenText.textContent = answerText(visible, report);
     const phase = shownMs < report.ttft_ms ? "prefill: reading the prompt" :
-      shownMs < report.ttlt_ms ? `decode: token ${arrived.toLocaleString("en-US")}` : "done";
+      shownMs < report.ttlt_ms ? `decode: token ${formatNumber(arrived)}` : "done";
     const rate = speed > 1 ? ` · played ${speed.toFixed(speed < 10 ? 1 : 0)}× faster` : "";
     this.clockLine.textContent = `Call time ${formatMs(shownMs)} of ${formatMs(report.ttlt_ms)} · ${phase}${rate}`;
   }

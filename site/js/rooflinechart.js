@@ -1,6 +1,7 @@
 // The roofline chart: arithmetic intensity (FLOP per byte) against attainable FLOP/s, log-log, with
 // the accelerator's roof and this call's prefill and decode points. It draws what Python returned.
 import { drawLightForPrint, prepareCanvas } from "./clocks.js";
+import { formatNumber } from "./format.js";
 
 const X_RANGE = [0.1, 1e5]; // FLOP per byte
 
@@ -30,7 +31,7 @@ export class RooflineChart {
   show(report) {
     this.report = report;
     this.canvas.setAttribute("aria-label",
-      `Roofline chart. Prefill sits at ${Math.round(report.prefill_intensity_flops_per_byte).toLocaleString("en-US")} ` +
+      `Roofline chart. Prefill sits at ${formatNumber(report.prefill_intensity_flops_per_byte)} ` +
       `FLOP per byte (${report.prefill_bound}-bound); a decode step at ` +
       `${report.decode_intensity_flops_per_byte.toFixed(1)} FLOP per byte (${report.decode_bound}-bound); ` +
       `the ridge is at ${Math.round(report.ridge_flops_per_byte)} FLOP per byte.`);
@@ -88,7 +89,7 @@ export class RooflineChart {
     ctx.textAlign = "center";
     ctx.textBaseline = "top";
     for (let e = log10(X_RANGE[0]); e <= log10(X_RANGE[1]); e += 1) {
-      ctx.fillText(e < 0 ? "0.1" : (10 ** e).toLocaleString("en-US"), x(10 ** e), box.bottom + 4);
+      ctx.fillText(e < 0 ? "0.1" : formatNumber(10 ** e), x(10 ** e), box.bottom + 4);
     }
     ctx.fillText("arithmetic intensity (FLOP per byte)", (box.left + box.right) / 2, box.bottom + 20);
     ctx.textAlign = "right";

@@ -1,6 +1,7 @@
 // The page's URL as configuration: every control's value, a scenario, which sections show, read-only
 // mode and the theme. Parsing never throws: a bad value is clamped or ignored and named in a notice.
 // Keys are the model's keyword names (agent-loop keys as `agent.turns`); see README, "Embedding".
+import { formatNumber } from "./format.js";
 
 export const SECTIONS = ["clocks", "agent", "logs", "mistakes", "code"];
 export const THEMES = ["auto", "light", "dark"];
@@ -30,8 +31,8 @@ function parseValue(name, text, limit) {
       const rounded = limit.kind === "int" ? Math.round(number) : number;
       const value = Math.min(limit.max, Math.max(limit.min, rounded));
       if (value !== number) {
-        return { value, note: `${name}=${shown(text)} changed to ${value.toLocaleString("en-US")} ` +
-          `(allowed: ${limit.min.toLocaleString("en-US")} to ${limit.max.toLocaleString("en-US")})` };
+        return { value, note: `${name}=${shown(text)} changed to ${formatNumber(value)} ` +
+          `(allowed: ${formatNumber(limit.min)} to ${formatNumber(limit.max)})` };
       }
       return { value };
     }

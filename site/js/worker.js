@@ -3,7 +3,6 @@
 import { BUILD } from "./build.js";
 
 const pyodideBase = new URL(`../../${BUILD.pyodideDir}/`, import.meta.url);
-const wheelUrl = new URL(`../${BUILD.wheel}`, import.meta.url);
 const OUTPUT_FLUSH_MS = 40; // batch stdout so a print flood does not flood the page with messages
 const PARTIAL_FLUSH_MS = 5;
 
@@ -11,6 +10,9 @@ let pyodide = null;
 let web = null;
 
 const post = (message) => self.postMessage(message);
+// Boot phases as User Timing marks (the benchmark reads them): "boot:<phase>".
+const mark = (phase) => performance.mark(`boot:${phase}`);
+mark("worker-start");
 const status = (text) => post({ type: "status", text });
 
 async function sha256Hex(buffer) {
@@ -18,16 +20,42 @@ async function sha256Hex(buffer) {
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-// Our wheel is fetched while Pyodide boots, and checked against the hash build.py recorded.
-async function fetchWheel() {
-  const response = await fetch(wheelUrl);
-  if (!response.ok) throw new Error(`could not fetch ${BUILD.wheel} (HTTP ${response.status})`);
+// Our wheels are fetched (the model's while Pyodide boots) and checked against the hash build.py
+// recorded before micropip sees them.
+async function fetchWheel(name, sha256) {
+  const response = await fetch(new URL(`../${name}`, import.meta.url));
+  if (!response.ok) throw new Error(`could not fetch ${name} (HTTP ${response.status})`);
   const bytes = await response.arrayBuffer();
   const actual = await sha256Hex(bytes);
-  if (actual !== BUILD.wheelSha256) {
-    throw new Error(`${BUILD.wheel} does not match its recorded sha256 (got ${actual.slice(0, 12)}…)`);
+  if (actual !== sha256) {
+    throw new Error(`${name} does not match its recorded sha256 (got ${actual.slice(0, 12)}…)`);
   }
   return new Uint8Array(bytes);
+}
+
+async function installWheel(name, bytes) {
+  const path = `/tmp/${name}`;
+  pyodide.FS.writeFile(path, bytes);
+  const micropip = pyodide.pyimport("micropip");
+  try {
+    await micropip.install(`emfs:${path}`);
+  } finally {
+    micropip.destroy();
+  }
+}
+
+// The log tools (twoclocks.logs, .fit, .traffic) ship in a wheel of their own, a third of the
+// model's bytes, installed the first time a log is analysed; the code cell's worker, where a learner
+// may import any module of the package, installs them while it boots.
+let logTools = null;
+function installLogTools() {
+  logTools ??= fetchWheel(BUILD.logsWheel, BUILD.logsWheelSha256)
+    .then((bytes) => installWheel(BUILD.logsWheel, bytes))
+    .catch((error) => {
+      logTools = null; // the next request tries again
+      throw new Error(`the log tools could not be installed: ${error.message}`);
+    });
+  return logTools;
 }
 
 // Pyodide does not reject when a runtime file fails to download (it logs and hangs), so the
@@ -53,7 +81,10 @@ function watchDownloads() {
 async function boot() {
   const started = performance.now();
   const downloadFailed = watchDownloads();
-  const wheel = fetchWheel();
+  const wheel = fetchWheel(BUILD.wheel, BUILD.wheelSha256);
+  const withLogTools = new URL(import.meta.url).searchParams.has("logtools"); // the code cell's worker
+  const logsWheel = withLogTools ? fetchWheel(BUILD.logsWheel, BUILD.logsWheelSha256) : null;
+  logsWheel?.catch(() => {});
   wheel.catch(() => {}); // awaited below; avoid an unhandled-rejection report meanwhile
   status("Downloading the Python runtime (Pyodide)…");
   const { loadPyodide } = await import(new URL("pyodide.mjs", pyodideBase).href);
@@ -64,17 +95,21 @@ async function boot() {
     stdout: () => {},
     stderr: () => {},
   })]);
+  mark("pyodide-loaded");
   // A package that fails its integrity check does not make loadPyodide throw: check it loaded.
   if (!("micropip" in pyodide.loadedPackages)) {
     throw new Error("micropip did not load (integrity check failed or file missing)");
   }
   status("Installing the twoclocks model…");
-  const wheelPath = `/tmp/${BUILD.wheel}`;
-  pyodide.FS.writeFile(wheelPath, await wheel);
-  const micropip = pyodide.pyimport("micropip");
-  await micropip.install(`emfs:${wheelPath}`);
-  micropip.destroy();
+  const bytes = await wheel;
+  pyodide.pyimport("micropip").destroy(); // imported on its own only to time it (boot marks)
+  mark("micropip-imported");
+  await installWheel(BUILD.wheel, bytes);
+  if (logsWheel) logTools = installWheel(BUILD.logsWheel, await logsWheel);
+  await logTools;
+  mark("model-installed");
   web = pyodide.pyimport("twoclocks.web");
+  mark("model-imported");
   return performance.now() - started;
 }
 
@@ -84,7 +119,8 @@ function evaluate({ id, state }) {
 }
 
 // A learner's log: parsed, fitted and diagnosed in Python, here in the worker (it never leaves).
-function analyze({ id, text, filename }) {
+async function analyze({ id, text, filename }) {
+  await installLogTools();
   post({ type: "result", id, analysis: JSON.parse(web.analyze_log_json(text, filename ?? "")) });
 }
 
@@ -177,7 +213,7 @@ self.onmessage = async (event) => {
   const message = event.data;
   try {
     await booted;
-    handlers[message.type](message);
+    await handlers[message.type](message);
   } catch (error) {
     post({ type: "error", id: message.id, error: error?.message ?? String(error) });
   }

@@ -9,7 +9,8 @@ window.bareBoot = new Promise((resolve, reject) => {
   worker.onmessage = ({ data }) => {
     const pageMs = performance.now();
     document.getElementById("status").textContent = `${data.type} after ${pageMs.toFixed(0)} ms`;
-    if (data.type === "loaded") resolve({ pageMs, workerMs: data.workerMs });
+    const workerStartMs = data.startAt - performance.timeOrigin; // on the page's clock
+    if (data.type === "loaded") resolve({ pageMs, workerMs: data.workerMs, workerStartMs });
     else reject(new Error(data.message));
   };
   worker.onerror = (event) => reject(new Error(event.message || "worker failed"));

@@ -130,6 +130,13 @@ BARE_BOOT = """
 ])
 """
 
+# The lesson's worker marks its boot phases ("boot:<phase>"); times on the page's clock.
+BOOT_MARKS = """
+(pageOrigin) => Object.fromEntries(performance.getEntriesByType("mark")
+  .filter((m) => m.name.startsWith("boot:"))
+  .map((m) => [m.name.slice(5), performance.timeOrigin + m.startTime - pageOrigin]))
+"""
+
 RESOURCES = """
 () => performance.getEntriesByType("navigation").concat(performance.getEntriesByType("resource"))
   .map((e) => ({ url: e.name, transferSize: e.transferSize, encodedBodySize: e.encodedBodySize,
@@ -241,6 +248,22 @@ def byte_counts(entries: list[dict]) -> dict:
     }
 
 
+BOOT_PHASES = ["worker-start", "pyodide-loaded", "micropip-imported", "model-installed", "model-imported"]
+
+
+def boot_phases(page) -> dict:
+    """When the lesson's model worker reached each boot phase, in ms on the page's clock.
+
+    Both workers (the model's and the code cell's) run worker.js; the model's is the one that
+    finished first.
+    """
+    origin = page.evaluate("performance.timeOrigin")
+    marks = [worker.evaluate(BOOT_MARKS, origin) for worker in page.workers]
+    marks = [m for m in marks if "model-imported" in m]
+    first = min(marks, key=lambda m: m["model-imported"])
+    return {f"boot_{phase.replace('-', '_')}_ms": first[phase] for phase in BOOT_PHASES}
+
+
 def wait_marks(page, *names: str) -> dict:
     """Wait until the init script has recorded these marks; return all marks."""
     return page.evaluate(WAIT_MARKS, [list(names), DEADLINE_MS])
@@ -258,6 +281,7 @@ def measure_ours(browser, url: str, drags: int) -> dict:
             "fcp_ms": marks["fcpMs"], "drawn_ms": marks["firstDrawnMs"], "ready_ms": marks["readyMs"]
         }
         result.update(byte_counts(page_resources(page)))
+        result.update(boot_phases(page))
         drag = page.evaluate(DRAGS, [drags, DEADLINE_MS])
         result["drag_ms"], result["drag_unsettled"] = drag["latencies"], drag["unsettled"]
         return result
@@ -272,7 +296,8 @@ def measure_bare(browser, url: str) -> dict:
         page = context.new_page()
         page.goto(url)
         boot = page.evaluate(BARE_BOOT, DEADLINE_MS)
-        return {"bare_ms": boot["pageMs"], "bare_worker_ms": boot["workerMs"]}
+        return {"bare_ms": boot["pageMs"], "bare_worker_ms": boot["workerMs"],
+                "bare_worker_start_ms": boot["workerStartMs"]}
     finally:
         context.close()
 
@@ -358,6 +383,12 @@ ROWS = [  # (label, key in a run's result, formatter)
     ("Python live, TwoClocks.ready (ms)", "ready_ms", fmt_ms),
     ("bare loadPyodide() boot (ms)", "bare_ms", fmt_ms),
     ("  (inside its worker, ms)", "bare_worker_ms", fmt_ms),
+    ("  its worker started (ms)", "bare_worker_start_ms", fmt_ms),
+    ("our worker: started (ms)", "boot_worker_start_ms", fmt_ms),
+    ("  loadPyodide() resolved (ms)", "boot_pyodide_loaded_ms", fmt_ms),
+    ("  micropip imported (ms)", "boot_micropip_imported_ms", fmt_ms),
+    ("  model installed by micropip (ms)", "boot_model_installed_ms", fmt_ms),
+    ("  twoclocks.web imported (ms)", "boot_model_imported_ms", fmt_ms),
     ("ratio our ready / bare boot (per run)", "ratio", fmt_ratio),
     ("slider input -> drawn p50 (ms)", "drag_p50_ms", fmt_ms),
     ("slider input -> drawn p95 (ms)", "drag_p95_ms", fmt_ms),

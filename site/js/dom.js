@@ -1,0 +1,27 @@
+// Writes that skip themselves when nothing changes: a slider drag re-renders every readout each
+// frame, and an unchanged write would still make the browser lay the page out again.
+
+/** Set `element`'s text to `text` unless it already reads exactly that. */
+export function setText(element, text) {
+  if (element.textContent !== text) element.textContent = text;
+}
+
+/** Set attribute `name` of `element` to `value` unless it already has it. */
+export function setAttr(element, name, value) {
+  if (element.getAttribute(name) !== value) element.setAttribute(name, value);
+}
+
+/**
+ * Resolves once `element` comes within a screen's height of the viewport (or into it). A hidden
+ * element never does: callers that must run anyway also listen for the learner's action.
+ */
+export function whenNear(element) {
+  return new Promise((resolve) => {
+    const observer = new IntersectionObserver((entries) => {
+      if (!entries.some((entry) => entry.isIntersecting)) return;
+      observer.disconnect();
+      resolve();
+    }, { rootMargin: "100% 0px" });
+    observer.observe(element);
+  });
+}

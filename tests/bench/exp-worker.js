@@ -1,0 +1,16 @@
+const params = new URL(import.meta.url).searchParams;
+const base = new URL(`../${params.get("pyodide")}/`, import.meta.url);
+const variant = params.get("v");
+const t = {};
+const s = performance.now();
+const { loadPyodide } = await import(new URL("pyodide.mjs", base).href);
+const opts = { indexURL: base.href };
+if (variant !== "0") opts.lockFileURL = new URL("pyodide-lock.json", base).href;
+if (variant === "1") opts.packages = ["micropip"];
+const py = await loadPyodide(opts);
+t.loaded = performance.now() - s;
+if (variant === "2") await py.loadPackage("micropip");
+t.pkg = performance.now() - s;
+if (variant !== "0") py.pyimport("micropip");
+t.imported = performance.now() - s;
+self.postMessage(t);
