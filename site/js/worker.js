@@ -1,6 +1,7 @@
 // The worker: boots Pyodide, installs our wheel with micropip, and runs the model.
 // It only runs Python; the page sends small {type, id, ...} messages and gets plain data back.
 import { BUILD } from "./build.js";
+import { usePrecompiled } from "./bytecode.js";
 
 const pyodideBase = new URL(`../../${BUILD.pyodideDir}/`, import.meta.url);
 const OUTPUT_FLUSH_MS = 40; // batch stdout so a print flood does not flood the page with messages
@@ -20,9 +21,9 @@ async function sha256Hex(buffer) {
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-// Our wheels are fetched (the model's while Pyodide boots) and checked against the hash build.py
-// recorded before micropip sees them.
-async function fetchWheel(name, sha256) {
+// Our files (the wheels, the boot's bytecode) are fetched, the model's while Pyodide boots, and
+// checked against the hash build.py recorded before Python sees them.
+async function fetchChecked(name, sha256) {
   const response = await fetch(new URL(`../${name}`, import.meta.url));
   if (!response.ok) throw new Error(`could not fetch ${name} (HTTP ${response.status})`);
   const bytes = await response.arrayBuffer();
@@ -49,7 +50,7 @@ async function installWheel(name, bytes) {
 // may import any module of the package, installs them while it boots.
 let logTools = null;
 function installLogTools() {
-  logTools ??= fetchWheel(BUILD.logsWheel, BUILD.logsWheelSha256)
+  logTools ??= fetchChecked(BUILD.logsWheel, BUILD.logsWheelSha256)
     .then((bytes) => installWheel(BUILD.logsWheel, bytes))
     .catch((error) => {
       logTools = null; // the next request tries again
@@ -81,9 +82,11 @@ function watchDownloads() {
 async function boot() {
   const started = performance.now();
   const downloadFailed = watchDownloads();
-  const wheel = fetchWheel(BUILD.wheel, BUILD.wheelSha256);
+  const wheel = fetchChecked(BUILD.wheel, BUILD.wheelSha256);
+  const bytecode = BUILD.bytecode ? fetchChecked(BUILD.bytecode, BUILD.bytecodeSha256) : null;
+  bytecode?.catch(() => {});
   const withLogTools = new URL(import.meta.url).searchParams.has("logtools"); // the code cell's worker
-  const logsWheel = withLogTools ? fetchWheel(BUILD.logsWheel, BUILD.logsWheelSha256) : null;
+  const logsWheel = withLogTools ? fetchChecked(BUILD.logsWheel, BUILD.logsWheelSha256) : null;
   logsWheel?.catch(() => {});
   wheel.catch(() => {}); // awaited below; avoid an unhandled-rejection report meanwhile
   status("Downloading the Python runtime (Pyodide)…");
@@ -102,11 +105,13 @@ async function boot() {
   }
   status("Installing the twoclocks model…");
   const bytes = await wheel;
+  const forgetPrecompiled = bytecode ? usePrecompiled(pyodide, await bytecode) : () => {};
   pyodide.pyimport("micropip").destroy(); // imported on its own only to time it (boot marks)
   mark("micropip-imported");
   await installWheel(BUILD.wheel, bytes);
   if (logsWheel) logTools = installWheel(BUILD.logsWheel, await logsWheel);
   await logTools;
+  forgetPrecompiled();
   mark("model-installed");
   web = pyodide.pyimport("twoclocks.web");
   mark("model-imported");
