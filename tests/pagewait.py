@@ -7,6 +7,9 @@ function does not, so every wait here is a single ``evaluate`` call.
 
 from __future__ import annotations
 
+import math
+from decimal import ROUND_HALF_UP, Decimal
+
 DEADLINE_MS = 15_000
 
 _WAIT_READOUTS = """
@@ -72,15 +75,32 @@ def wait_for_drawn(page, count: int) -> int:
     )
 
 
-def format_ms(page, ms: float) -> str:
-    """Format `ms` with the page's own formatter (site/js/format.js), to compare displayed text."""
-    return page.evaluate(
-        """async (ms) => {
-          const main = document.querySelector('script[type="module"]').src;
-          return (await import(new URL("format.js", main))).formatMs(ms);
-        }""",
-        ms,
-    )
+def _to_fixed(value: float, digits: int) -> str:
+    """JavaScript's Number.prototype.toFixed for values >= 0: the exact binary value, ties up."""
+    return str(Decimal(value).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))
+
+
+def format_ms(ms: float) -> str:
+    """How the page writes a duration (site/js/format.js, formatMs), derived independently here so
+    the tests check the page's text against their own expectation."""
+    if not math.isfinite(ms):
+        return "–"
+    if ms < 10:
+        return f"{_to_fixed(ms, 1)} ms"
+    if ms < 1000:
+        return f"{_to_fixed(ms, 0)} ms"  # Math.round: ties up, as toFixed(0) for positive values
+    seconds = ms / 1000
+    if seconds < 10:
+        return f"{_to_fixed(seconds, 2)} s"
+    if seconds < 60:
+        return f"{_to_fixed(seconds, 1)} s"
+    whole_seconds = int(_to_fixed(seconds, 0))
+    if whole_seconds < 3600:
+        return f"{whole_seconds // 60} min {whole_seconds % 60} s"
+    hours = seconds / 3600
+    if hours < 48:
+        return f"{_to_fixed(hours, 1)} h"
+    return f"{int(_to_fixed(hours / 24, 0)):,} days"
 
 
 def wait_for_text(page, selector: str, expected: str) -> str:

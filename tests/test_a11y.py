@@ -338,8 +338,8 @@ def check_clocks(page) -> None:
     report = evaluate(page.evaluate("() => window.TwoClocks.getState()"))
     expected = (report["ttft_ms"], report["ttlt_ms"])
     assert wait_for_readouts(page, *expected) == pytest.approx(expected, rel=1e-12)
-    assert page.text_content("#ttft-ms") == format_ms(page, report["ttft_ms"])
-    assert page.text_content("#ttlt-ms") == format_ms(page, report["ttlt_ms"])
+    assert page.text_content("#ttft-ms") == format_ms(report["ttft_ms"])
+    assert page.text_content("#ttlt-ms") == format_ms(report["ttlt_ms"])
 
 
 def big_step(slider: dict) -> int:
@@ -404,7 +404,7 @@ def test_agent_slider_steps_with_arrows_and_jumps_with_page_keys(lesson, key):
         report = evaluate(lesson.evaluate("() => window.TwoClocks.getState()"))
         totals = report["agent"]["totals"]
         text = lesson.text_content("#agent-totals")
-        assert f"{format_ms(lesson, totals['ttlt_ms'])} in all" in text
+        assert f"{format_ms(totals['ttlt_ms'])} in all" in text
         assert f"{totals['prompt_tokens']:,} prompt tokens" in text
         rows = lesson.evaluate("() => document.querySelector('#agent-table tbody').rows.length")
         assert rows == len(report["agent"]["rows"])
@@ -483,8 +483,8 @@ def test_the_code_cell_indents_with_tab_and_escape_then_tab_leaves_it(lesson):
 
 
 def describe(page, report: dict) -> str:
-    return (f"First token after {format_ms(page, report['ttft_ms'])}; last token after "
-            f"{format_ms(page, report['ttlt_ms'])}; prefill is "
+    return (f"First token after {format_ms(report['ttft_ms'])}; last token after "
+            f"{format_ms(report['ttlt_ms'])}; prefill is "
             f"{round(report['diagnosis']['prefill_share'] * 100)}% of the wait.")
 
 

@@ -170,7 +170,7 @@ def test_summarising_dumps_changes_the_agent_bars(lesson):
     summarised = model({"agent": {**DEFAULT_STATE["agent"], "summarise_dumps": True}})["agent"]["rows"]
     lesson.check("#agent-summarise_dumps-toggle")
     cell = "#agent-table tbody tr:nth-child(2) td:nth-child(4)"
-    expected = format_ms(lesson, summarised[1]["ttft_ms"])
+    expected = format_ms(summarised[1]["ttft_ms"])
     assert wait_for_text(lesson, cell, expected) == expected
     assert summarised[1]["ttft_ms"] < plain[1]["ttft_ms"]
     # The table and the bars are updated in one call; the bars are drawn in the next frame.
@@ -186,7 +186,7 @@ def test_prefix_cache_changes_the_agent_bars_after_turn_one(lesson):
     cell = "#agent-table tbody tr:nth-child(2) td:nth-child(3)"
     assert wait_for_text(lesson, cell, f"{expected[1]['cached_prefix_tokens']:,}")
     ttfts = lesson.locator("#agent-table tbody tr td:nth-child(4)").all_text_contents()
-    assert ttfts == [format_ms(lesson, row["ttft_ms"]) for row in expected]
+    assert ttfts == [format_ms(row["ttft_ms"]) for row in expected]
     plain = model({})["agent"]["rows"]
     assert expected[0]["ttft_ms"] == plain[0]["ttft_ms"]
     assert all(c["ttft_ms"] < p["ttft_ms"] for c, p in zip(expected[1:], plain[1:]))
@@ -206,7 +206,7 @@ def test_each_mistake_card_shows_before_and_after(lesson, mistake):
     before, after = model(mistake["before"]), model(mistake["after"])
     text = result.text_content()
     assert text.startswith(
-        f"TTFT {format_ms(lesson, before['ttft_ms'])} → {format_ms(lesson, after['ttft_ms'])}"
+        f"TTFT {format_ms(before['ttft_ms'])} → {format_ms(after['ttft_ms'])}"
     )
     wait_for_model(lesson, mistake["after"])
     assert card.locator(".lesson").is_visible()

@@ -11,7 +11,8 @@ const SAVE_AFTER_MS = 300;
 const MAX_STORED_CHARS = 200_000;
 const INDENT = "    ";
 
-const FRAME_CHARS = 16_384; // output characters put in the DOM per frame
+const FRAME_CHARS = 8_192; // output characters put in the DOM per frame (16 KB took 40-70 ms of
+// layout in one frame here under load: too long a task)
 const BLOCK_CHARS = 8_192; // output lives in blocks of about this size, each ending a line, so adding
 // text re-lays out one small block, not all the output so far (a flood stays smooth)
 

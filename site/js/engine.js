@@ -111,7 +111,7 @@ export class Engine {
       case "result":
       case "done":
         this.pending.delete(message.id);
-        request?.resolve(message);
+        request?.resolve(message.json ? JSON.parse(message.json) : message);
         break;
       case "error":
         this.pending.delete(message.id);

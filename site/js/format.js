@@ -32,9 +32,9 @@ export function formatMs(ms) {
   const seconds = ms / 1000;
   if (seconds < 10) return `${seconds.toFixed(2)} s`;
   if (seconds < 60) return `${seconds.toFixed(1)} s`;
-  const minutes = seconds / 60;
-  if (minutes < 60) return `${Math.floor(minutes)} min ${Math.round(seconds % 60)} s`;
-  const hours = minutes / 60;
+  const wholeSeconds = Math.round(seconds); // rounded first, so never "59 min 60 s"
+  if (wholeSeconds < 3600) return `${Math.floor(wholeSeconds / 60)} min ${wholeSeconds % 60} s`;
+  const hours = seconds / 3600;
   if (hours < 48) return `${hours.toFixed(1)} h`;
   return `${integer.format(hours / 24)} days`;
 }
