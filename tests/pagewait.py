@@ -80,25 +80,33 @@ def _to_fixed(value: float, digits: int) -> str:
     return str(Decimal(value).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))
 
 
+def _shown(value: float, digits: int) -> float:
+    """JavaScript's Math.round(value * 10 ** digits) / 10 ** digits (ties towards +infinity)."""
+    scaled = value * 10**digits
+    whole = math.floor(scaled)
+    return (whole + (1 if scaled - whole >= 0.5 else 0)) / 10**digits
+
+
 def format_ms(ms: float) -> str:
     """How the page writes a duration (site/js/format.js, formatMs), derived independently here so
-    the tests check the page's text against their own expectation."""
+    the tests check the page's text against their own expectation: each unit is chosen by the
+    value as shown."""
     if not math.isfinite(ms):
         return "–"
-    if ms < 10:
+    if _shown(ms, 1) < 10:
         return f"{_to_fixed(ms, 1)} ms"
-    if ms < 1000:
-        return f"{_to_fixed(ms, 0)} ms"  # Math.round: ties up, as toFixed(0) for positive values
+    if _shown(ms, 0) < 1000:
+        return f"{_shown(ms, 0):.0f} ms"
     seconds = ms / 1000
-    if seconds < 10:
+    if _shown(seconds, 2) < 10:
         return f"{_to_fixed(seconds, 2)} s"
-    if seconds < 60:
+    if _shown(seconds, 1) < 60:
         return f"{_to_fixed(seconds, 1)} s"
-    whole_seconds = int(_to_fixed(seconds, 0))
+    whole_seconds = int(_shown(seconds, 0))
     if whole_seconds < 3600:
         return f"{whole_seconds // 60} min {whole_seconds % 60} s"
     hours = seconds / 3600
-    if hours < 48:
+    if _shown(hours, 1) < 48:
         return f"{_to_fixed(hours, 1)} h"
     return f"{int(_to_fixed(hours / 24, 0)):,} days"
 

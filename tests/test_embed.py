@@ -82,8 +82,9 @@ def wait_height_matches(page, index: int) -> tuple[float, float]:
     page.locator("iframe[data-twoclocks]").nth(index).scroll_into_view_if_needed()
     frame = page.frames[index + 1]
     for _ in range(200):
+        # The document's scroll height: what must fit for the iframe to show no inner scrollbar.
         content = frame.evaluate(
-            "() => new Promise(r => requestAnimationFrame(() => r(document.body.getBoundingClientRect().height)))"
+            "() => new Promise(r => requestAnimationFrame(() => r(document.documentElement.scrollHeight)))"
         )
         outer = page.evaluate(
             "(i) => document.querySelectorAll('iframe[data-twoclocks]')[i].getBoundingClientRect().height", index

@@ -403,3 +403,15 @@ def test_the_sensitivities_reject_a_bad_state_saying_why(state, message):
     """sensitivities raises ValueError naming the unknown, missing or invalid setting."""
     with pytest.raises(ValueError, match=re.escape(message)):
         sensitivities(state)
+
+
+def test_logging_only_total_latency_hides_opposite_causes():
+    """The mistake card's two calls: the same total within 2% in the toy model, one mostly prefill,
+    the other almost all decode."""
+    from twoclocks.scenarios import MISTAKES
+
+    card = next(m for m in MISTAKES if m["id"] == "total-latency-only")
+    before, after = (simulate_call(**card[side]) for side in ("before", "after"))
+    assert after.ttlt_ms == pytest.approx(before.ttlt_ms, rel=0.02)
+    assert before.prefill_ms / before.ttlt_ms > 0.7
+    assert after.decode_ms / after.ttlt_ms > 0.99

@@ -210,3 +210,12 @@ def test_each_mistake_card_shows_before_and_after(lesson, mistake):
     )
     wait_for_model(lesson, mistake["after"])
     assert card.locator(".lesson").is_visible()
+
+
+def test_the_agent_loop_says_which_model_it_runs_on(lesson):
+    """The agent loop always runs on the toy formulas; in roofline mode it says so."""
+    assert lesson.text_content("#agent-model").startswith("Cost model: toy")
+    lesson.evaluate("() => window.TwoClocks.setState({mode: 'roofline'})")
+    assert "does not use the roofline model" in lesson.text_content("#agent-model")
+    lesson.evaluate("() => window.TwoClocks.setState({mode: 'toy'})")
+    assert "roofline" not in lesson.text_content("#agent-model")

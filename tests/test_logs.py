@@ -488,3 +488,13 @@ def test_arbitrary_json_shaped_like_known_formats_never_raises(document):
     assert isinstance(result["ok"], bool)
     assert_json_safe(result)
     assert not any(isinstance(v, float) and not math.isfinite(v) for v in result.values())
+
+
+def test_identical_output_lengths_are_not_called_a_cap_for_sure():
+    """When every request has the same output length there is nothing shorter to compare with:
+    the diagnosis names both readings (a cap on every answer, or a fixed-length benchmark)."""
+    rows = "prompt_tokens,output_tokens,ttft_ms,e2e_latency_ms\n" + "1000,200,90,4100\n" * 50
+    diagnosis = analyze_log(rows, filename="same.csv")["diagnosis"]
+    assert diagnosis["max_tokens"]["hit"]
+    assert diagnosis["max_tokens"]["text"].startswith("Every request produced exactly 200 output tokens")
+    assert "ignore_eos" in diagnosis["max_tokens"]["text"]

@@ -136,3 +136,13 @@ def test_no_request_leaves_the_page_origin(lesson):
     run_cell(lesson, "print('still local')")
     assert lesson.request_log.urls, "the request log recorded nothing"
     assert lesson.request_log.foreign() == []
+
+
+def test_set_state_refuses_half_a_fitted_model(lesson):
+    """setState({toy_constants}) needs all five coefficients; a partial object is a RangeError."""
+    problem = lesson.evaluate(
+        """() => { try { window.TwoClocks.setState({toy_constants: {decode_base_ms: 50}}); return null; }
+                   catch (error) { return [error.name, error.message]; } }"""
+    )
+    assert problem[0] == "RangeError" and "needs every field" in problem[1]
+    assert lesson.evaluate("() => window.TwoClocks.getState().toy_constants") is None

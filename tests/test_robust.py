@@ -461,3 +461,30 @@ print(sorted(name for name in vars(module) if not name.startswith("_"))[:1])
     first, second = output.strip().splitlines()
     assert first == "PrecompiledLoader PrecompiledLoader"
     assert second != "[]", output
+
+
+def test_a_cell_that_ends_python_gets_a_fresh_one_and_keeps_its_code(lesson):
+    """os._exit() ends the cell's Python for good: the page says so, starts a fresh worker and the
+    next Run works; the lesson's own model is untouched."""
+    output = run_cell(lesson, "import os\nos._exit(0)\n")
+    assert "[Python exited; a fresh one is starting]" in output
+    assert "was restarted" in lesson.text_content("#cell-status")
+    assert lesson.input_value("#code") == "import os\nos._exit(0)\n"
+    assert "restarted and is ready" in wait_cell_ready(lesson)
+    assert run_cell(lesson, "print(6 * 7)").strip() == "42"
+    expected = evaluate(DEFAULT_STATE)
+    assert lesson.evaluate("() => window.TwoClocks.report()")["ttft_ms"] == expected["ttft_ms"]
+
+
+def test_the_read_only_view_locks_the_log_tools_too(browser, server):
+    """?readonly=1 locks every control, the log section's included (nothing there can start an
+    analysis or change the lesson's model)."""
+    page = browser.new_page()
+    page.goto(f"{server}?readonly=1")
+    page.evaluate("() => window.TwoClocks.ready")
+    open_logs(page)
+    for selector in ("#logs-file", "#logs-sample", "#logs-analyse"):
+        assert page.is_disabled(selector), selector
+    assert page.evaluate("() => document.getElementById('logs-text').readOnly")
+    assert page.get_attribute("#logs-root", "data-runs") == "0"
+    page.close()

@@ -19,7 +19,7 @@ from twoclocks import (
     prefill_ms,
     simulate_call,
 )
-from twoclocks.web import evaluate
+from twoclocks.web import DEFAULT_STATE, evaluate
 
 ROUTER = {"prompt_tokens": 8000, "output_tokens": 20, "max_tokens": 256, "stop_fires": True}
 CHAT = {"prompt_tokens": 300, "output_tokens": 500, "max_tokens": 1024, "stop_fires": True}
@@ -222,3 +222,10 @@ def test_ttlt_never_falls_as_more_tokens_are_generated(kwargs, other_budget):
 
     assert (small, large) == (shorter.output_tokens, longer.output_tokens)
     assert longer.ttlt_ms >= shorter.ttlt_ms
+
+
+@pytest.mark.parametrize("given", [{}, {"decode_base_ms": 50.0}, {"nonsense": 1.0}])
+def test_toy_constants_must_be_complete(given):
+    """A state's toy_constants is null or all five coefficients: half a fitted model is refused."""
+    with pytest.raises(ValueError, match="all the fields"):
+        evaluate({**DEFAULT_STATE, "toy_constants": given})

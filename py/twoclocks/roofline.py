@@ -331,7 +331,7 @@ def roofline_call(
             f"plus {setup.kv_slot_bytes * end_slots / 1e9:,.1f} GB of KV cache for {end_slots:,} "
             f"tokens, about {needed_per_device / 1e9:,.1f} GB per device, but each {acc.name} has "
             f"{acc.memory_bytes / 1e9:,.0f} GB (tensor_parallel={p}); use more devices, a smaller "
-            f"weight_dtype or kv_dtype, or a shorter call"
+            f"weight_dtype, or a shorter call (from Python, kv_dtype='fp8' also halves the cache)"
         )
 
     prefill_flops, prefill_bytes, prefill_ms = setup.prefill(n, k)

@@ -97,10 +97,11 @@ MISTAKES = [
         "id": "total-latency-only",
         "title": "Logging only total latency",
         "before": _state(prompt_tokens=40_000, output_tokens=60, max_tokens=512),
-        "after": _state(prompt_tokens=300, output_tokens=500, max_tokens=1024),
+        # 310 tokens: the chat reply's TTLT matches the dump's (6.2 s) in the toy model.
+        "after": _state(prompt_tokens=300, output_tokens=310, max_tokens=1024),
         "change": "RAG dump vs chat reply",
-        "lesson": "Two calls with similar totals and opposite causes: one is all prefill, the other all "
-        "decode. Log TTFT, TTLT, prompt and output tokens to tell them apart.",
+        "lesson": "Two calls with the same total (in the toy model) and opposite causes: one is mostly "
+        "prefill, the other all decode. Log TTFT, TTLT, prompt and output tokens to tell them apart.",
     },
     {
         "id": "fat-tool-dumps",

@@ -152,7 +152,13 @@ def _max_tokens_hits(output_tokens: list, decode_ms: list) -> dict:
     decode_share = fsum(decode_ms[i] for i in hits) / total_decode if total_decode else 0.0
     hit = longest >= 16 and len(hits) >= 3 and share >= 0.02
     text = ""
-    if hit:
+    if hit and len(hits) == count:  # no shorter answer to compare with: a cap or a fixed length
+        text = (
+            f"Every request produced exactly {longest:,} output tokens: either a max_tokens limit cut "
+            f"every answer before its stop fired, or this is a benchmark with a fixed output length "
+            f"(ignore_eos)."
+        )
+    elif hit:
         text = (
             f"{len(hits):,} requests ({_share_text(share)}) stopped at exactly {longest:,} output "
             f"tokens, the longest answer in the log: that looks like a max_tokens limit reached "

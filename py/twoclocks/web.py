@@ -55,6 +55,7 @@ CONTROL_LIMITS = {
     "toy_constants": {
         "kind": "object",
         "nullable": True,
+        "complete": True,  # every field, or the page would call a half-default model "fitted"
         "fields": {
             name: {"kind": "float", "min": 0.0, "max": 1e6}
             for name in ToyConstants.__dataclass_fields__
@@ -107,9 +108,9 @@ def toy_constants(state: dict) -> ToyConstants:
     given = state["toy_constants"]
     if given is None:
         return ToyConstants()
-    if not isinstance(given, dict) or set(given) - set(ToyConstants.__dataclass_fields__):
+    if not isinstance(given, dict) or set(given) != set(ToyConstants.__dataclass_fields__):
         fields = ", ".join(ToyConstants.__dataclass_fields__)
-        raise ValueError(f"toy_constants must be null or an object with fields {fields}")
+        raise ValueError(f"toy_constants must be null or an object with all the fields {fields}")
     return ToyConstants(**given)
 
 

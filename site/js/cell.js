@@ -187,6 +187,7 @@ export function setupCell({ elements, engine, waitForModel, setStatus }) {
           `the page keeps the first ${formatNumber(MAX_OUTPUT_CHARS)}]`);
       }
       if (result.stopped) notes.push("[stopped]");
+      if (result.exited) notes.push("[Python exited; a fresh one is starting]");
       view.finish(notes);
     } catch (error) {
       view.finish([`[the cell did not finish: ${error.message}]`]);

@@ -123,6 +123,8 @@ export function checkValue(key, value, limits, state) {
       if (value === null || typeof value !== "object" || Array.isArray(value)) {
         return `${key} must be an object of settings`;
       }
+      const missing = Object.keys(limit.fields).filter((field) => !Object.hasOwn(value, field));
+      if (limit.complete && missing.length) return `${key} needs every field; missing: ${missing.join(", ")}`;
       for (const [field, fieldValue] of Object.entries(value)) {
         const problem = checkValue(field, fieldValue, limit.fields, value);
         if (problem) return `${key}: ${problem}`;

@@ -23,7 +23,8 @@ export class Engine {
    * `logTools`: install the log tools' wheel during the boot (the code cell's worker, where a
    * learner may import them); otherwise the worker installs it the first time a log is analysed.
    */
-  constructor({ onStatus, onReady, onBootError, adoptEarly = false, logTools = false }) {
+  constructor({ onStatus, onReady, onBootError, onExited, adoptEarly = false, logTools = false }) {
+    this.onExited = onExited;
     this.adoptEarly = adoptEarly;
     this.logTools = logTools;
     this.onStatus = onStatus;
@@ -101,6 +102,10 @@ export class Engine {
         break;
       case "boot-error":
         this.failBoot(message.message);
+        break;
+      case "exited": // the cell ended its Python (os._exit): a fresh worker takes over
+        this.restart();
+        this.onExited?.();
         break;
       case "output":
         request?.onOutput?.(message.text);

@@ -25,17 +25,22 @@ export function formatCount(value) {
   return integer.format(value);
 }
 
+// `value` rounded to `decimals` places, as it will be shown.
+const shown = (value, decimals) => Math.round(value * 10 ** decimals) / 10 ** decimals;
+
+/** A duration for reading. Each unit is chosen by the value as shown, so rounding never gives
+ *  "1000 ms", "10.00 s", "60.0 s" or "59 min 60 s". */
 export function formatMs(ms) {
   if (!Number.isFinite(ms)) return "–";
-  if (ms < 10) return `${ms.toFixed(1)} ms`;
-  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (shown(ms, 1) < 10) return `${ms.toFixed(1)} ms`;
+  if (Math.round(ms) < 1000) return `${Math.round(ms)} ms`;
   const seconds = ms / 1000;
-  if (seconds < 10) return `${seconds.toFixed(2)} s`;
-  if (seconds < 60) return `${seconds.toFixed(1)} s`;
-  const wholeSeconds = Math.round(seconds); // rounded first, so never "59 min 60 s"
+  if (shown(seconds, 2) < 10) return `${seconds.toFixed(2)} s`;
+  if (shown(seconds, 1) < 60) return `${seconds.toFixed(1)} s`;
+  const wholeSeconds = Math.round(seconds);
   if (wholeSeconds < 3600) return `${Math.floor(wholeSeconds / 60)} min ${wholeSeconds % 60} s`;
   const hours = seconds / 3600;
-  if (hours < 48) return `${hours.toFixed(1)} h`;
+  if (shown(hours, 1) < 48) return `${hours.toFixed(1)} h`;
   return `${integer.format(hours / 24)} days`;
 }
 

@@ -277,7 +277,8 @@ function range(values) {
 
 // --- the section ------------------------------------------------------------------------------
 
-export function setupLogs(root, { analyze, useFitted, sampleUrl }) {
+/** Build the section in `root`. `readonly` (the page's read-only view) locks every control in it. */
+export function setupLogs(root, { analyze, useFitted, sampleUrl, readonly = false }) {
   let runId = 0;
   let current = null; // {analysis, filename}
   let fittedFrom = null; // the filename whose fit the lesson runs on, or null
@@ -327,6 +328,7 @@ export function setupLogs(root, { analyze, useFitted, sampleUrl }) {
   root.append(
     el("div", { cls: "logs-import" }, [drop, paste]), status, error, resultsTop, modelBar, resultsBottom,
   );
+  setState("idle"); // locks the controls in the read-only view
 
   // charts live across analyses, so their ResizeObservers are made once
   const prefillCanvas = el("canvas", { cls: "logs-canvas", attrs: { id: "logs-prefill-canvas", role: "img", "aria-label": "TTFT against prompt tokens" } });
@@ -341,7 +343,8 @@ export function setupLogs(root, { analyze, useFitted, sampleUrl }) {
     root.setAttribute("aria-busy", String(state === "busy"));
     status.textContent = text;
     status.classList.toggle("logs-busy", state === "busy");
-    for (const control of [fileInput, sampleButton, analyseButton]) control.disabled = state === "busy";
+    for (const control of [fileInput, sampleButton, analyseButton]) control.disabled = readonly || state === "busy";
+    textarea.readOnly = readonly;
   }
 
   function showError(message) {
@@ -361,8 +364,9 @@ export function setupLogs(root, { analyze, useFitted, sampleUrl }) {
   function syncModelBar() {
     const constants = current?.analysis?.fit?.toy_constants ?? null;
     useButton.hidden = !current;
-    useButton.disabled = !constants;
+    useButton.disabled = readonly || !constants;
     backButton.hidden = !fittedFrom;
+    backButton.disabled = readonly;
     modelBar.hidden = !current && !fittedFrom;
     root.dataset.fitted = String(Boolean(fittedFrom));
     if (fittedFrom) {
@@ -461,7 +465,7 @@ export function setupLogs(root, { analyze, useFitted, sampleUrl }) {
   drop.addEventListener("drop", (event) => {
     event.preventDefault();
     drop.classList.remove("logs-drop-over");
-    if (root.dataset.state === "busy") return;
+    if (root.dataset.state === "busy" || readonly) return;
     const file = event.dataTransfer?.files?.[0];
     if (file) runFile(file);
     else reject("Drop a file (a CSV, JSON Lines or JSON log), not text or a link.");

@@ -130,6 +130,15 @@ function describeModel() {
     : "Cost model: toy (invented numbers with the right shape)";
 }
 
+// The agent loop always runs on the toy formulas (with the fitted coefficients when in use).
+function describeAgentModel() {
+  const toy = state.toy_constants ? "toy formulas with the coefficients fitted to your log"
+    : "toy (invented numbers with the right shape)";
+  return state.mode === "roofline"
+    ? `Cost model: ${toy}. The agent loop does not use the roofline model: its turns show the shape.`
+    : `Cost model: ${toy}.`;
+}
+
 function showModelError(message) {
   const text = message ? `The model rejected this setting: ${message}. The figures shown are for the last valid one.` : "";
   setText($("model-error"), text);
@@ -207,6 +216,7 @@ function syncControls() {
   modelControls.sync(state);
   $("controls-hardware").hidden = state.mode !== "roofline";
   setText($("model-name"), describeModel());
+  setText($("agent-model"), describeAgentModel());
   $("model-reset").hidden = !state.toy_constants && state.mode === "toy";
   logsView?.setFitted(Boolean(state.toy_constants) && state.mode === "toy");
   callControls.sync(state);
@@ -309,6 +319,7 @@ async function loadLogs() {
       },
       useFitted: (toyConstants) => applyState({ toy_constants: toyConstants, mode: "toy" }),
       sampleUrl: new URL("../sample-log.csv", import.meta.url).href,
+      readonly: view.readonly,
     });
     logsView.setFitted(Boolean(state.toy_constants) && state.mode === "toy");
   } catch (error) {
@@ -372,11 +383,13 @@ function initialState() {
 $("copy-link").addEventListener("click", async () => {
   clearTimeout(urlTimer);
   const link = new URL(`${location.pathname}${toQuery(state, BUILD.defaults, { ...view, embed: false })}`, location.href);
+  // A fitted model stays in this tab: a log's coefficients are not put in links.
+  const caveat = state.toy_constants ? " It opens with the toy numbers: your fitted model is not part of links." : "";
   try {
     await navigator.clipboard.writeText(link.href);
-    $("copy-status").textContent = "Link copied: it opens this exact view.";
+    $("copy-status").textContent = caveat ? `Link copied.${caveat}` : "Link copied: it opens this exact view.";
   } catch {
-    $("copy-status").textContent = `Copy this link: ${link.href}`;
+    $("copy-status").textContent = `Copy this link: ${link.href}${caveat}`;
   }
 });
 
@@ -391,20 +404,26 @@ $("play").addEventListener("click", async () => {
   if (!engine.ready) setStatus("Python is still loading: the call will play once it is ready…");
   player.play(await evaluateState({}));
 });
-// After a Stop that restarted the cell's worker, its status lines say so until it is ready again.
+// After a Stop or an exit that restarted the cell's worker, the status line says so (instead of the
+// loading progress) until the fresh one is ready.
+let cellRestarting = false;
+const setCellStatus = (text) => {
+  cellRestarting = /was restarted/.test(text);
+  $("cell-status").textContent = text;
+};
 const cellStatus = (text) => {
-  const restarting = $("cell-status").textContent.startsWith("Stopped: the cell's Python was restarted");
-  if (!restarting) $("cell-status").textContent = text;
+  if (!cellRestarting) $("cell-status").textContent = text;
 };
 const cellEngine = new Engine({
   logTools: true,
   onStatus: cellStatus,
   onReady: () => {
-    const restarted = $("cell-status").textContent.startsWith("Stopped: the cell's Python was restarted");
-    $("cell-status").textContent = restarted
+    $("cell-status").textContent = cellRestarting
       ? "Python for the cell was restarted and is ready; your code is kept."
       : "Python for the cell is ready.";
+    cellRestarting = false;
   },
+  onExited: () => setCellStatus("Python in the cell exited (os._exit or a fatal error), so it was restarted; your code is kept."),
   onBootError: (reason) => { $("cell-status").textContent = `The cell's Python could not start: ${reason}.`; },
 });
 setupCell({
@@ -414,7 +433,7 @@ setupCell({
   },
   engine: cellEngine,
   waitForModel: ready,
-  setStatus: (text) => { $("cell-status").textContent = text; },
+  setStatus: setCellStatus,
 });
 $("retry").addEventListener("click", () => {
   setStatus("Retrying: downloading the Python runtime…");

@@ -192,12 +192,30 @@ function run({ id, code, limit }) {
   let ok = false;
   try {
     ok = web.run_cell(code);
+  } catch (error) {
+    if (alive()) throw error;
   } finally {
     sink.flush();
-    pyodide.setStdout({ write: (bytes) => bytes.length });
-    pyodide.setStderr({ write: (bytes) => bytes.length });
   }
+  if (!alive()) {
+    // os._exit() or a fatal error ended this Python for good: the page starts a fresh worker.
+    post({ type: "done", id, ok: false, hidden: sink.hidden(), exited: true });
+    post({ type: "exited" });
+    return;
+  }
+  pyodide.setStdout({ write: (bytes) => bytes.length });
+  pyodide.setStderr({ write: (bytes) => bytes.length });
   post({ type: "done", id, ok, hidden: sink.hidden() });
+}
+
+// False once Python has exited (after that, every call into Pyodide throws).
+function alive() {
+  try {
+    pyodide.runPython("None");
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 // The page shares its buffers once, when it is cross-origin isolated.
