@@ -49,7 +49,8 @@ PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_s
 MICROPIP_VERSION = "0.11.1"
 MICROPIP_WHEEL = f"micropip-{MICROPIP_VERSION}-py3-none-any.whl"
 # PyPI's wheel. Pyodide's lock file records another hash (its own rebuild of the same version), so
-# the build rewrites the lock entry to this verified hash; the browser then checks the file we ship.
+# the build rewrites the lock entry to this verified hash. The worker fetches the wheel itself, checks
+# this hash (build.js carries it) and unpacks it: faster here than loadPyodide's `packages` option.
 MICROPIP_SHA256 = "768de165adb8e66906039d8fec4127a57f522dfdf8e6fbff877a4616941ecfd3"
 
 PYODIDE_DIR_NAME = f"pyodide-{PYODIDE_VERSION}"
@@ -247,23 +248,39 @@ def minify(assets: dict[str, bytes]) -> tuple[dict[str, bytes], list[str]]:
 # object (compiled by that same Python) with its source's hash; site/js/bytecode.js then imports
 # those modules from it, after checking each source's hash, instead of compiling them again.
 
+# The same steps as the page's worker: micropip unpacked from its wheel, imported, then installing a
+# one-module wheel from the Emscripten file system (as the worker installs ours).
 BYTECODE_SCRIPT = """
 import { loadPyodide } from %(mjs)s;
-import { writeFileSync } from "node:fs";
-const pyodide = await loadPyodide({
-  indexURL: %(index)s, lockFileURL: %(lock)s, packages: ["micropip"],
-  stdout: () => {}, stderr: (line) => process.stderr.write(line + "\\n"),
-});
-pyodide.runPython(%(python)s);
-writeFileSync(%(out)s, pyodide.FS.readFile("/tmp/bytecode.zip"));
+import { readFileSync, writeFileSync } from "node:fs";
+try {
+  const pyodide = await loadPyodide({
+    indexURL: %(index)s, lockFileURL: %(lock)s,
+    stdout: () => {}, stderr: (line) => process.stderr.write(line + "\\n"),
+  });
+  pyodide.unpackArchive(new Uint8Array(readFileSync(%(micropip)s)), "wheel");
+  await pyodide.runPythonAsync(%(python)s);
+  writeFileSync(%(out)s, pyodide.FS.readFile("/tmp/bytecode.zip"));
+} catch (error) {
+  process.stderr.write(String(error).slice(-3000) + "\\n"); // not Pyodide's minified source line
+  process.exit(1);
+}
 """
 
 BYTECODE_PYTHON = """
 import importlib.util, marshal, sys, zipfile
 before = set(sys.modules)
 import micropip
+probe = "/tmp/probe_wheel-0-py3-none-any.whl"
+with zipfile.ZipFile(probe, "w") as wheel:
+    wheel.writestr("probe_wheel.py", "")
+    info = "probe_wheel-0.dist-info/"
+    wheel.writestr(info + "METADATA", "Metadata-Version: 2.1\\nName: probe-wheel\\nVersion: 0\\n")
+    wheel.writestr(info + "WHEEL", "Wheel-Version: 1.0\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n")
+    wheel.writestr(info + "RECORD", "")
+await micropip.install("emfs:" + probe)
 with zipfile.ZipFile("/tmp/bytecode.zip", "w", zipfile.ZIP_DEFLATED) as archive:
-    for name in sorted(set(sys.modules) - before):
+    for name in sorted(set(sys.modules) - before - {"probe_wheel"}):
         module = sys.modules[name]
         path = getattr(module, "__file__", None) or ""
         get_source = getattr(module.__spec__.loader, "get_source", None)
@@ -302,11 +319,12 @@ def boot_bytecode(runtime: dict[str, bytes], micropip_bytes: bytes) -> bytes | N
         script.write_text(BYTECODE_SCRIPT % {
             "mjs": json.dumps((folder / "pyodide.mjs").as_uri()), "index": json.dumps(f"{folder}/"),
             "lock": json.dumps(str(folder / "pyodide-lock.json")), "python": json.dumps(BYTECODE_PYTHON),
+            "micropip": json.dumps(str(folder / MICROPIP_WHEEL)),
             "out": json.dumps(str(out)),
         })
         result = subprocess.run(["node", str(script)], capture_output=True, text=True)
         if result.returncode != 0 or not out.exists():
-            raise BuildError(f"precompiling micropip's import in Node failed:\n{result.stderr}")
+            raise BuildError(f"precompiling micropip's import in Node failed:\n{result.stderr[-3000:]}")
         CACHE.mkdir(exist_ok=True)
         cached.write_bytes(out.read_bytes())
     return cached.read_bytes()
@@ -436,6 +454,8 @@ def build_module(wheels: dict[str, tuple[str, bytes]], bytecode: bytes | None, v
         "wheelSha256": sha256_hex(wheel_bytes),
         "logsWheel": logs_name,
         "logsWheelSha256": sha256_hex(logs_bytes),
+        "micropipWheel": MICROPIP_WHEEL,
+        "micropipSha256": MICROPIP_SHA256,
         # Relative to the app folder, like the wheels: it sits with the Pyodide files it derives from.
         "bytecode": f"../{PYODIDE_DIR_NAME}/{bytecode_name(bytecode)}" if bytecode else None,
         "bytecodeSha256": sha256_hex(bytecode) if bytecode else None,
