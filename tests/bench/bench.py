@@ -20,9 +20,12 @@ Each run measures, all times in ms on the page's own clock (performance.now(), 0
   - bytes fetched, ours (not under pyodide-*/) and Pyodide's (under pyodide-*/), from Resource Timing
     of the page and of its worker: body bytes (encodedBodySize) of every entry that went to the
     network (transferSize > 0), and transferSize itself (Chromium adds a flat 300 B for headers);
+  - the lesson's worker's boot phases (its "boot:*" User Timing marks), and when the bare worker started;
   - a warm second visit in a persistent profile: ready time and what went to the network again
-    (index.html is no-cache, so it is revalidated: a 304 with no body, transferSize 300 B).
-Every cold load uses a fresh browser context, so nothing is cached between them.
+    (index.html is no-cache, so it is revalidated: a 304 with no body, transferSize 300 B). The warm
+    visits run after all the cold runs, so their profile's shutdown never slows a cold load.
+Every cold load uses a fresh browser context, so nothing is cached between them; within a run, our
+page and the bare page take turns going first.
 Prints a table of median (min - max) over the runs, then the raw per-run numbers. Standard library
 and Playwright only.
 """
@@ -326,13 +329,12 @@ def measure_warm(playwright, url: str) -> dict:
     return {"warm_ready_ms": marks["readyMs"], **{f"warm_{k}": v for k, v in counts.items()}}
 
 
-def run_once(playwright, browser, base: str, bare_url: str, drags: int, index: int) -> dict:
-    """One run: our page and the bare page (order alternates by run), then the warm visit."""
+def run_once(browser, base: str, bare_url: str, drags: int, index: int) -> dict:
+    """One cold run: our page and the bare page, the order alternating by run."""
     steps = [lambda: measure_ours(browser, base, drags), lambda: measure_bare(browser, bare_url)]
     result = {}
     for step in steps if index % 2 == 0 else reversed(steps):
         result.update(step())
-    result.update(measure_warm(playwright, base))
     result["ratio"] = result["ready_ms"] / result["bare_ms"]
     result["drag_p50_ms"] = percentile(result["drag_ms"], 50)
     result["drag_p95_ms"] = percentile(result["drag_ms"], 95)
@@ -468,9 +470,13 @@ def run_all(base: str, bare_url: str, runs: int, drags: int) -> list[dict]:
         )
         print(f"Chromium {browser.version} at {base}: {runs} runs, {drags} drags each", flush=True)
         for index in range(runs):
-            results.append(run_once(playwright, browser, base, bare_url, drags, index))
+            results.append(run_once(browser, base, bare_url, drags, index))
             print(f"  run {index + 1}/{runs}: ready {fmt_ms(results[-1]['ready_ms'])} ms, "
                   f"bare {fmt_ms(results[-1]['bare_ms'])} ms (load average {os.getloadavg()[0]:.1f})", flush=True)
+        # The warm visits come after all cold runs: closing a persistent profile (it writes the code
+        # cache of a 9.6 MB wasm) slowed whichever cold load came next, by ~15% here.
+        for result in results:
+            result.update(measure_warm(playwright, base))
         browser.close()
     return results
 
