@@ -128,23 +128,28 @@ def npm_integrity(data: bytes) -> str:
     return "sha512-" + base64.b64encode(hashlib.sha512(data).digest()).decode()
 
 
-def fetch_pyodide() -> Path:
-    """Return the verified Pyodide npm tarball, fetching it with `npm pack` if not cached."""
-    tarball = CACHE / f"pyodide-{PYODIDE_VERSION}.tgz"
+def npm_pack(package: str, tarball: Path, integrity: str, what: str) -> bytes:
+    """The bytes of `tarball` in .cache/, fetched with `npm pack <package>` if missing, after checking
+    them against the pinned npm `integrity`."""
     if not tarball.exists():
-        step(f"fetching Pyodide {PYODIDE_VERSION} with npm pack")
+        step(f"fetching {what} with npm pack")
         CACHE.mkdir(exist_ok=True)
-        run_tool(
-            ["npm", "pack", f"pyodide@{PYODIDE_VERSION}", "--pack-destination", str(CACHE)],
-            f"Pyodide {PYODIDE_VERSION} (npm)",
-        )
-    actual = npm_integrity(tarball.read_bytes())
-    if actual != PYODIDE_INTEGRITY:
+        run_tool(["npm", "pack", package, "--pack-destination", str(CACHE)], what)
+    data = tarball.read_bytes()
+    actual = npm_integrity(data)
+    if actual != integrity:
         raise BuildError(
-            f"{tarball} does not match its pinned integrity hash\n  expected {PYODIDE_INTEGRITY}\n"
+            f"{tarball} does not match its pinned integrity hash\n  expected {integrity}\n"
             f"  got      {actual}\nDelete it and build again; if it persists, the download is not "
             "the pinned release."
         )
+    return data
+
+
+def fetch_pyodide() -> Path:
+    """Return the verified Pyodide npm tarball, fetching it with `npm pack` if not cached."""
+    tarball = CACHE / f"pyodide-{PYODIDE_VERSION}.tgz"
+    npm_pack(f"pyodide@{PYODIDE_VERSION}", tarball, PYODIDE_INTEGRITY, f"Pyodide {PYODIDE_VERSION} (npm)")
     return tarball
 
 
@@ -185,17 +190,10 @@ def esbuild_platform() -> str:
 def fetch_esbuild() -> Path:
     """Return the path of the verified esbuild binary, fetching its package with `npm pack`."""
     name = esbuild_platform()
-    tarball = CACHE / f"esbuild-{name}-{ESBUILD_VERSION}.tgz"
-    if not tarball.exists():
-        step(f"fetching esbuild {ESBUILD_VERSION} ({name}) with npm pack")
-        CACHE.mkdir(exist_ok=True)
-        run_tool(
-            ["npm", "pack", f"@esbuild/{name}@{ESBUILD_VERSION}", "--pack-destination", str(CACHE)],
-            f"esbuild {ESBUILD_VERSION} (npm)",
-        )
-    data = tarball.read_bytes()
-    if npm_integrity(data) != ESBUILD_INTEGRITY[name]:
-        raise BuildError(f"{tarball} does not match its pinned integrity hash; delete it and build again.")
+    data = npm_pack(
+        f"@esbuild/{name}@{ESBUILD_VERSION}", CACHE / f"esbuild-{name}-{ESBUILD_VERSION}.tgz",
+        ESBUILD_INTEGRITY[name], f"esbuild {ESBUILD_VERSION} ({name}, npm)",
+    )
     binary = CACHE / f"esbuild-{name}-{ESBUILD_VERSION}"
     # Extracted from the verified tarball on every build, so a changed binary never runs.
     with tarfile.open(fileobj=io.BytesIO(data)) as archive:

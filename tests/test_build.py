@@ -61,3 +61,18 @@ def test_a_corrupt_cached_download_stops_the_build(tmp_path, monkeypatch):
         assert "does not match its pinned sha256" in str(error)
     else:
         raise AssertionError("a corrupt wheel was accepted")
+
+
+def test_a_corrupt_cached_npm_package_stops_the_build(tmp_path, monkeypatch):
+    """A cached esbuild tarball whose bytes do not match its pinned integrity is refused, and the
+    binary inside it never runs."""
+    monkeypatch.setattr(build, "CACHE", tmp_path)
+    name = build.esbuild_platform()
+    (tmp_path / f"esbuild-{name}-{build.ESBUILD_VERSION}.tgz").write_bytes(b"not the package")
+    try:
+        build.fetch_esbuild()
+    except build.BuildError as error:
+        assert "does not match its pinned integrity hash" in str(error)
+    else:
+        raise AssertionError("a corrupt tarball was accepted")
+    assert not (tmp_path / f"esbuild-{name}-{build.ESBUILD_VERSION}").exists()
