@@ -219,3 +219,19 @@ def test_the_agent_loop_says_which_model_it_runs_on(lesson):
     assert "does not use the roofline model" in lesson.text_content("#agent-model")
     lesson.evaluate("() => window.TwoClocks.setState({mode: 'toy'})")
     assert "roofline" not in lesson.text_content("#agent-model")
+
+
+def test_pressing_play_again_stops_the_replay_without_logging_it(lesson):
+    """Play is a toggle: pressed during a replay it ends it, the clocks show the whole call again and
+    the call log gains no row."""
+    lesson.click("#log-clear")
+    lesson.evaluate("() => window.TwoClocks.setState({prompt_tokens: 200000, output_tokens: 2000, max_tokens: 4096})")
+    wait_for_model(lesson, {"prompt_tokens": 200000, "output_tokens": 2000, "max_tokens": 4096})
+    lesson.click("#play")
+    assert lesson.get_attribute("#play", "aria-pressed") == "true"
+    drawn = int(lesson.get_attribute("#clocks-canvas", "data-drawn"))
+    lesson.click("#play")
+    assert lesson.get_attribute("#play", "aria-pressed") == "false"
+    assert lesson.text_content("#play-clock") == ""
+    assert int(lesson.get_attribute("#clocks-canvas", "data-drawn")) > drawn
+    assert lesson.locator("#log-table tbody tr").count() == 0

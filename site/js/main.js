@@ -401,6 +401,7 @@ applyState({});
 showReport(initial.report);
 $("model-reset").addEventListener("click", () => applyState({ mode: "toy", toy_constants: null }));
 $("play").addEventListener("click", async () => {
+  if (player.playing) return player.stop(); // a toggle: pressed while the call plays
   if (!engine.ready) setStatus("Python is still loading: the call will play once it is ready…");
   player.play(await evaluateState({}));
 });

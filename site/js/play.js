@@ -80,6 +80,13 @@ export class Player {
     this.onFinish(report);
   }
 
+  /** The learner pressed Play again mid-replay: end it, show the whole call, log nothing. */
+  stop() {
+    const report = this.report;
+    this.cancel();
+    if (report) this.clocks.show(report);
+  }
+
   /** Stop a replay without logging it (the learner changed the call). */
   cancel() {
     if (!this.frame) return;
