@@ -228,7 +228,17 @@ def test_pressing_play_again_stops_the_replay_without_logging_it(lesson):
     lesson.evaluate("() => window.TwoClocks.setState({prompt_tokens: 200000, output_tokens: 2000, max_tokens: 4096})")
     wait_for_model(lesson, {"prompt_tokens": 200000, "output_tokens": 2000, "max_tokens": 4096})
     lesson.click("#play")
-    assert lesson.get_attribute("#play", "aria-pressed") == "true"
+    # Play starts once the model has answered for the current state: wait for it, frame by frame.
+    assert lesson.evaluate(
+        """async () => {
+          const button = document.getElementById("play");
+          const start = performance.now();
+          while (button.getAttribute("aria-pressed") !== "true" && performance.now() - start < 10000) {
+            await new Promise(requestAnimationFrame);
+          }
+          return button.getAttribute("aria-pressed");
+        }"""
+    ) == "true"
     drawn = int(lesson.get_attribute("#clocks-canvas", "data-drawn"))
     lesson.click("#play")
     assert lesson.get_attribute("#play", "aria-pressed") == "false"
