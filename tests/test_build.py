@@ -6,6 +6,8 @@ import json
 import re
 import zipfile
 
+import pytest
+
 import build
 from twoclocks.web import DEFAULT_STATE, evaluate
 
@@ -55,12 +57,8 @@ def test_a_corrupt_cached_download_stops_the_build(tmp_path, monkeypatch):
     """A cached micropip wheel whose bytes do not match the pin fails with a clear message."""
     monkeypatch.setattr(build, "CACHE", tmp_path)
     (tmp_path / build.MICROPIP_WHEEL).write_bytes(b"not the wheel")
-    try:
+    with pytest.raises(build.BuildError, match="does not match its pinned sha256"):
         build.fetch_micropip()
-    except build.BuildError as error:
-        assert "does not match its pinned sha256" in str(error)
-    else:
-        raise AssertionError("a corrupt wheel was accepted")
 
 
 def test_a_corrupt_cached_npm_package_stops_the_build(tmp_path, monkeypatch):
@@ -69,10 +67,6 @@ def test_a_corrupt_cached_npm_package_stops_the_build(tmp_path, monkeypatch):
     monkeypatch.setattr(build, "CACHE", tmp_path)
     name = build.esbuild_platform()
     (tmp_path / f"esbuild-{name}-{build.ESBUILD_VERSION}.tgz").write_bytes(b"not the package")
-    try:
+    with pytest.raises(build.BuildError, match="does not match its pinned integrity hash"):
         build.fetch_esbuild()
-    except build.BuildError as error:
-        assert "does not match its pinned integrity hash" in str(error)
-    else:
-        raise AssertionError("a corrupt tarball was accepted")
     assert not (tmp_path / f"esbuild-{name}-{build.ESBUILD_VERSION}").exists()

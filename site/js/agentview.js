@@ -1,27 +1,21 @@
 // The agent loop's picture: one bar per turn (prefill hatched, then decode), a totals line, and the
 // same figures as a table for screen readers. It draws what Python returned; it computes no latency.
-import { drawLightForPrint, hatch, niceCeil, prepareCanvas } from "./clocks.js";
+import { CanvasView, hatch, niceCeil, prepareCanvas } from "./clocks.js";
 import { formatCount, formatMs, formatUsd } from "./format.js";
 
 const ROW_HEIGHT = 34;
 
-export class AgentView {
+export class AgentView extends CanvasView {
   constructor({ canvas, totals, table }) {
-    Object.assign(this, { canvas, totals, body: table.tBodies[0] });
+    super(canvas);
+    Object.assign(this, { totals, body: table.tBodies[0] });
     this.agent = null;
-    this.frame = 0;
-    new ResizeObserver(() => this.schedule()).observe(canvas);
-    drawLightForPrint(this);
   }
 
   show(agent) {
     this.agent = agent;
     this.schedule();
     this.renderText(agent);
-  }
-
-  schedule() {
-    if (!this.frame) this.frame = requestAnimationFrame(() => this.draw());
   }
 
   renderText({ rows, totals, settings }) {

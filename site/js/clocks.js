@@ -17,7 +17,7 @@ export function niceCeil(ms) {
 // Reading the colours forces a style recalculation, so they are read once and again only after the
 // theme, the colour scheme or printing may have changed them.
 let cachedColors = null;
-export const forgetPalette = () => { cachedColors = null; };
+const forgetPalette = () => { cachedColors = null; };
 new MutationObserver(forgetPalette).observe(document.documentElement, {
   attributes: true, attributeFilter: ["data-theme", "class"],
 });
@@ -25,7 +25,7 @@ for (const query of ["(prefers-color-scheme: dark)", "print"]) {
   matchMedia(query).addEventListener("change", forgetPalette);
 }
 
-export function palette(canvas) {
+function palette(canvas) {
   cachedColors ??= readPalette(canvas);
   return cachedColors;
 }
@@ -204,17 +204,17 @@ function labelTimeline(ctx, colors, report, { x0, x1, y, h, xAt }) {
 }
 
 /**
- * Paper is light: just before printing, draw `view` (anything with draw() and schedule()) once in
- * the light theme's colours, whatever the screen's theme; after printing, draw it for the screen
- * again. The print stylesheet does the same for the page's own colours.
+ * Paper is light: just before printing, draw `view` once in the light theme's colours, whatever the
+ * screen's theme; after printing, draw it for the screen again. The print stylesheet does the same
+ * for the page's own colours.
  */
-export function drawLightForPrint(view) {
+function drawLightForPrint(view) {
   addEventListener("beforeprint", () => {
     const root = document.documentElement;
     const theme = root.getAttribute("data-theme");
     root.setAttribute("data-theme", "light");
     forgetPalette(); // the observer would only hear of it after this draw
-    if (view.width !== undefined) view.width = null; // measure the print layout, not the screen's
+    view.beforePrint();
     try {
       view.draw();
     } finally {
@@ -226,21 +226,50 @@ export function drawLightForPrint(view) {
   addEventListener("afterprint", () => view.schedule());
 }
 
-/** Draws reports onto a canvas, once per animation frame at most. */
-export class ClocksView {
+/**
+ * What every canvas of the page shares; a subclass implements draw(). It is drawn again when the
+ * canvas is resized, at most once per animation frame through schedule(), and in light colours
+ * for printing.
+ */
+export class CanvasView {
   constructor(canvas) {
     this.canvas = canvas;
+    this.frame = 0;
+    new ResizeObserver(([entry]) => this.resized(entry)).observe(canvas);
+    drawLightForPrint(this);
+  }
+
+  /** The canvas was first observed or changed size. */
+  resized() {
+    this.schedule();
+  }
+
+  schedule() {
+    if (!this.frame) this.frame = requestAnimationFrame(() => this.draw());
+  }
+
+  /** Called just before the draw for printing. */
+  beforePrint() {}
+}
+
+/** Draws reports onto a canvas, once per animation frame at most. */
+export class ClocksView extends CanvasView {
+  constructor(canvas) {
+    super(canvas);
     this.report = null;
     this.shownMs = Infinity; // how far into the call to draw (Infinity: the whole call)
-    this.frame = 0;
     this.drawn = 0;
     this.width = null; // CSS pixels, kept by the observer: reading clientWidth after the page's
     // readouts changed would force a layout in the middle of a drag
-    new ResizeObserver(([entry]) => {
-      this.width = entry.contentRect.width;
-      this.schedule();
-    }).observe(canvas);
-    drawLightForPrint(this);
+  }
+
+  resized(entry) {
+    this.width = entry.contentRect.width;
+    this.schedule();
+  }
+
+  beforePrint() {
+    this.width = null; // measure the print layout, not the screen's
   }
 
   show(report, shownMs = Infinity) {

@@ -15,14 +15,12 @@ export function formatNumber(value, decimals = 0) {
   return `${sign}${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",")}${digits ? `.${digits}` : ""}`;
 }
 
-const integer = { format: (value) => formatNumber(value) };
-
 export function formatTokens(tokens) {
-  return `${integer.format(tokens)} ${tokens === 1 ? "token" : "tokens"}`;
+  return `${formatNumber(tokens)} ${tokens === 1 ? "token" : "tokens"}`;
 }
 
 export function formatCount(value) {
-  return integer.format(value);
+  return formatNumber(value);
 }
 
 // `value` rounded to `decimals` places, as it will be shown.
@@ -41,7 +39,7 @@ export function formatMs(ms) {
   if (wholeSeconds < 3600) return `${Math.floor(wholeSeconds / 60)} min ${wholeSeconds % 60} s`;
   const hours = seconds / 3600;
   if (shown(hours, 1) < 48) return `${hours.toFixed(1)} h`;
-  return `${integer.format(hours / 24)} days`;
+  return `${formatNumber(hours / 24)} days`;
 }
 
 export function formatPercent(fraction) {

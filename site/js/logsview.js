@@ -12,7 +12,7 @@
 //
 // root.dataset.state is "idle" | "busy" | "done" | "error"; root.dataset.runs counts finished
 // analyses; root.dataset.fitted is "true" while the lesson runs on fitted coefficients.
-import { drawLightForPrint, prepareCanvas } from "./clocks.js";
+import { CanvasView, prepareCanvas } from "./clocks.js";
 import { formatCount, formatMs, formatNumber, formatPercent } from "./format.js";
 
 export const MAX_FILE_BYTES = 50 * 1024 * 1024;
@@ -118,31 +118,24 @@ function axis(max, maxTicks) {
   return { top: count * step, ticks };
 }
 
-const tickNumber = { format: (value) => formatNumber(value, 3) };
+const tickNumber = (value) => formatNumber(value, 3);
 function tokenTick(value) {
-  if (value >= 1_000_000) return `${tickNumber.format(value / 1_000_000)}M`;
-  if (value >= 10_000) return `${tickNumber.format(value / 1000)}k`;
-  return tickNumber.format(value);
+  if (value >= 1_000_000) return `${tickNumber(value / 1_000_000)}M`;
+  if (value >= 10_000) return `${tickNumber(value / 1000)}k`;
+  return tickNumber(value);
 }
 
 /** One scatter (measured requests) with its fitted curve, redrawn on resize. */
-class Scatter {
+class Scatter extends CanvasView {
   constructor(canvas) {
-    this.canvas = canvas;
+    super(canvas);
     this.spec = null;
-    this.frame = 0;
     this.drawn = 0;
-    new ResizeObserver(() => this.schedule()).observe(canvas);
-    drawLightForPrint(this);
   }
 
   show(spec) {
     this.spec = spec;
     this.schedule();
-  }
-
-  schedule() {
-    if (!this.frame) this.frame = requestAnimationFrame(() => this.draw());
   }
 
   draw() {
@@ -165,7 +158,7 @@ class Scatter {
     const yAxis = axis(yMax / yScale, narrow ? 5 : 6);
     const font = narrow ? 12 : 13;
     ctx.font = `${font}px system-ui, sans-serif`;
-    const yLabels = yAxis.ticks.map((v) => tickNumber.format(v));
+    const yLabels = yAxis.ticks.map((v) => tickNumber(v));
     const left = Math.ceil(Math.max(...yLabels.map((t) => ctx.measureText(t).width))) + 12;
     const top = font + 16;
     const right = 14;

@@ -126,17 +126,19 @@ function describeModel() {
     const model = BUILD.options.models.find((m) => m.id === state.model).name;
     return `Cost model: roofline, ${model} in ${state.weight_dtype} on ${state.tensor_parallel} × ${accelerator}, batch 1`;
   }
-  return state.toy_constants ? "Cost model: fitted to your log (toy formulas, your coefficients)"
-    : "Cost model: toy (invented numbers with the right shape)";
+  return `Cost model: ${describeToy()}`;
+}
+
+function describeToy() {
+  return state.toy_constants ? "fitted to your log (toy formulas, your coefficients)"
+    : "toy (invented numbers with the right shape)";
 }
 
 // The agent loop always runs on the toy formulas (with the fitted coefficients when in use).
 function describeAgentModel() {
-  const toy = state.toy_constants ? "toy formulas with the coefficients fitted to your log"
-    : "toy (invented numbers with the right shape)";
-  return state.mode === "roofline"
-    ? `Cost model: ${toy}. The agent loop does not use the roofline model: its turns show the shape.`
-    : `Cost model: ${toy}.`;
+  const roofline = state.mode === "roofline"
+    ? " The agent loop does not use the roofline model: its turns show the shape." : "";
+  return `Cost model: ${describeToy()}.${roofline}`;
 }
 
 function showModelError(message) {

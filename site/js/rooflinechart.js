@@ -1,6 +1,6 @@
 // The roofline chart: arithmetic intensity (FLOP per byte) against attainable FLOP/s, log-log, with
 // the accelerator's roof and this call's prefill and decode points. It draws what Python returned.
-import { drawLightForPrint, prepareCanvas } from "./clocks.js";
+import { CanvasView, prepareCanvas } from "./clocks.js";
 import { formatNumber } from "./format.js";
 
 const X_RANGE = [0.1, 1e5]; // FLOP per byte
@@ -19,13 +19,10 @@ export function formatBytes(bytes) {
   return `${+(bytes / scale).toPrecision(3)} ${unit}`;
 }
 
-export class RooflineChart {
+export class RooflineChart extends CanvasView {
   constructor(canvas) {
-    this.canvas = canvas;
+    super(canvas);
     this.report = null;
-    this.frame = 0;
-    new ResizeObserver(() => this.schedule()).observe(canvas);
-    drawLightForPrint(this);
   }
 
   show(report) {
@@ -36,10 +33,6 @@ export class RooflineChart {
       `${report.decode_intensity_flops_per_byte.toFixed(1)} FLOP per byte (${report.decode_bound}-bound); ` +
       `the ridge is at ${Math.round(report.ridge_flops_per_byte)} FLOP per byte.`);
     this.schedule();
-  }
-
-  schedule() {
-    if (!this.frame) this.frame = requestAnimationFrame(() => this.draw());
   }
 
   draw() {

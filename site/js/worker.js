@@ -49,8 +49,8 @@ async function installWheel(name, bytes) {
 // model's bytes, installed the first time a log is analysed; the code cell's worker, where a learner
 // may import any module of the package, installs them while it boots.
 let logTools = null;
-function installLogTools() {
-  logTools ??= fetchChecked(BUILD.logsWheel, BUILD.logsWheelSha256)
+function installLogTools(download = null) { // download: the wheel's bytes, if already being fetched
+  logTools ??= (download ?? fetchChecked(BUILD.logsWheel, BUILD.logsWheelSha256))
     .then((bytes) => installWheel(BUILD.logsWheel, bytes))
     .catch((error) => {
       logTools = null; // the next request tries again
@@ -109,8 +109,7 @@ async function boot() {
   pyodide.pyimport("micropip").destroy(); // imported on its own only to time it (boot marks)
   mark("micropip-imported");
   await installWheel(BUILD.wheel, bytes);
-  if (logsWheel) logTools = installWheel(BUILD.logsWheel, await logsWheel);
-  await logTools;
+  if (logsWheel) await installLogTools(logsWheel);
   forgetPrecompiled();
   mark("model-installed");
   const module = pyodide.pyimport("twoclocks.web"); // kept: the functions are borrowed from it
