@@ -91,6 +91,9 @@ class ModelSpec:
         intermediate_size: MLP width.
         vocab_size: tokenizer vocabulary (rows of the embedding and LM head).
         tied_embeddings: whether the LM head reuses the input embedding matrix.
+        context_window_tokens: most tokens (prompt plus output) one sequence may hold, from the
+            config's ``max_position_embeddings``; serving engines reject a request whose prompt plus
+            ``max_tokens`` exceeds it.
         source: where the figures come from.
     """
 
@@ -105,6 +108,7 @@ class ModelSpec:
     intermediate_size: int
     vocab_size: int
     tied_embeddings: bool
+    context_window_tokens: int
     source: str
 
     @property
@@ -226,6 +230,7 @@ MODELS = {
             intermediate_size=8192,
             vocab_size=128_256,
             tied_embeddings=True,
+            context_window_tokens=131_072,
             source=_hf("meta-llama/Llama-3.2-1B"),
         ),
         ModelSpec(
@@ -240,6 +245,7 @@ MODELS = {
             intermediate_size=8192,
             vocab_size=128_256,
             tied_embeddings=True,
+            context_window_tokens=131_072,
             source=_hf("meta-llama/Llama-3.2-3B"),
         ),
         ModelSpec(
@@ -254,6 +260,7 @@ MODELS = {
             intermediate_size=14_336,
             vocab_size=32_768,
             tied_embeddings=False,
+            context_window_tokens=32_768,
             source=_hf("mistralai/Mistral-7B-v0.3"),
         ),
         ModelSpec(
@@ -268,6 +275,7 @@ MODELS = {
             intermediate_size=14_336,
             vocab_size=128_256,
             tied_embeddings=False,
+            context_window_tokens=131_072,
             source=_hf("meta-llama/Llama-3.1-8B"),
         ),
         ModelSpec(
@@ -282,6 +290,7 @@ MODELS = {
             intermediate_size=28_672,
             vocab_size=128_256,
             tied_embeddings=False,
+            context_window_tokens=131_072,
             source=_hf("meta-llama/Llama-3.1-70B"),
         ),
         ModelSpec(
@@ -296,6 +305,7 @@ MODELS = {
             intermediate_size=11_008,
             vocab_size=32_000,
             tied_embeddings=False,
+            context_window_tokens=4_096,
             source=_hf("meta-llama/Llama-2-7b-hf"),
         ),
         ModelSpec(
@@ -310,6 +320,7 @@ MODELS = {
             intermediate_size=28_672,
             vocab_size=32_000,
             tied_embeddings=False,
+            context_window_tokens=4_096,
             source=_hf("meta-llama/Llama-2-70b-hf"),
         ),
     )
