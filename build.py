@@ -426,7 +426,7 @@ def site_assets() -> dict[str, bytes]:
         for path in sorted(SITE_DIR.rglob("*"))
         if path.is_file()
         and path.suffix != ".html"
-        and path.name != "example_cell.py"
+        and path.name not in ("example_cell.py", "example_package.py")
         and "host" not in path.relative_to(SITE_DIR).parts
     }
 
@@ -474,6 +474,7 @@ def render_page(
     # Inside <script> text, entities are not decoded: escape what could end the element instead.
     initial = initial.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     example = (SITE_DIR / "example_cell.py").read_text()
+    package_example = (SITE_DIR / "example_package.py").read_text()
     replacements = {
         # What main.js imports, fetched at once rather than after main.js has been parsed.
         "%%MODULE_PRELOADS%%": "\n".join(
@@ -484,6 +485,7 @@ def render_page(
         "%%ZIP%%": zip_name(version),
         "%%INITIAL_JSON%%": initial,
         "%%EXAMPLE_CELL%%": html.escape(example, quote=False),
+        "%%EXAMPLE_PACKAGE%%": html.escape(package_example, quote=False),
         "%%TTFT_MS%%": f"{report['ttft_ms']:.0f} ms",
         "%%TTLT_MS%%": f"{report['ttlt_ms']:.0f} ms",
         "%%TTFT_RAW%%": repr(report["ttft_ms"]),

@@ -226,7 +226,8 @@ def test_the_diagnosis_points_at_a_missing_stop():
         result["wasted_tokens"],
     )
     assert "stop never fired" in result["sentence"]
-    assert "output length or stop rules" in result["sentence"]
+    assert "fix the stop" in result["sentence"]
+    assert "stop" == result["lever"]
 
 
 def test_the_diagnosis_of_a_finished_answer_does_not_mention_a_missing_stop():

@@ -360,7 +360,7 @@ def test_long_output_log_is_diagnosed_as_decode():
     rows = toy_rows(400, noise=0.05, seed=5, prompts=(100, 600), outputs=(600, 1000))
     result = analyze_log(csv_text(rows))
     assert "decode" == result["diagnosis"]["verdict"]
-    assert "Shorten the output" in result["recommendation"]
+    assert "Cut the output" in result["recommendation"]
 
 
 def test_dominant_prompt_bucket_is_found_and_worded():

@@ -14,6 +14,7 @@ from types import SimpleNamespace
 from typing import Callable
 
 from . import toy
+from .advice import FINE_TTLT_MS, PREFILL_SHARE_DECODE, PREFILL_SHARE_PREFILL, advise_call  # noqa: F401
 from ._validate import check_float, check_int
 from .call import MAX_OUTPUT_TOKENS, CallReport, simulate_call
 
@@ -34,21 +35,10 @@ REQUIRED_CALL_KEYS = ("prompt_tokens", "output_tokens", "max_tokens")
 LEVERS = ("prompt_tokens", "output_tokens", "max_tokens")
 """The levers :func:`sensitivities` compares, in tie-break order (the prompt first)."""
 
-PREFILL_SHARE_PREFILL = 0.6
-"""Prefill share of TTLT at or above which :func:`diagnose` says prefill hurts."""
-
-PREFILL_SHARE_DECODE = 0.4
-"""Prefill share of TTLT at or below which :func:`diagnose` says decode hurts."""
-
-FINE_TTLT_MS = 1000.0
-"""TTLT at or below which :func:`diagnose` calls the call fine: Nielsen's 1-second limit for keeping
-the user's flow of thought ("Response Times: The 3 Important Limits", 1993)."""
 
 MAX_REPORT_MS = 1e12
 """Largest time :func:`diagnose` accepts in a report, in ms (far above any toy call)."""
 
-PREFILL_LEVER = "cut the prompt: packing, a cached stable prefix, summarised tool dumps"
-DECODE_LEVER = "cut the output: a shorter answer or stop rules that end it"
 
 
 def _call_kwargs(state: object) -> dict:
@@ -191,11 +181,6 @@ def sensitivities(
     }
 
 
-def _tokens(count: int) -> str:
-    """``"1 token"``, ``"2,048 tokens"``."""
-    return f"{count:,} token" + ("" if count == 1 else "s")
-
-
 def _report_dict(report: object) -> dict:
     """Return ``report`` as a dict, accepting a :class:`CallReport` or its ``to_dict()``."""
     if isinstance(report, CallReport):
@@ -212,25 +197,12 @@ def _require(report: dict, key: str) -> object:
 
 
 def diagnose(report: dict, *, fine_ttlt_ms: float = FINE_TTLT_MS) -> dict:
-    """Say which clock hurts in one call and what to cut, in one plain-language sentence.
+    """Say which clock hurts in one call and what to cut, in plain language.
 
-    With ``share = ttft_ms / ttlt_ms`` (the prefill share of the whole call)::
-
-        ttlt_ms <= fine_ttlt_ms   -> "fine"     (nothing worth cutting)
-        share >= 0.6              -> "prefill"  (cut the prompt)
-        share <= 0.4              -> "decode"   (cut the output: length or stop rules)
-        otherwise                 -> "both"
-
-    The 0.6 / 0.4 cut-offs (``PREFILL_SHARE_PREFILL``, ``PREFILL_SHARE_DECODE``) are this lesson's
-    choice: a clock hurts when it holds a clear majority of the wait. They put the router
-    (8,000-token prompt, 20-token answer, share ~0.64) and a RAG call (40,000 / 60, ~0.77) on
-    prefill, and a chat answer (300 / 500, ~0.002) or a missing stop on a 2,048 budget (~0.02) on
-    decode. The 1,000 ms default for "fine" is Nielsen's 1-second response-time limit.
-
-    The stop never fired when ``stop_reason == "max_tokens"`` and the answer needed fewer tokens than
-    were generated (``answer_tokens < output_tokens``): the sentence says so whatever the label. When
-    the answer needed more tokens than ``max_tokens`` allowed, it was cut off, and the sentence
-    says that too.
+    The decision and every sentence come from :func:`twoclocks.advice.advise_call` (see
+    :mod:`twoclocks.advice` for the rule: "fine" within ``fine_ttlt_ms``, "prefill" at a prefill
+    share of 0.6 or more, "decode" at 0.4 or less, "both" between), so the diagnosis, the page's
+    "what to cut first" and the takeaways always name the same lever.
 
     Args:
         report: a :class:`twoclocks.CallReport` or its ``to_dict()``; reads ``prompt_tokens``,
@@ -240,7 +212,7 @@ def diagnose(report: dict, *, fine_ttlt_ms: float = FINE_TTLT_MS) -> dict:
 
     Returns:
         ``{"label": "prefill" | "decode" | "both" | "fine", "sentence": str,
-        "lever": "prompt" | "output" | "prompt and output" | None, "prefill_share": float,
+        "lever": "prompt" | "output" | "stop" | "both" | "none", "prefill_share": float,
         "decode_share": float, "missing_stop": bool, "wasted_tokens": int, "truncated": bool}``;
         the shares are 0.0 and 1.0 (all decode) for a zero-length call; ``wasted_tokens`` counts
         tokens generated after the answer was complete.
@@ -261,57 +233,17 @@ def diagnose(report: dict, *, fine_ttlt_ms: float = FINE_TTLT_MS) -> dict:
     if stop_reason not in ("stop", "max_tokens"):
         raise ValueError(f"stop_reason must be 'stop' or 'max_tokens'; got {stop_reason!r}")
 
-    share = ttft / ttlt if ttlt > 0 else 0.0
-    decode = ttlt - ttft
-    missing_stop = stop_reason == "max_tokens" and answer < generated
-    truncated = stop_reason == "max_tokens" and answer > generated
-    wasted = generated - answer if missing_stop else 0
-
-    if ttlt <= fine_ms:
-        label, lever = "fine", None
-        sentence = (
-            f"Both clocks are fine: the whole call ends in {ttlt:,.0f} ms, within "
-            f"{fine_ms:,.0f} ms, so there is nothing worth cutting yet."
-        )
-    elif share >= PREFILL_SHARE_PREFILL:
-        label, lever = "prefill", "prompt"
-        sentence = (
-            f"The wait is before the first token: prefill of the {prompt:,}-token prompt takes "
-            f"{ttft:,.0f} ms of the {ttlt:,.0f} ms call ({share:.0%}), so {PREFILL_LEVER}."
-        )
-    elif share <= PREFILL_SHARE_DECODE:
-        label, lever = "decode", "output"
-        sentence = (
-            f"The wait is the stream: the first token is out after {ttft:,.0f} ms, then decoding "
-            f"the other {_tokens(generated - 1)} takes {decode:,.0f} ms more ({1 - share:.0%} of "
-            f"the call), so look at output length or stop rules, not the prompt."
-        )
-    else:
-        label, lever = "both", "prompt and output"
-        sentence = (
-            f"Both clocks hurt: prefill of the {prompt:,}-token prompt takes {ttft:,.0f} ms and "
-            f"decoding the other {_tokens(generated - 1)} another {decode:,.0f} ms, so cut the "
-            f"prompt (packing, a cached stable prefix, summarised tool dumps) and the output "
-            f"(length, stop rules)."
-        )
-    if missing_stop:
-        sentence += (
-            f" The stop never fired: the answer was done after {_tokens(answer)}, but decoding ran "
-            f"on to max_tokens ({budget:,}), wasting {_tokens(wasted)}; stop when the answer is "
-            f"complete (for JSON, when the schema is complete)."
-        )
-    if truncated:
-        sentence += (
-            f" The answer was cut off: it needed {_tokens(answer)} but max_tokens allowed "
-            f"{budget:,}."
-        )
+    advice = advise_call(
+        ttft_ms=ttft, ttlt_ms=ttlt, prompt_tokens=prompt, needed_tokens=answer,
+        generated_tokens=generated, max_tokens=budget, stop_reason=stop_reason, fine_ttlt_ms=fine_ms,
+    )
     return {
-        "label": label,
-        "sentence": sentence,
-        "lever": lever,
-        "prefill_share": share,
-        "decode_share": 1.0 - share,
-        "missing_stop": missing_stop,
-        "wasted_tokens": wasted,
-        "truncated": truncated,
+        "label": advice["label"],
+        "sentence": advice["text"],
+        "lever": advice["lever"],
+        "prefill_share": advice["prefill_share"],
+        "decode_share": advice["decode_share"],
+        "missing_stop": advice["missing_stop"],
+        "wasted_tokens": advice["wasted_tokens"],
+        "truncated": advice["truncated"],
     }

@@ -1,7 +1,9 @@
 """The lesson's scenarios and common mistakes, as data the page and the tests share.
 
 Each scenario is a complete call state (the keyword names of :func:`twoclocks.simulate_call`) and a
-one-line takeaway. Each mistake is a pair of states, ``before`` and ``after`` the "fix" someone tries,
+``setup``: what the scenario is, in words that hold in every cost model. Its takeaway on the page is
+the setup followed by the advisor's lever for the call as computed (:mod:`twoclocks.advice`), so a
+scenario never recommends a lever the diagnosis does not. Each mistake is a pair of states, ``before`` and ``after`` the "fix" someone tries,
 plus what the learner should notice; the page runs both through the model and shows the clocks not
 improving (or improving only where the lesson says they will).
 
@@ -32,43 +34,42 @@ SCENARIOS = [
         "id": "router",
         "name": "Agent router",
         "state": _state(),
-        "takeaway": "8,000 tokens of spec, tools and history for 20 tokens of JSON: the start pause is "
-        "almost the whole wait. Cut the prompt, not max_tokens.",
+        "setup": "8,000 tokens of spec, tools and history for 20 tokens of JSON: a suitcase of prompt "
+        "for a blink of answer.",
     },
     {
         "id": "rag",
         "name": "RAG dump",
         "state": _state(prompt_tokens=40_000, output_tokens=60, max_tokens=512),
-        "takeaway": "A two-sentence answer after a 40,000-token dump is still slow to start: output "
-        "length was never the problem.",
+        "setup": "A two-sentence answer after a 40,000-token document dump: output length is not what "
+        "makes it slow to start.",
     },
     {
         "id": "chat",
         "name": "Chat reply",
         "state": _state(prompt_tokens=300, output_tokens=500, max_tokens=1024),
-        "takeaway": "A short question and a long answer: decode is the wait, so output length and stop "
-        "rules are the levers.",
+        "setup": "A short question and a long answer: 300 tokens in, 500 out.",
     },
     {
         "id": "missing-stop",
         "name": "Missing stop",
         "state": _state(stop_fires=False, max_tokens=2048),
-        "takeaway": "The router's stop never fires, so decode rambles to max_tokens = 2,048: the stream "
-        "goes on for most of a minute. Stop on schema complete.",
+        "setup": "The router's stop never fires, so decode runs on to max_tokens = 2,048 after a "
+        "20-token answer.",
     },
     {
         "id": "junk-speculative",
         "name": "Junk prompt + speculative decoding",
         "state": _state(prompt_tokens=200_000, output_tokens=200, max_tokens=512, speculative_speedup=3.0),
-        "takeaway": "Speculative decoding triples decode speed, yet the first token still waits on "
-        "200,000 tokens of prefill. Guessing ahead cannot make a junk prompt free.",
+        "setup": "Speculative decoding triples decode speed, but prefill still reads all 200,000 tokens "
+        "of junk before the first token: guessing ahead cannot make a junk prompt free.",
     },
     {
         "id": "cached-spec",
         "name": "Cached spec",
         "state": _state(cached_prefix_tokens=2000),
-        "takeaway": "The router's 2,000-token spec is a stable prefix already in the KV cache: prefill "
-        "computes only the new 6,000 tokens, and TTFT drops with no change to the answer.",
+        "setup": "The router's 2,000-token spec is a stable prefix already in the KV cache: prefill "
+        "computes only the new 6,000 tokens, with no change to the answer.",
     },
 ]
 """The scenario buttons, in page order."""

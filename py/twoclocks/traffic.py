@@ -7,11 +7,14 @@ The page's one entry point is :func:`analyze_log`: bytes in, a JSON-safe dict ou
 file (:mod:`twoclocks.logs`), fits the toy model (:mod:`twoclocks.fit`) and runs :func:`diagnose`,
 which follows the lesson's decision guide:
 
-* first token slow (prefill is at least half of all waiting, or p90 TTFT >= ``SLOW_TTFT_MS``)
-  -> cut the prompt: packing, a cached stable prefix, summarised tool dumps;
-* stream crawls (decode is at least half of all waiting, or p90 decode >= ``SLOW_DECODE_MS``)
-  -> shorten the output: ``max_tokens`` near the real answer, stop rules;
-* both -> both. Since the two shares add up to 1, at least one always holds.
+* first token slow (prefill holds ``advice.PREFILL_SHARE_PREFILL`` or more of all waiting, or p90
+  TTFT >= ``SLOW_TTFT_MS``) -> ``advice.PROMPT_FIX``;
+* stream crawls (prefill holds ``advice.PREFILL_SHARE_DECODE`` or less, or p90 decode >=
+  ``SLOW_DECODE_MS``) -> ``advice.OUTPUT_FIX`` and ``advice.STOP_FIX``;
+* both, or a share between the two cut-offs -> both.
+
+The share cut-offs and the lever phrases are the lesson's own (:mod:`twoclocks.advice`), so a log
+and a single call with the same split get the same answer.
 """
 
 from __future__ import annotations
@@ -23,8 +26,9 @@ import math
 import random
 
 from . import fit, logs
+from .advice import FINE_TTLT_MS, OUTPUT_FIX, PREFILL_SHARE_DECODE, PREFILL_SHARE_PREFILL, PROMPT_FIX, STOP_FIX
 
-SLOW_TTFT_MS = 1_000.0
+SLOW_TTFT_MS = FINE_TTLT_MS
 """A p90 TTFT at or above this is "first token slow" whatever its share of the wait."""
 
 SLOW_DECODE_MS = 10_000.0
@@ -267,10 +271,15 @@ def diagnose(
         row["mean"] = fsum(ordered) / len(ordered)
         percentiles[key] = row
         table.append({"quantity": key, "label": label, "unit": unit, **row})
-    first_token_slow = prefill_share >= 0.5 or percentiles["ttft_ms"]["p90"] >= SLOW_TTFT_MS
-    stream_crawls = prefill_share <= 0.5 or percentiles["decode_ms"]["p90"] >= SLOW_DECODE_MS
-    verdict = "both" if first_token_slow and stream_crawls else (
-        "prefill" if first_token_slow else "decode"
+    first_token_slow = (
+        prefill_share >= PREFILL_SHARE_PREFILL or percentiles["ttft_ms"]["p90"] >= SLOW_TTFT_MS
+    )
+    stream_crawls = (
+        prefill_share <= PREFILL_SHARE_DECODE or percentiles["decode_ms"]["p90"] >= SLOW_DECODE_MS
+    )
+    # A share between the cut-offs with neither tail slow is "both", as in the lesson's rule.
+    verdict = "prefill" if first_token_slow and not stream_crawls else (
+        "decode" if stream_crawls and not first_token_slow else "both"
     )
     result = {
         "requests": count,
@@ -308,8 +317,9 @@ def recommend(diagnosis: dict) -> str:
         text = (
             f"The first token is slow: prefill takes {_share_text(share)} of all waiting and the "
             f"p90 TTFT is {ttft['p90']:,.0f} ms, for prompts of {prompt['p50']:,.0f} tokens "
-            "(median). Cut the prompt: pack only what each step needs, put the stable part first "
-            "so the prefix cache serves it, and summarise tool dumps before they go back in."
+            f"(median). {PROMPT_FIX[0].upper()}{PROMPT_FIX[1:]}. Pack only what each step needs, put "
+            "the stable part first so the prefix cache serves it, and summarise tool dumps before "
+            "they go back in."
         )
         bucket = diagnosis["dominant_prompts"]
         if bucket:
@@ -318,9 +328,8 @@ def recommend(diagnosis: dict) -> str:
     if diagnosis["verdict"] in ("decode", "both"):
         text = (
             f"The stream is slow: decode takes {_share_text(1 - share)} of all waiting, with a "
-            f"p90 of {decode['p90']:,.0f} ms from first token to last. Shorten the output: ask for "
-            "the short form, set max_tokens near the real answer length, and add stop rules so "
-            "generation ends when the answer does."
+            f"p90 of {decode['p90']:,.0f} ms from first token to last. {OUTPUT_FIX[0].upper()}"
+            f"{OUTPUT_FIX[1:]}, and {STOP_FIX}."
         )
         if diagnosis["max_tokens"]["hit"]:
             text += " " + diagnosis["max_tokens"]["text"]

@@ -13,19 +13,30 @@ import time
 import traceback
 from functools import lru_cache, partial
 
+from .advice import advise_agent, advise_call
 from .agent import DEFAULT_AGENT, MAX_TOOL_CALLS_PER_TURN, MAX_TOOL_RESULT_TOKENS, MAX_TURNS, agent_loop
 from .bill import bill_breakdown
 from .call import MAX_OUTPUT_TOKENS, MAX_SPECULATIVE_SPEEDUP, simulate_call
 from .lesson import CALL_KEYS, diagnose, sensitivities
+from .hardware import get_model
 from .roofline import roofline_call, roofline_options
 from .scenarios import BASE_STATE, MISTAKES, SCENARIOS
+from ._validate import check_int
 from .toy import MAX_PROMPT_TOKENS, ToyConstants
 
 MODES = ("toy", "roofline")
 ROOFLINE_KEYS = ("accelerator", "model", "weight_dtype", "tensor_parallel")
 
+TOY_CONTEXT_WINDOW_TOKENS = 262_144
+"""The toy model's default context window, in tokens (256 Ki, as several current open models): the
+lesson's largest scenario, a 200,000-token junk prompt with 512 tokens reserved for output, fits."""
+
+MIN_CONTEXT_WINDOW_TOKENS = 1_024
+MAX_CONTEXT_WINDOW_TOKENS = MAX_PROMPT_TOKENS + MAX_OUTPUT_TOKENS
+
 DEFAULT_STATE = {
     **BASE_STATE,
+    "context_window_tokens": TOY_CONTEXT_WINDOW_TOKENS,
     "mode": "toy",
     **{key: roofline_options()["defaults"][key] for key in ROOFLINE_KEYS},
     "toy_constants": None,
@@ -46,6 +57,7 @@ CONTROL_LIMITS = {
     "stop_fires": _bool,
     "streaming": _bool,
     "cached_prefix_tokens": {**_int(0, MAX_PROMPT_TOKENS), "at_most": "prompt_tokens"},
+    "context_window_tokens": _int(MIN_CONTEXT_WINDOW_TOKENS, MAX_CONTEXT_WINDOW_TOKENS),
     "speculative_speedup": {"kind": "float", "min": 1.0, "max": MAX_SPECULATIVE_SPEEDUP},
     "mode": {"kind": "choice", "choices": list(MODES)},
     "accelerator": {"kind": "choice", "choices": [a["id"] for a in roofline_options()["accelerators"]]},
@@ -129,11 +141,89 @@ def cost_model(state: dict):
     raise ValueError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
 
 
+def context_window(state: dict) -> dict:
+    """The state's context window and how the call fills it.
+
+    The window is the model preset's ``context_window_tokens`` in roofline mode and the state's own
+    ``context_window_tokens`` (adjustable, toy) otherwise. A server reserves ``max_tokens`` of it for
+    the answer when the request arrives, so a call fits when ``prompt_tokens + max_tokens`` does.
+
+    Args:
+        state: a complete page state (see :func:`evaluate`).
+
+    Returns:
+        ``{"window_tokens", "prompt_tokens", "reserved_output_tokens" (= max_tokens),
+        "requested_tokens" (prompt + max_tokens), "free_tokens" (window - requested, negative when
+        it does not fit), "fits": bool, "model": display name of whose window it is}``.
+
+    Raises:
+        ValueError: for an out-of-range window, prompt or ``max_tokens``, or an unknown model.
+    """
+    prompt = check_int("prompt_tokens", state["prompt_tokens"], 1, MAX_PROMPT_TOKENS)
+    reserved = check_int("max_tokens", state["max_tokens"], 1, MAX_OUTPUT_TOKENS)
+    if state["mode"] == "roofline":
+        spec = get_model(state["model"])
+        window, whose = spec.context_window_tokens, spec.name
+    else:
+        window = check_int("context_window_tokens", state["context_window_tokens"],
+                           MIN_CONTEXT_WINDOW_TOKENS, MAX_CONTEXT_WINDOW_TOKENS)
+        whose = "the toy model"
+    requested = prompt + reserved
+    return {
+        "window_tokens": window,
+        "prompt_tokens": prompt,
+        "reserved_output_tokens": reserved,
+        "requested_tokens": requested,
+        "free_tokens": window - requested,
+        "fits": requested <= window,
+        "model": whose,
+    }
+
+
+def check_context_window(context: dict) -> None:
+    """Reject a call that does not fit its context window, as serving engines do (vLLM answers
+    "This model's maximum context length is N tokens. However, you requested M tokens ...").
+
+    Raises:
+        ValueError: saying how many tokens were asked for and how many fit.
+    """
+    if context["fits"]:
+        return
+    raise ValueError(
+        f"{context['model']}'s context window holds {context['window_tokens']:,} tokens, but this call "
+        f"asks for {context['requested_tokens']:,} ({context['prompt_tokens']:,} of prompt plus "
+        f"max_tokens = {context['reserved_output_tokens']:,} reserved for the answer). A server rejects "
+        f"it before prefill: shorten the prompt or lower max_tokens"
+    )
+
+
 @lru_cache(maxsize=32)
-def _agent_report(agent_items: tuple, constants: ToyConstants) -> dict:
+def _agent_report(agent_items: tuple, constants: ToyConstants, window_tokens: int) -> dict:
     """The agent loop for one set of settings, cached: a slider drag of the single call re-runs
-    :func:`evaluate` every frame while the agent settings stay the same."""
-    return agent_loop(**dict(agent_items), constants=constants)
+    :func:`evaluate` every frame while the agent settings stay the same. Every turn must fit the toy
+    context window, as a single call must."""
+    report = agent_loop(**dict(agent_items), constants=constants)
+    output = dict(agent_items)["output_tokens_per_turn"]
+    for row in report["rows"]:
+        if row["prompt_tokens"] + output > window_tokens:
+            raise ValueError(
+                f"turn {row['turn']} asks for {row['prompt_tokens'] + output:,} tokens "
+                f"({row['prompt_tokens']:,} of prompt plus {output:,} of answer), past the toy "
+                f"context window of {window_tokens:,} tokens: summarise the tool dumps or use fewer turns"
+            )
+    return {**report, "advice": advise_agent(report["totals"])}
+
+
+def agent_section(state: dict) -> tuple[dict | None, str | None]:
+    """The agent loop's report and advice, or ``(None, message)``: an agent setting that cannot run
+    is the agent section's error, never the single call's."""
+    try:
+        window = check_int("context_window_tokens", state["context_window_tokens"],
+                           MIN_CONTEXT_WINDOW_TOKENS, MAX_CONTEXT_WINDOW_TOKENS)
+        items = tuple(sorted(state["agent"].items()))
+        return _agent_report(items, toy_constants(state), window), None
+    except ValueError as error:
+        return None, str(error)
 
 
 def evaluate(state: dict) -> dict:
@@ -141,36 +231,66 @@ def evaluate(state: dict) -> dict:
 
     Args:
         state: the page's state; keys as in ``DEFAULT_STATE`` (the keyword names of
-            :func:`twoclocks.simulate_call`, ``mode`` and the roofline presets, and ``agent`` holding
-            :func:`twoclocks.agent.agent_loop`'s keywords). Missing keys take the defaults.
+            :func:`twoclocks.simulate_call`, ``context_window_tokens``, ``mode`` and the roofline
+            presets, and ``agent`` holding :func:`twoclocks.agent.agent_loop`'s keywords). Missing
+            keys take the defaults.
 
     Returns:
         The call's report (``CallReport.to_dict()``, or the roofline report in roofline mode) plus
-        ``diagnosis`` (:func:`twoclocks.lesson.diagnose`), ``bill`` and ``bill_usd`` (toy prices),
-        ``sensitivities`` (:func:`twoclocks.lesson.sensitivities` in the same mode) and ``agent``
-        (the agent loop's rows and totals; it always runs on the toy model, and is shared between
-        reports with the same agent settings: treat reports as read-only).
+        ``generated_tokens`` (tokens decode produced; the same as ``output_tokens``, kept for old
+        callers), ``needed_tokens`` (tokens the answer needs before its stop: the state's
+        ``output_tokens``, the report's ``answer_tokens``), ``advice``
+        (:func:`twoclocks.advice.advise_call`: ``{"lever", "label", "text", "short", ...}``, the one
+        recommendation everything on the page repeats), ``diagnosis``
+        (:func:`twoclocks.lesson.diagnose`, the same decision), ``context`` (:func:`context_window`),
+        ``bill`` and ``bill_usd`` (toy prices), ``sensitivities`` (:func:`twoclocks.lesson.sensitivities`
+        in the same mode; ``prompt_doubled.exceeds_window`` says a server would reject the doubled
+        prompt), ``agent`` (the agent loop's rows, totals and ``advice``, on the toy model, shared
+        between reports with the same settings: treat reports as read-only; None when the agent
+        settings cannot run) and ``agent_error`` (why, or None).
 
     Raises:
-        ValueError: for an unknown key (naming it) or an invalid value (naming the key and range).
+        ValueError: for an unknown key (naming it), an invalid value (naming the key and range), or a
+            call that does not fit its context window (:func:`check_context_window`). The agent
+            settings never raise here: their errors are ``agent_error``.
     """
     state = _complete_state(state)
     call_state = {key: state[key] for key in CALL_KEYS}
     model = cost_model(state)
+    context = context_window(state)
+    check_context_window(context)
     report = model(**call_state)
 
     def rerun(**call: object) -> dict:  # sensitivities re-runs the base state first: reuse it
         return report if call == call_state else model(**call)
 
     bill = bill_breakdown(report)
+    diagnosis = diagnose(report)
+    sens = sensitivities(call_state, call=rerun)
+    doubled = sens["prompt_doubled"]
+    doubled["exceeds_window"] = doubled["prompt_tokens"] + state["max_tokens"] > context["window_tokens"]
+    agent, agent_error = agent_section(state)
     return {
         **report,
-        "diagnosis": diagnose(report),
+        "generated_tokens": report["output_tokens"],
+        "needed_tokens": report["answer_tokens"],
+        "advice": _advice(report),
+        "diagnosis": diagnosis,
+        "context": context,
         "bill": bill,
         "bill_usd": bill["total_usd"],
-        "sensitivities": sensitivities(call_state, call=rerun),
-        "agent": _agent_report(tuple(sorted(state["agent"].items())), toy_constants(state)),
+        "sensitivities": sens,
+        "agent": agent,
+        "agent_error": agent_error,
     }
+
+
+def _advice(report: dict) -> dict:
+    return advise_call(
+        ttft_ms=report["ttft_ms"], ttlt_ms=report["ttlt_ms"], prompt_tokens=report["prompt_tokens"],
+        needed_tokens=report["answer_tokens"], generated_tokens=report["output_tokens"],
+        max_tokens=report["max_tokens"], stop_reason=report["stop_reason"],
+    )
 
 
 def evaluate_json(state_json: str) -> str:
@@ -180,9 +300,19 @@ def evaluate_json(state_json: str) -> str:
     input, or a model that does not fit in memory) becomes a readable ``error`` message.
     """
     try:
-        return json.dumps({"report": evaluate(json.loads(state_json))}, allow_nan=False)
+        state = json.loads(state_json)
+        return json.dumps({"report": evaluate(state)}, allow_nan=False)
     except ValueError as error:
-        return json.dumps({"error": str(error)})
+        return json.dumps({"error": str(error), "context": _context_or_none(state)})
+
+
+def _context_or_none(state: object) -> dict | None:
+    """The context window of a rejected state, so the page can still draw the bar (None if the state
+    is too broken to say)."""
+    try:
+        return context_window(_complete_state(state))
+    except (ValueError, TypeError, KeyError):
+        return None
 
 
 def analyze_log_json(text: str, filename: str) -> str:

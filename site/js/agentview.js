@@ -1,6 +1,6 @@
 // The agent loop's picture: one bar per turn (prefill hatched, then decode), a totals line, and the
 // same figures as a table for screen readers. It draws what Python returned; it computes no latency.
-import { CanvasView, hatch, niceCeil, prepareCanvas } from "./clocks.js";
+import { CanvasView, hatch, niceCeil, prepareCanvas } from "./canvas.js";
 import { formatCount, formatMs, formatUsd } from "./format.js";
 
 const ROW_HEIGHT = 34;

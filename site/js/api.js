@@ -4,8 +4,9 @@
 //   setState(p)    move controls and readouts exactly as a learner would; throws naming a bad key
 //   report()       Promise of the model's report for the current state (a plain object)
 //   options()      the roofline presets' ids and display names, and the scenarios' ids
-export function installApi({ ready, getState, setState, report, options, version }) {
-  const api = Object.freeze({ ready, getState, setState, report, options, version });
+//   drawn()        what the clocks' dials show: {ttft: {ms, hand_deg, turns}, ttlt: {...}, ms_per_turn}
+export function installApi({ ready, getState, setState, report, drawn, options, version }) {
+  const api = Object.freeze({ ready, getState, setState, report, drawn, options, version });
   Object.defineProperty(window, "TwoClocks", { value: api, enumerable: true });
   return api;
 }

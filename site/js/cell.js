@@ -128,7 +128,7 @@ function nearTheCell(textarea) {
  * is live (the cell worker starts after it, when the learner comes near the cell).
  */
 export function setupCell({ elements, engine, waitForModel, setStatus }) {
-  const { textarea, runButton, stopButton, resetButton, output, inputForm, inputLine } = elements;
+  const { textarea, runButton, stopButton, resetButton, packageButton, packageExample, output, inputForm, inputLine } = elements;
   const view = new OutputView(output);
   const example = textarea.defaultValue;
   let running = false;
@@ -141,11 +141,13 @@ export function setupCell({ elements, engine, waitForModel, setStatus }) {
     clearTimeout(saveTimer);
     saveTimer = setTimeout(() => save(textarea.value), SAVE_AFTER_MS);
   });
-  resetButton.addEventListener("click", () => {
-    textarea.value = example;
-    save(example);
+  const load = (text) => {
+    textarea.value = text;
+    save(text);
     textarea.focus();
-  });
+  };
+  resetButton.addEventListener("click", () => load(example));
+  packageButton?.addEventListener("click", () => load(packageExample.textContent));
   handleTab(textarea);
 
   const startEngine = () => { if (!engine.started) engine.start(); };

@@ -1,124 +1,69 @@
 // The canvas of the two clocks: two stopwatch dials (TTFT, TTLT) over a timeline bar (a prefill
 // block, then one tick per decoded token). It draws a report from Python; it computes no latency.
+//
+// Both dials share one fixed scale, MS_PER_TURN, that never changes: a clock whose time did not
+// change is drawn identically after any other change, and a long call shows as full turns on the
+// dial's counter, like a stopwatch's. The timeline below is the one picture scaled to the call.
+import { CanvasView, hatch, prepareCanvas } from "./canvas.js";
 import { formatMs, formatNumber } from "./format.js";
 
-const NICE_STEPS = [1, 2, 5];
+export const MS_PER_TURN = 1000; // one turn of either dial is one second, always
+const TICKS = 10; // one tick per 100 ms
 
-/** Smallest 1-2-5 × 10^k at or above `ms`: the time one turn of a dial stands for. */
-export function niceCeil(ms) {
-  const exponent = Math.floor(Math.log10(Math.max(ms, 1e-3)));
-  for (const base of [...NICE_STEPS, 10]) {
-    const candidate = base * 10 ** exponent;
-    if (candidate >= ms) return candidate;
-  }
-  return 10 ** (exponent + 1);
+/** Where a dial's hand stands for `ms`: full turns and degrees clockwise from 12 o'clock. */
+export function handFor(ms) {
+  const turns = Math.floor(ms / MS_PER_TURN);
+  const handDeg = ((ms - turns * MS_PER_TURN) / MS_PER_TURN) * 360;
+  return { turns, hand_deg: Math.round(handDeg * 1e6) / 1e6 };
 }
 
-// Reading the colours forces a style recalculation, so they are read once and again only after the
-// theme, the colour scheme or printing may have changed them.
-let cachedColors = null;
-const forgetPalette = () => { cachedColors = null; };
-new MutationObserver(forgetPalette).observe(document.documentElement, {
-  attributes: true, attributeFilter: ["data-theme", "class"],
-});
-for (const query of ["(prefers-color-scheme: dark)", "print"]) {
-  matchMedia(query).addEventListener("change", forgetPalette);
-}
+const angle = (deg) => -Math.PI / 2 + (deg / 360) * 2 * Math.PI;
 
-function palette(canvas) {
-  cachedColors ??= readPalette(canvas);
-  return cachedColors;
-}
-
-function readPalette(canvas) {
-  const style = getComputedStyle(canvas);
-  const read = (name) => style.getPropertyValue(name).trim();
-  return {
-    ink: read("--ink"), muted: read("--muted"), face: read("--panel"), line: read("--line"),
-    prefill: read("--prefill"), decode: read("--decode"), bg: read("--bg"),
-  };
-}
-
-/**
- * Size a canvas for `width` x `height` CSS pixels at the screen's pixel ratio, clear it to the page
- * background, and return its context (in CSS pixels) and the palette.
- */
-export function prepareCanvas(canvas, width, height) {
-  const ratio = window.devicePixelRatio || 1;
-  canvas.style.height = `${height}px`;
-  const [pixelWidth, pixelHeight] = [Math.round(width * ratio), Math.round(height * ratio)];
-  const ctx = canvas.getContext("2d");
-  if (canvas.width !== pixelWidth || canvas.height !== pixelHeight) {
-    Object.assign(canvas, { width: pixelWidth, height: pixelHeight }); // a new bitmap: only on resize
-  } else {
-    ctx.reset(); // same size: keep the bitmap, start from a fresh drawing state
-  }
-  ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-  const colors = palette(canvas);
-  ctx.fillStyle = colors.bg;
-  ctx.fillRect(0, 0, width, height);
-  return { ctx, colors };
-}
-
-const hatches = new WeakMap(); // context -> {key, pattern}: one tile per colour pair, not per draw
-
-export function hatch(ctx, color, background) {
-  const key = `${color} ${background}`;
-  const cached = hatches.get(ctx);
-  if (cached?.key === key) return cached.pattern;
-  const pattern = makeHatch(ctx, color, background);
-  hatches.set(ctx, { key, pattern });
-  return pattern;
-}
-
-function makeHatch(ctx, color, background) {
-  const tile = new OffscreenCanvas(8, 8);
-  const t = tile.getContext("2d");
-  t.fillStyle = background;
-  t.fillRect(0, 0, 8, 8);
-  t.strokeStyle = color;
-  t.lineWidth = 2.5;
-  t.beginPath();
-  t.moveTo(-2, 10); t.lineTo(10, -2);
-  t.moveTo(-2, 2); t.lineTo(2, -2);
-  t.moveTo(6, 10); t.lineTo(10, 6);
-  t.stroke();
-  return ctx.createPattern(tile, "repeat");
-}
-
-function sector(ctx, x, y, r, fromMs, toMs, fullMs, fill) {
-  if (toMs <= fromMs) return;
-  const angle = (ms) => -Math.PI / 2 + (Math.min(ms, fullMs) / fullMs) * 2 * Math.PI;
+function sector(ctx, x, y, r, fromDeg, toDeg, fill) {
+  if (toDeg <= fromDeg) return;
   ctx.beginPath();
   ctx.moveTo(x, y);
-  ctx.arc(x, y, r, angle(fromMs), angle(toMs));
+  ctx.arc(x, y, r, angle(fromDeg), angle(toDeg));
   ctx.closePath();
   ctx.fillStyle = fill;
   ctx.fill();
 }
 
-function drawDial(ctx, colors, fills, dial) {
-  const { x, y, r, title, ttftMs, endMs, fullMs, shownMs } = dial;
+/** The degrees of the last turn that each phase covers, up to the hand. */
+function lastTurnPhases(ttftMs, handMs) {
+  const turnStart = Math.floor(handMs / MS_PER_TURN) * MS_PER_TURN;
+  const deg = (ms) => ((ms - turnStart) / MS_PER_TURN) * 360;
+  const prefillEnd = Math.min(ttftMs, handMs);
+  return {
+    prefill: prefillEnd > turnStart ? [0, deg(prefillEnd)] : null,
+    decode: handMs > Math.max(ttftMs, turnStart) ? [deg(Math.max(ttftMs, turnStart)), deg(handMs)] : null,
+  };
+}
+
+function drawFace(ctx, colors, { x, y, r }) {
   ctx.beginPath();
   ctx.arc(x, y, r, 0, 2 * Math.PI);
   ctx.fillStyle = colors.face;
   ctx.fill();
-  sector(ctx, x, y, r - 4, 0, Math.min(shownMs, ttftMs), fullMs, fills.prefill);
-  sector(ctx, x, y, r - 4, ttftMs, Math.min(shownMs, endMs), fullMs, fills.decode);
+}
+
+function drawTicks(ctx, colors, { x, y, r }) {
   ctx.strokeStyle = colors.line;
   ctx.lineWidth = 2;
   ctx.beginPath();
   ctx.arc(x, y, r, 0, 2 * Math.PI);
   ctx.stroke();
-  for (let i = 0; i < 10; i++) {
-    const a = -Math.PI / 2 + (i / 10) * 2 * Math.PI;
+  for (let i = 0; i < TICKS; i++) {
+    const a = angle((i / TICKS) * 360);
     ctx.beginPath();
     ctx.moveTo(x + Math.cos(a) * (r - 7), y + Math.sin(a) * (r - 7));
     ctx.lineTo(x + Math.cos(a) * r, y + Math.sin(a) * r);
     ctx.stroke();
   }
-  const handMs = Math.min(shownMs, endMs);
-  const a = -Math.PI / 2 + (Math.min(handMs, fullMs) / fullMs) * 2 * Math.PI;
+}
+
+function drawHand(ctx, colors, { x, y, r }, handDeg) {
+  const a = angle(handDeg);
   ctx.strokeStyle = colors.ink;
   ctx.lineWidth = 3;
   ctx.lineCap = "round";
@@ -130,10 +75,55 @@ function drawDial(ctx, colors, fills, dial) {
   ctx.arc(x, y, 5, 0, 2 * Math.PI);
   ctx.fillStyle = colors.ink;
   ctx.fill();
+}
+
+/** The turn counter: how many full seconds the hand has gone round, like a stopwatch's sub-dial. */
+function drawTurns(ctx, colors, { x, y, r }, turns) {
+  if (!turns) return;
+  const text = `+${formatNumber(turns)} ${turns === 1 ? "turn" : "turns"}`;
+  ctx.font = "600 12px system-ui, sans-serif";
+  const width = ctx.measureText(text).width + 12;
+  const top = y + r * 0.32;
+  ctx.fillStyle = colors.bg;
+  ctx.strokeStyle = colors.line;
+  ctx.lineWidth = 1;
+  ctx.beginPath();
+  ctx.roundRect(x - width / 2, top, width, 18, 9);
+  ctx.fill();
+  ctx.stroke();
+  ctx.fillStyle = colors.ink;
+  ctx.textAlign = "center";
+  ctx.textBaseline = "middle";
+  ctx.fillText(text, x, top + 9.5);
+}
+
+function drawDial(ctx, colors, fills, dial) {
+  const { x, y, r, title, ttftMs, endMs, shownMs, playing } = dial;
+  const handMs = Math.min(shownMs, endMs);
+  const { turns, hand_deg: handDeg } = handFor(handMs);
+  drawFace(ctx, colors, dial);
+  if (turns) { // the full turns behind the hand: a ring in the colour of the phase they were
+    ctx.strokeStyle = handMs - MS_PER_TURN >= ttftMs ? colors.decode : colors.prefill;
+    ctx.lineWidth = 3;
+    ctx.beginPath();
+    ctx.arc(x, y, r - 2.5, 0, 2 * Math.PI);
+    ctx.stroke();
+  }
+  const phases = lastTurnPhases(ttftMs, handMs);
+  if (phases.prefill) sector(ctx, x, y, r - 5, ...phases.prefill, fills.prefill);
+  if (phases.decode) sector(ctx, x, y, r - 5, ...phases.decode, fills.decode);
+  drawTicks(ctx, colors, dial);
+  drawTurns(ctx, colors, dial, turns);
+  drawHand(ctx, colors, dial, handDeg);
+  ctx.fillStyle = colors.ink;
   ctx.textAlign = "center";
   ctx.textBaseline = "top";
   ctx.font = "600 15px system-ui, sans-serif";
-  ctx.fillText(`${title} ${formatMs(handMs)}`, x, y + r + 10);
+  // While a replay runs the label says how far the call is and where it ends, so it never
+  // disagrees with the readouts, which always hold the whole call's clocks.
+  const label = playing && handMs < endMs ? `${title} ${formatMs(handMs)} of ${formatMs(endMs)}` : `${title} ${formatMs(endMs)}`;
+  ctx.fillText(label, x, y + r + 10);
+  return { ms: handMs, hand_deg: handDeg, turns, box: { x: x - r, y: y - r, width: 2 * r, height: 2 * r } };
 }
 
 function drawTimeline(ctx, colors, fills, report, box, shownMs) {
@@ -203,62 +193,16 @@ function labelTimeline(ctx, colors, report, { x0, x1, y, h, xAt }) {
   }
 }
 
-/**
- * Paper is light: just before printing, draw `view` once in the light theme's colours, whatever the
- * screen's theme; after printing, draw it for the screen again. The print stylesheet does the same
- * for the page's own colours.
- */
-function drawLightForPrint(view) {
-  addEventListener("beforeprint", () => {
-    const root = document.documentElement;
-    const theme = root.getAttribute("data-theme");
-    root.setAttribute("data-theme", "light");
-    forgetPalette(); // the observer would only hear of it after this draw
-    view.beforePrint();
-    try {
-      view.draw();
-    } finally {
-      if (theme === null) root.removeAttribute("data-theme");
-      else root.setAttribute("data-theme", theme);
-      forgetPalette();
-    }
-  });
-  addEventListener("afterprint", () => view.schedule());
-}
 
-/**
- * What every canvas of the page shares; a subclass implements draw(). It is drawn again when the
- * canvas is resized, at most once per animation frame through schedule(), and in light colours
- * for printing.
- */
-export class CanvasView {
-  constructor(canvas) {
-    this.canvas = canvas;
-    this.frame = 0;
-    new ResizeObserver(([entry]) => this.resized(entry)).observe(canvas);
-    drawLightForPrint(this);
-  }
-
-  /** The canvas was first observed or changed size. */
-  resized() {
-    this.schedule();
-  }
-
-  schedule() {
-    if (!this.frame) this.frame = requestAnimationFrame(() => this.draw());
-  }
-
-  /** Called just before the draw for printing. */
-  beforePrint() {}
-}
-
-/** Draws reports onto a canvas, once per animation frame at most. */
+/** Draws reports onto a canvas, once per animation frame at most, and says what it drew. */
 export class ClocksView extends CanvasView {
-  constructor(canvas) {
+  constructor(canvas, { onDrawn = () => {} } = {}) {
     super(canvas);
     this.report = null;
     this.shownMs = Infinity; // how far into the call to draw (Infinity: the whole call)
     this.drawn = 0;
+    this.lastDrawn = null; // what the dials show: TwoClocks.drawn() returns it
+    this.onDrawn = onDrawn;
     this.width = null; // CSS pixels, kept by the observer: reading clientWidth after the page's
     // readouts changed would force a layout in the middle of a drag
   }
@@ -277,6 +221,13 @@ export class ClocksView extends CanvasView {
     this.report = report;
     this.shownMs = shownMs;
     this.schedule();
+  }
+
+  /** What the dials show now, in the shape TwoClocks.drawn() documents (null before a draw). */
+  drawnState() {
+    if (!this.lastDrawn) return null;
+    const strip = ({ ms, hand_deg, turns }) => ({ ms, hand_deg, turns });
+    return { ttft: strip(this.lastDrawn.ttft), ttlt: strip(this.lastDrawn.ttlt), ms_per_turn: MS_PER_TURN };
   }
 
   // Draw at once when nothing was drawn yet in this frame (a slider's answer shows without waiting
@@ -302,20 +253,21 @@ export class ClocksView extends CanvasView {
     const height = dialRow + 100;
     const { ctx, colors } = prepareCanvas(canvas, width, height);
     const fills = { prefill: hatch(ctx, colors.prefill, colors.face), decode: colors.decode };
-    const fullMs = niceCeil(report.ttlt_ms);
     const r = Math.min(dialRow / 2 - 26, width / 4 - 14);
-    const common = { y: r + 8, r, ttftMs: report.ttft_ms, fullMs, shownMs: this.shownMs };
-    drawDial(ctx, colors, fills, { ...common, x: width / 4, title: "TTFT", endMs: report.ttft_ms });
-    drawDial(ctx, colors, fills, { ...common, x: (3 * width) / 4, title: "TTLT", endMs: report.ttlt_ms });
+    const common = { y: r + 8, r, ttftMs: report.ttft_ms, shownMs: this.shownMs, playing: this.shownMs !== Infinity };
+    const ttft = drawDial(ctx, colors, fills, { ...common, x: width / 4, title: "TTFT", endMs: report.ttft_ms });
+    const ttlt = drawDial(ctx, colors, fills, { ...common, x: (3 * width) / 4, title: "TTLT", endMs: report.ttlt_ms });
     ctx.font = "12px system-ui, sans-serif";
     ctx.fillStyle = colors.muted;
     ctx.textAlign = "center";
     ctx.textBaseline = "middle";
     ctx.fillText("one turn", width / 2, r);
-    ctx.fillText(`= ${formatMs(fullMs)}`, width / 2, r + 16);
+    ctx.fillText(`= ${formatNumber(MS_PER_TURN / 1000, 3)} s`, width / 2, r + 16);
     const box = { x0: 12, x1: width - 12, y: dialRow + 22, h: 28 };
     drawTimeline(ctx, colors, fills, report, box, this.shownMs);
+    this.lastDrawn = { ttft, ttlt };
     this.drawn += 1;
     canvas.dataset.drawn = String(this.drawn); // tests and the benchmark wait on this count
+    this.onDrawn(this.drawnState());
   }
 }

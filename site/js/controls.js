@@ -48,6 +48,11 @@ export const CALL_CONTROLS = [
     help: "The generation budget: decode never runs past it.",
   },
   {
+    key: "context_window_tokens", group: "call", kind: "log", label: "Context window", unit: "tokens",
+    sliderMin: 1024, sliderMax: 1_131_072,
+    help: "The most tokens one call may hold: prompt plus max_tokens. Roofline mode uses the model's own.",
+  },
+  {
     key: "stop_fires", group: "call", kind: "toggle", label: "Stop fires",
     help: "On: a stop sequence ends decode when the answer is complete. Off: decode runs to max_tokens.",
   },
@@ -322,6 +327,7 @@ export function buildControls(containers, table, limits, onChange, options = {})
   const views = {};
   for (const control of table) {
     const view = BUILDERS[control.kind](control, limits, onChange, options);
+    view.row.dataset.key = control.key; // lets a mode hide the controls that do not apply to it
     (containers[control.group] ?? containers.default).append(view.row);
     views[control.key] = view;
   }

@@ -1,4 +1,5 @@
-// "Double it": the model's sensitivities, one card per lever, and the lever to cut first.
+// "Double it": the model's sensitivities, one card per lever. Which lever to cut first is the
+// advisor's (readouts.js shows it under the cards), never decided here.
 import { setText } from "./dom.js";
 import { formatChangeMs, formatCount, formatMs } from "./format.js";
 
@@ -7,11 +8,6 @@ const CARDS = [
   ["answer_doubled", "Double the answer", (v) => `answer → ${formatCount(v.output_tokens)} tokens`],
   ["max_tokens_halved", "Halve max_tokens", (v) => `max_tokens → ${formatCount(v.max_tokens)}`],
 ];
-const LEVERS = {
-  prompt_tokens: "the prompt",
-  output_tokens: "the answer's length (or its stop)",
-  max_tokens: "max_tokens",
-};
 
 function ratio(value) {
   return value === null ? "" : ` (×${value.toFixed(2)})`;
@@ -28,22 +24,21 @@ function card(title) {
 }
 
 function fill(article, detail, variant) {
-  setText(article.querySelector(".detail"), detail);
+  // A doubled prompt past the context window is a call a server would reject: say so.
+  const rejected = variant.exceeds_window ? " (past the context window: a server would reject it)" : "";
+  setText(article.querySelector(".detail"), `${detail}${rejected}`);
   setText(article.querySelector(".ttft"),
     `${formatChangeMs(variant.ttft_change_ms)}${ratio(variant.ttft_ratio)} → ${formatMs(variant.ttft_ms)}`);
   setText(article.querySelector(".ttlt"),
     `${formatChangeMs(variant.ttlt_change_ms)}${ratio(variant.ttlt_ratio)} → ${formatMs(variant.ttlt_ms)}`);
 }
 
-/** Show the three cards (built on the first call, then updated in place) and the lever line. */
-export function renderDoubling(container, leverLine, sensitivities) {
+/** Show the three cards (built on the first call, then updated in place). */
+export function renderDoubling(container, sensitivities) {
   if (container.children.length !== CARDS.length) {
     container.replaceChildren(...CARDS.map(([, title]) => card(title)));
   }
   CARDS.forEach(([key, , detail], index) => {
     fill(container.children[index], detail(sensitivities[key]), sensitivities[key]);
   });
-  setText(leverLine, sensitivities.lever
-    ? `What to cut first for this call: ${LEVERS[sensitivities.lever]}.`
-    : "None of these levers moves this call's clocks.");
 }

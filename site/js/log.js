@@ -2,6 +2,10 @@
 import { formatCount, formatMs, formatUsd } from "./format.js";
 
 const COLUMNS = ["prompt_tokens", "output_tokens", "stop_reason", "ttft_ms", "ttlt_ms", "bill_usd"];
+// The CSV holds what the table shows, no float noise (0.0243, not 0.024300000000000002): times to
+// 0.1 ms (the finest formatMs shows), money to 0.0001 $ (the finest formatUsd shows).
+const DECIMALS = { ttft_ms: 1, ttlt_ms: 1, bill_usd: 4 };
+const exported = (key, value) => (key in DECIMALS ? String(Number(value.toFixed(DECIMALS[key]))) : String(value));
 
 export class CallLog {
   constructor({ table, empty, copyButton, clearButton, status }) {
@@ -13,6 +17,7 @@ export class CallLog {
 
   add(report) {
     const row = Object.fromEntries(COLUMNS.map((key) => [key, report[key]]));
+    row.output_tokens = report.generated_tokens; // tokens generated, as the table's column says
     this.rows.push(row);
     const cells = [this.rows.length, formatCount(row.prompt_tokens), formatCount(row.output_tokens),
       row.stop_reason === "stop" ? "stop" : "max_tokens", formatMs(row.ttft_ms), formatMs(row.ttlt_ms),
@@ -31,7 +36,7 @@ export class CallLog {
 
   csv() {
     const lines = [COLUMNS.join(",")];
-    for (const row of this.rows) lines.push(COLUMNS.map((key) => row[key]).join(","));
+    for (const row of this.rows) lines.push(COLUMNS.map((key) => exported(key, row[key])).join(","));
     return `${lines.join("\n")}\n`;
   }
 

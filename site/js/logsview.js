@@ -12,7 +12,7 @@
 //
 // root.dataset.state is "idle" | "busy" | "done" | "error"; root.dataset.runs counts finished
 // analyses; root.dataset.fitted is "true" while the lesson runs on fitted coefficients.
-import { CanvasView, prepareCanvas } from "./clocks.js";
+import { CanvasView, prepareCanvas } from "./canvas.js";
 import { formatCount, formatMs, formatNumber, formatPercent } from "./format.js";
 
 export const MAX_FILE_BYTES = 50 * 1024 * 1024;

@@ -1,21 +1,26 @@
-// Entry point: wires the controls, the views, the code cell and the page API to the worker.
+// Entry point: only wires. The state lives in state.js, the text in readouts.js, the canvases in
+// clocks.js and the other views; Python (through engine.js) computes every number and sentence.
 // The first paint shows the report build.py embedded; Python takes over once it is live.
 import { BUILD } from "./build.js";
 import { AgentView } from "./agentview.js";
 import { installApi } from "./api.js";
 import { setupCell } from "./cell.js";
 import { ClocksView } from "./clocks.js";
-import { AGENT_CONTROLS, CALL_CONTROLS, MODEL_CONTROLS, buildControls, checkValue } from "./controls.js";
+import { AGENT_CONTROLS, CALL_CONTROLS, MODEL_CONTROLS, buildControls } from "./controls.js";
 import { renderDoubling } from "./doubling.js";
 import { setupEmbedding } from "./embedded.js";
 import { setAttr, setText, whenNear } from "./dom.js";
 import { Engine } from "./engine.js";
-import { formatMs, formatNumber, formatPercent, formatTokens, formatUsd } from "./format.js";
 import { CallLog } from "./log.js";
 import { buildMistakes } from "./mistakes.js";
 import { Player } from "./play.js";
+import {
+  describeAgentModel, describeClocks, describeModel, showAdvice, showAgentAdvice, showContext, showReadouts,
+} from "./readouts.js";
 import { RooflineChart, formatBytes } from "./rooflinechart.js";
-import { parseUrl, toQuery } from "./urlstate.js";
+import { LessonState } from "./state.js";
+import { formatPercent } from "./format.js";
+import { setupGlossary } from "./glossary.js";
 
 const $ = (id) => document.getElementById(id);
 const ANNOUNCE_AFTER_MS = 700; // the live region speaks once the learner stops dragging
@@ -23,7 +28,8 @@ const URL_SYNC_MS = 300; // the address follows the controls, at most this often
 const WAITING = "Python is still loading: your changes are kept and the clocks will follow them once it is ready…";
 const initial = JSON.parse($("initial-state").textContent);
 let logsView = null; // set once the log section is built; applyState may run before
-let state = structuredClone(initial.state);
+const lesson = new LessonState(BUILD);
+let drawnState = structuredClone(initial.state); // the state whose report the clocks show
 
 // The worker starts first: Pyodide's boot is the long pole, everything else overlaps it.
 const engine = new Engine({
@@ -42,7 +48,10 @@ engine.start();
 
 // --- views ------------------------------------------------------------------------------------
 
-const clocks = new ClocksView($("clocks-canvas"));
+let shownReport = initial.report;
+const clocks = new ClocksView($("clocks-canvas"), {
+  onDrawn: (drawn) => setAttr($("clocks-canvas"), "aria-label", describeClocks(shownReport, drawn)),
+});
 // Drawn before anything else touches the DOM, so this first draw needs no second layout pass.
 clocks.show(initial.report);
 const agentView = new AgentView({ canvas: $("agent-canvas"), totals: $("agent-totals"), table: $("agent-table") });
@@ -55,55 +64,63 @@ const player = new Player({
   clocks, onFinish: (report) => callLog.add(report),
 });
 const rooflineChart = new RooflineChart($("roofline-canvas"));
+const onControl = (key, value) => applyState({ [key]: value }, { byControl: true });
 const modelControls = buildControls(
-  { mode: $("controls-mode"), hardware: $("controls-hardware") }, MODEL_CONTROLS, BUILD.limits,
-  (key, value) => applyState({ [key]: value }, { byControl: true }), BUILD.options,
+  { mode: $("controls-mode"), hardware: $("controls-hardware") }, MODEL_CONTROLS, BUILD.limits, onControl, BUILD.options,
 );
 const callControls = buildControls(
-  { call: $("controls-call"), serving: $("controls-serving") }, CALL_CONTROLS, BUILD.limits,
-  (key, value) => applyState({ [key]: value }, { byControl: true }),
+  { call: $("controls-call"), serving: $("controls-serving") }, CALL_CONTROLS, BUILD.limits, onControl,
 );
 const agentControls = buildControls(
   { default: $("agent-controls") }, AGENT_CONTROLS.map((c) => ({ ...c, idPrefix: "agent" })),
   BUILD.limits.agent.fields,
-  (key, value) => applyState({ agent: { ...state.agent, [key]: value } }, { byControl: true }),
+  (key, value) => applyState({ agent: { ...lesson.value.agent, [key]: value } }, { byControl: true }),
 );
-
-function setOutput(id, ms) {
-  setText($(id), formatMs(ms));
-  setAttr($(id), "data-ms", String(ms));
-}
-
-function describe(report) {
-  return `First token after ${formatMs(report.ttft_ms)}; last token after ${formatMs(report.ttlt_ms)}; ` +
-    `prefill is ${formatPercent(report.diagnosis.prefill_share)} of the wait.`;
-}
 
 let announceTimer = 0;
 let shownAgent = ""; // the agent loop's figures as last drawn (they rarely change while dragging)
+let markChanges = false; // "Show me" asked for the readouts that change to be marked
 
-function showReport(report) {
+function showReport(report, state) {
+  shownReport = report;
+  drawnState = state;
   if (!player.playing) clocks.show(report); // the clocks first: what the learner is watching
-  setOutput("ttft-ms", report.ttft_ms);
-  setOutput("ttlt-ms", report.ttlt_ms);
-  setOutput("tpot-ms", report.tpot_ms);
-  setOutput("visible-ms", report.first_visible_ms);
-  setText($("generated"), `${formatTokens(report.output_tokens)}, ended by ${
-    report.stop_reason === "stop" ? "the stop" : "max_tokens"}`);
-  setText($("bill"), `${formatUsd(report.bill_usd)} (toy prices)`);
-  setText($("diagnosis"), report.diagnosis.sentence);
-  setAttr($("diagnosis"), "data-label", report.diagnosis.label);
-  setAttr($("clocks-canvas"), "aria-label", `Two clocks. ${describe(report)}`);
-  renderDoubling($("doubling-cards"), $("lever"), report.sensitivities);
+  const before = { ttft: $("ttft-ms").dataset.ms, ttlt: $("ttlt-ms").dataset.ms, visible: $("visible-ms").dataset.ms };
+  showReadouts(report);
+  if (markChanges) markChanged(before);
+  showAdvice(report, activeScenario());
+  showContext(report.context);
+  setText($("model-name"), describeModel(state, BUILD.options));
+  renderDoubling($("doubling-cards"), report.sensitivities);
   showRoofline(report);
-  const agent = JSON.stringify(report.agent);
-  if (agent !== shownAgent) {
-    shownAgent = agent;
-    agentView.show(report.agent);
-    $("agent-canvas").setAttribute("aria-label", `Agent loop bars. ${$("agent-totals").textContent}`);
-  }
+  showAgent(report);
   clearTimeout(announceTimer);
-  announceTimer = setTimeout(() => { $("announce").textContent = describe(report); }, ANNOUNCE_AFTER_MS);
+  announceTimer = setTimeout(() => { $("announce").textContent = describeClocks(report, clocks.drawnState()); }, ANNOUNCE_AFTER_MS);
+}
+
+function showAgent(report) {
+  setText($("agent-error"), report.agent_error ? `The agent loop cannot run with these settings: ${report.agent_error}.` : "");
+  $("agent").classList.toggle("agent-stale", Boolean(report.agent_error));
+  if (!report.agent) return; // the bars keep the last loop that ran, dimmed
+  const agent = JSON.stringify(report.agent);
+  if (agent === shownAgent) return;
+  shownAgent = agent;
+  agentView.show(report.agent);
+  showAgentAdvice(report.agent);
+  $("agent-canvas").setAttribute("aria-label", `Agent loop bars. ${$("agent-totals").textContent}`);
+}
+
+/** Mark the readouts a "Show me" changed, so the learner sees what moved. */
+function markChanged(before) {
+  markChanges = false;
+  for (const [key, id] of [["ttft", "ttft-ms"], ["ttlt", "ttlt-ms"], ["visible", "visible-ms"]]) {
+    const readout = $(id).closest(".readout");
+    readout.classList.remove("changed");
+    if (before[key] !== $(id).dataset.ms) {
+      void readout.offsetWidth; // restart the highlight's animation
+      readout.classList.add("changed");
+    }
+  }
 }
 
 function showRoofline(report) {
@@ -120,31 +137,12 @@ function showRoofline(report) {
   rooflineChart.show(report);
 }
 
-function describeModel() {
-  if (state.mode === "roofline") {
-    const accelerator = BUILD.options.accelerators.find((a) => a.id === state.accelerator).name;
-    const model = BUILD.options.models.find((m) => m.id === state.model).name;
-    return `Cost model: roofline, ${model} in ${state.weight_dtype} on ${state.tensor_parallel} × ${accelerator}, batch 1`;
-  }
-  return `Cost model: ${describeToy()}`;
-}
-
-function describeToy() {
-  return state.toy_constants ? "fitted to your log (toy formulas, your coefficients)"
-    : "toy (invented numbers with the right shape)";
-}
-
-// The agent loop always runs on the toy formulas (with the fitted coefficients when in use).
-function describeAgentModel() {
-  const roofline = state.mode === "roofline"
-    ? " The agent loop does not use the roofline model: its turns show the shape." : "";
-  return `Cost model: ${describeToy()}.${roofline}`;
-}
-
-function showModelError(message) {
-  const text = message ? `The model rejected this setting: ${message}. The figures shown are for the last valid one.` : "";
+function showModelError(reply) {
+  const text = reply.error
+    ? `The model rejected this setting: ${reply.error}. The clocks show the last call that ran (${describeModel(drawnState, BUILD.options).replace("Cost model: ", "")}).`
+    : "";
   setText($("model-error"), text);
-  setText($("agent-error"), message?.includes("prompt") && lastChanged === "agent" ? text : "");
+  if (reply.error) showContext(reply.context); // the bar shows how far past the window the call is
 }
 
 function setStatus(text, { error = false, retry = false } = {}) {
@@ -173,38 +171,39 @@ async function sendUpdate() {
   updates.inFlight = true;
   updates.pending = false;
   try {
+    const state = lesson.copy();
     const reply = await engine.evaluate(state, "controls");
     if (syncTimer) syncControls();
-    showModelError(reply.error);
-    if (reply.report) showReport(reply.report);
+    showModelError(reply);
+    if (reply.report) showReport(reply.report, state);
     updates.error = reply.error ?? null;
   } catch {
     // The worker restarted or failed: the status line already says so.
   } finally {
     updates.inFlight = false;
     if (updates.pending) sendUpdate();
-    else if (engine.ready) {
-      // "true": what is shown is the model's answer for the current state; "error": the model
-      // rejected the current state, and the (dimmed) clocks still show the last valid one.
-      setAttr(document.body, "data-settled", updates.error ? "error" : "true");
-      $("lab").classList.toggle("lab-stale", Boolean(updates.error));
-      // The most model calls the controls had in flight at once since the last settled state.
-      setAttr(document.body, "data-max-in-flight", String(engine.takePeak("controls")));
-      $("lab").classList.remove("lab-pending");
-      resolveReady();
-    }
+    else if (engine.ready) settle();
   }
+}
+
+function settle() {
+  // "true": what is shown is the model's answer for the current state; "error": the model
+  // rejected the current state, and the (dimmed) clocks still show the last valid one.
+  setAttr(document.body, "data-settled", updates.error ? "error" : "true");
+  $("lab").classList.toggle("lab-stale", Boolean(updates.error));
+  // The most model calls the controls had in flight at once since the last settled state.
+  setAttr(document.body, "data-max-in-flight", String(engine.takePeak("controls")));
+  $("lab").classList.remove("lab-pending");
+  resolveReady();
 }
 
 let urlTimer = 0;
 function syncUrl() {
   clearTimeout(urlTimer);
   urlTimer = setTimeout(() => {
-    history.replaceState(history.state, "", `${location.pathname}${toQuery(state, BUILD.defaults, view)}${location.hash}`);
+    history.replaceState(history.state, "", `${location.pathname}${lesson.toQuery(view)}${location.hash}`);
   }, URL_SYNC_MS);
 }
-
-let lastChanged = ""; // the last key a learner or the API changed (where to show a model error)
 
 // A learner's drag: the controls around the slider are brought up to date together with the
 // model's answer (a millisecond or two later), so the frame that shows the slider's move has no
@@ -215,10 +214,11 @@ let syncTimer = 0;
 function syncControls() {
   clearTimeout(syncTimer);
   syncTimer = 0;
+  const state = lesson.value;
   modelControls.sync(state);
   $("controls-hardware").hidden = state.mode !== "roofline";
-  setText($("model-name"), describeModel());
-  setText($("agent-model"), describeAgentModel());
+  $("controls-call").dataset.mode = state.mode; // the toy's own window control shows in toy mode only
+  setText($("agent-model"), describeAgentModel(state));
   $("model-reset").hidden = !state.toy_constants && state.mode === "toy";
   logsView?.setFitted(Boolean(state.toy_constants) && state.mode === "toy");
   callControls.sync(state);
@@ -227,15 +227,10 @@ function syncControls() {
 }
 
 function applyState(partial, { byControl = false } = {}) {
-  lastChanged = Object.keys(partial)[0] ?? lastChanged;
-  const next = { ...state, ...partial };
-  if ("prompt_tokens" in partial && !("cached_prefix_tokens" in partial)) {
-    next.cached_prefix_tokens = Math.min(next.cached_prefix_tokens, next.prompt_tokens);
-  }
-  state = next;
+  lesson.apply(partial);
   // Until Python is live the clocks show the report embedded for the default state: dim them when
   // the state has moved away from it.
-  if (!engine.ready && JSON.stringify(state) !== JSON.stringify(initial.state)) $("lab").classList.add("lab-pending");
+  if (!engine.ready && JSON.stringify(lesson.value) !== JSON.stringify(initial.state)) $("lab").classList.add("lab-pending");
   syncUrl();
   setAttr(document.body, "data-settled", "false");
   player.cancel();
@@ -247,10 +242,10 @@ function applyState(partial, { byControl = false } = {}) {
   requestUpdate();
 }
 
-
+/** The model's report for the current state with `partial` over it; throws the model's error. */
 async function evaluateState(partial) {
   await ready;
-  const reply = await engine.evaluate({ ...state, ...partial });
+  const reply = await engine.evaluate({ ...lesson.value, ...partial });
   if (reply.error) throw new Error(reply.error);
   return reply.report;
 }
@@ -258,19 +253,18 @@ async function evaluateState(partial) {
 // --- scenarios, wrong pictures, mistakes ------------------------------------------------------
 
 const scenarioButtons = new Map();
-function markScenario() {
-  let any = false;
-  for (const [scenario, button] of scenarioButtons) {
-    const active = Object.entries(scenario.state).every(([key, value]) => state[key] === value);
-    setAttr(button, "aria-pressed", String(active));
-    any ||= active;
-  }
-  if (!any) setText($("takeaway"), ""); // a takeaway belongs to its scenario only
+function activeScenario() {
+  for (const scenario of scenarioButtons.keys()) if (lesson.matches(scenario.state)) return scenario;
+  return null;
 }
 
-function chooseScenario(scenario) {
-  applyState(scenario.state);
-  $("takeaway").textContent = scenario.takeaway;
+function markScenario() {
+  const active = activeScenario();
+  for (const [scenario, button] of scenarioButtons) setAttr(button, "aria-pressed", String(scenario === active));
+  if (!active) { // a takeaway belongs to its scenario only
+    setText($("takeaway"), "");
+    $("takeaway").removeAttribute("data-lever");
+  }
 }
 
 for (const scenario of BUILD.scenarios) {
@@ -279,9 +273,17 @@ for (const scenario of BUILD.scenarios) {
   button.className = "chip";
   button.dataset.scenario = scenario.id;
   button.textContent = scenario.name;
-  button.addEventListener("click", () => chooseScenario(scenario));
+  button.addEventListener("click", () => applyState(scenario.state));
   $("scenario-buttons").append(button);
   scenarioButtons.set(scenario, button);
+}
+
+/** "Show me" from far below: bring the clocks into view and mark the readouts that change. */
+function showOnClocks(partial) {
+  markChanges = true;
+  applyState(partial);
+  const smooth = !matchMedia("(prefers-reduced-motion: reduce)").matches;
+  $("clocks-wrap").scrollIntoView({ behavior: smooth ? "smooth" : "auto", block: "start" });
 }
 
 const mistakeRunners = buildMistakes($("mistake-cards"), BUILD.mistakes, {
@@ -295,12 +297,9 @@ const mistakeRunners = buildMistakes($("mistake-cards"), BUILD.mistakes, {
 for (const button of document.querySelectorAll("#wrong .show-me")) {
   button.addEventListener("click", () => {
     const scenario = BUILD.scenarios.find((s) => s.id === button.dataset.scenario);
-    if (scenario) chooseScenario(scenario);
-    else {
-      mistakeRunners[button.dataset.mistake]();
-      const smooth = !matchMedia("(prefers-reduced-motion: reduce)").matches;
-      $("lab").scrollIntoView({ behavior: smooth ? "smooth" : "auto", block: "start" });
-    }
+    const mistake = BUILD.mistakes.find((m) => m.id === button.dataset.mistake);
+    if (mistake) mistakeRunners[mistake.id]().catch(() => {}); // the card shows its own result
+    showOnClocks(scenario ? scenario.state : mistake.after);
   });
 }
 
@@ -323,32 +322,16 @@ async function loadLogs() {
       sampleUrl: new URL("../sample-log.csv", import.meta.url).href,
       readonly: view.readonly,
     });
-    logsView.setFitted(Boolean(state.toy_constants) && state.mode === "toy");
+    logsView.setFitted(Boolean(lesson.value.toy_constants) && lesson.value.mode === "toy");
   } catch (error) {
     $("logs-root").textContent = `The log tools could not load (${error.message}); reload the page to try again.`;
   }
 }
 whenNear($("logs-root")).then(loadLogs);
 
-// --- page API ---------------------------------------------------------------------------------
-
-function setState(partial) {
-  if (partial === null || typeof partial !== "object" || Array.isArray(partial)) {
-    throw new TypeError("TwoClocks.setState expects an object such as {prompt_tokens: 40000}");
-  }
-  const merged = { ...state, ...partial };
-  for (const [key, value] of Object.entries(partial)) {
-    const problem = checkValue(key, value, BUILD.limits, merged);
-    if (problem) throw new RangeError(`TwoClocks.setState: ${problem}`);
-  }
-  if (partial.agent) partial = { ...partial, agent: { ...state.agent, ...partial.agent } };
-  applyState(partial);
-  return structuredClone(state);
-}
-
 // --- the view the address asks for: sections, theme, read-only, embedding ---------------------
 
-const view = parseUrl(location.search, BUILD.limits, BUILD.scenarios);
+const view = lesson.fromUrl(location.search);
 view.embed ||= document.documentElement.classList.contains("embed");
 
 function applyView() {
@@ -371,22 +354,11 @@ function applyView() {
   }
 }
 
-function initialState() {
-  let start = { ...state, ...(view.scenario?.state ?? {}) };
-  if (view.scenario) $("takeaway").textContent = view.scenario.takeaway;
-  start = { ...start, ...view.state, agent: { ...start.agent, ...(view.state.agent ?? {}) } };
-  if (start.cached_prefix_tokens > start.prompt_tokens) {
-    view.notes.push(`cached_prefix_tokens lowered to the prompt's ${formatNumber(start.prompt_tokens)} tokens`);
-    start.cached_prefix_tokens = start.prompt_tokens;
-  }
-  return start;
-}
-
 $("copy-link").addEventListener("click", async () => {
   clearTimeout(urlTimer);
-  const link = new URL(`${location.pathname}${toQuery(state, BUILD.defaults, { ...view, embed: false })}`, location.href);
+  const link = new URL(`${location.pathname}${lesson.toQuery({ ...view, embed: false })}`, location.href);
   // A fitted model stays in this tab: a log's coefficients are not put in links.
-  const caveat = state.toy_constants ? " It opens with the toy numbers: your fitted model is not part of links." : "";
+  const caveat = lesson.value.toy_constants ? " It opens with the toy numbers: your fitted model is not part of links." : "";
   try {
     await navigator.clipboard.writeText(link.href);
     $("copy-status").textContent = caveat ? `Link copied.${caveat}` : "Link copied: it opens this exact view.";
@@ -397,15 +369,19 @@ $("copy-link").addEventListener("click", async () => {
 
 // --- start ------------------------------------------------------------------------------------
 
-state = initialState();
 applyView();
 applyState({});
-showReport(initial.report);
+showReport(initial.report, initial.state);
+setupGlossary(document);
 $("model-reset").addEventListener("click", () => applyState({ mode: "toy", toy_constants: null }));
 $("play").addEventListener("click", async () => {
   if (player.playing) return player.stop(); // a toggle: pressed while the call plays
   if (!engine.ready) setStatus("Python is still loading: the call will play once it is ready…");
-  player.play(await evaluateState({}));
+  try {
+    player.play(await evaluateState({}));
+  } catch (error) {
+    setText($("play-clock"), `Nothing to play: ${error.message}.`);
+  }
 });
 // After a Stop or an exit that restarted the cell's worker, the status line says so (instead of the
 // loading progress) until the fresh one is ready.
@@ -432,6 +408,7 @@ const cellEngine = new Engine({
 setupCell({
   elements: {
     textarea: $("code"), runButton: $("run"), stopButton: $("stop"), resetButton: $("reset-cell"),
+    packageButton: $("package-example"), packageExample: $("package-example-code"),
     output: $("output"), inputForm: $("cell-input"), inputLine: $("cell-input-line"),
   },
   engine: cellEngine,
@@ -444,9 +421,13 @@ $("retry").addEventListener("click", () => {
 });
 const api = installApi({
   ready,
-  getState: () => structuredClone(state),
-  setState,
+  getState: () => lesson.copy(),
+  setState: (partial) => {
+    applyState(lesson.validate(partial));
+    return lesson.copy();
+  },
   report: () => evaluateState({}),
+  drawn: () => clocks.drawnState(),
   options: () => structuredClone({
     accelerators: BUILD.options.accelerators.map(({ id, name }) => ({ id, name })),
     models: BUILD.options.models.map(({ id, name }) => ({ id, name })),

@@ -2,13 +2,20 @@
 // clock fails to move; the page then shows the "after" call.
 import { formatMs } from "./format.js";
 
+// The verdict follows the figures as shown: two calls that both read "6.22 s" are "about the
+// same", never "slower" by an invisible millisecond.
+function verdictOf(before, after) {
+  if (Math.abs(after - before) <= 1e-9 * Math.max(1, before)) return "(unchanged)";
+  if (formatMs(before) === formatMs(after)) return "(about the same)";
+  return after < before ? "(faster)" : "(slower)";
+}
+
 function change(label, before, after) {
-  const same = Math.abs(after - before) <= 1e-9 * Math.max(1, before);
   const item = document.createElement("li");
   item.textContent = `${label} ${formatMs(before)} → ${formatMs(after)} `;
   const verdict = document.createElement("span");
   verdict.className = "verdict";
-  verdict.textContent = same ? "(unchanged)" : after < before ? "(faster)" : "(slower)";
+  verdict.textContent = verdictOf(before, after);
   item.append(verdict);
   return item;
 }

@@ -12,6 +12,8 @@ const RAMBLE = ("The answer was complete long ago, but no stop fired, so decode 
   "at a time, until max_tokens runs out, and the user waits for every one of them. ").split(" ");
 
 const reducedMotion = () => matchMedia("(prefers-reduced-motion: reduce)").matches;
+const PLAY_LABEL = "▶ Play the call";
+const STOP_LABEL = "■ Stop the replay";
 
 /** Tokens that have arrived by `callMs`, read from the report's token arrival times. */
 function arrivedTokens(report, callMs) {
@@ -50,7 +52,7 @@ export class Player {
     const speed = Math.max(1, report.ttlt_ms / MAX_PLAY_MS);
     const started = performance.now();
     this.screen.classList.add("screen-playing");
-    this.button.setAttribute("aria-pressed", "true");
+    this.setButton(true);
     const tick = (now) => {
       const callMs = reducedMotion() ? Infinity : (now - started) * speed;
       this.render(report, callMs, speed);
@@ -72,10 +74,15 @@ export class Player {
     this.clockLine.textContent = `Call time ${formatMs(shownMs)} of ${formatMs(report.ttlt_ms)} · ${phase}${rate}`;
   }
 
+  setButton(playing) {
+    this.button.setAttribute("aria-pressed", String(playing));
+    this.button.textContent = playing ? STOP_LABEL : PLAY_LABEL;
+  }
+
   finish(report) {
     this.frame = 0;
     this.screen.classList.remove("screen-playing");
-    this.button.setAttribute("aria-pressed", "false");
+    this.setButton(false);
     this.clocks.show(report);
     this.onFinish(report);
   }
@@ -87,14 +94,17 @@ export class Player {
     if (report) this.clocks.show(report);
   }
 
-  /** Stop a replay without logging it (the learner changed the call). */
+  /** The call changed: stop any replay without logging it, and clear the last replay's answer and
+   *  call time, which belonged to the old call. */
   cancel() {
-    if (!this.frame) return;
-    cancelAnimationFrame(this.frame);
-    this.frame = 0;
-    this.screen.classList.remove("screen-playing");
-    this.button.setAttribute("aria-pressed", "false");
-    this.screenText.textContent = "";
-    this.clockLine.textContent = "";
+    if (this.frame) {
+      cancelAnimationFrame(this.frame);
+      this.frame = 0;
+      this.screen.classList.remove("screen-playing");
+      this.setButton(false);
+    }
+    this.report = null;
+    if (this.screenText.textContent) this.screenText.textContent = "";
+    if (this.clockLine.textContent) this.clockLine.textContent = "";
   }
 }

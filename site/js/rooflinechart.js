@@ -1,6 +1,6 @@
 // The roofline chart: arithmetic intensity (FLOP per byte) against attainable FLOP/s, log-log, with
 // the accelerator's roof and this call's prefill and decode points. It draws what Python returned.
-import { CanvasView, prepareCanvas } from "./clocks.js";
+import { CanvasView, prepareCanvas } from "./canvas.js";
 import { formatNumber } from "./format.js";
 
 const X_RANGE = [0.1, 1e5]; // FLOP per byte

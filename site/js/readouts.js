@@ -1,0 +1,95 @@
+// Text the lab shows for a report: the readouts, the advice (every element that recommends a lever
+// carries data-lever = report.advice.lever), the context-window bar and the model line. Python wrote
+// every number and sentence; this module only puts them on the page.
+import { setAttr, setText } from "./dom.js";
+import { formatMs, formatNumber, formatPercent, formatTokens, formatUsd } from "./format.js";
+
+const $ = (id) => document.getElementById(id);
+
+function setOutput(id, ms) {
+  setText($(id), formatMs(ms));
+  setAttr($(id), "data-ms", String(ms));
+}
+
+const capital = (text) => text[0].toUpperCase() + text.slice(1);
+
+/** The clocks' readouts: TTFT, TTLT, TPOT, first text visible, tokens generated and the toy bill. */
+export function showReadouts(report) {
+  setOutput("ttft-ms", report.ttft_ms);
+  setOutput("ttlt-ms", report.ttlt_ms);
+  setOutput("tpot-ms", report.tpot_ms);
+  setOutput("visible-ms", report.first_visible_ms);
+  setText($("generated"), `${formatTokens(report.generated_tokens)}, ended by ${
+    report.stop_reason === "stop" ? "the stop" : "max_tokens"}`);
+  setText($("bill"), `${formatUsd(report.bill_usd)} (toy prices)`);
+}
+
+/** One advice, three places: the diagnosis, "what to cut first" and an active scenario's takeaway. */
+export function showAdvice(report, scenario) {
+  const { advice } = report;
+  setText($("diagnosis"), advice.text);
+  setAttr($("diagnosis"), "data-label", advice.label);
+  setText($("lever"), `What to cut first for this call: ${advice.short}`);
+  setText($("takeaway"), scenario ? `${scenario.setup} ${capital(advice.short)}` : "");
+  for (const element of [$("diagnosis"), $("lever"), $("takeaway")]) setAttr(element, "data-lever", advice.lever);
+}
+
+/** The agent section's own advice (about the whole loop, so it carries data-agent-lever). */
+export function showAgentAdvice(agent) {
+  setText($("agent-advice"), agent ? agent.advice.text : "");
+  setAttr($("agent-advice"), "data-agent-lever", agent ? agent.advice.lever : "");
+}
+
+/**
+ * The context window as one bar: the prompt, the room reserved for the answer (max_tokens) and what
+ * is left, to scale; past the window the bar overflows and says by how much.
+ */
+export function showContext(context) {
+  const bar = $("context-bar");
+  if (!context) return;
+  const { window_tokens: window, prompt_tokens: prompt, reserved_output_tokens: reserved } = context;
+  const scale = Math.max(window, context.requested_tokens);
+  const share = (tokens) => `${(100 * tokens) / scale}%`;
+  bar.querySelector(".context-prompt").style.width = share(prompt);
+  bar.querySelector(".context-reserved").style.width = share(reserved);
+  bar.querySelector(".context-window").style.width = share(window);
+  bar.classList.toggle("context-over", !context.fits);
+  const left = context.fits
+    ? `${formatNumber(context.free_tokens)} left`
+    : `${formatNumber(-context.free_tokens)} over: a server rejects this call`;
+  setText($("context-text"), `Context window of ${context.model}: ${formatNumber(window)} tokens. ` +
+    `Prompt ${formatNumber(prompt)} (${formatPercent(prompt / window)}) + max_tokens ${formatNumber(reserved)} ` +
+    `reserved for the answer = ${formatNumber(context.requested_tokens)}; ${left}.`);
+}
+
+/** The model line: which cost model drew the clocks on screen (not the one still being computed). */
+export function describeModel(state, options) {
+  if (state.mode === "roofline") {
+    const accelerator = options.accelerators.find((a) => a.id === state.accelerator).name;
+    const model = options.models.find((m) => m.id === state.model).name;
+    return `Cost model: roofline, ${model} in ${state.weight_dtype} on ${state.tensor_parallel} × ${accelerator}, batch 1`;
+  }
+  return `Cost model: ${describeToy(state)}`;
+}
+
+export function describeToy(state) {
+  return state.toy_constants ? "fitted to your log (toy formulas, your coefficients)"
+    : "toy (invented numbers with the right shape)";
+}
+
+/** The agent loop always runs on the toy formulas (with the fitted coefficients when in use). */
+export function describeAgentModel(state) {
+  const roofline = state.mode === "roofline"
+    ? " The agent loop does not use the roofline model: its turns show the shape." : "";
+  return `Cost model: ${describeToy(state)}.${roofline}`;
+}
+
+/** The canvas's text alternative and the live announcement, from what the dials show. */
+export function describeClocks(report, drawn) {
+  const dial = (name, clock) => `${name} ${formatMs(clock.ms)}` +
+    (clock.turns ? ` (${formatNumber(clock.turns)} full ${clock.turns === 1 ? "turn" : "turns"} and a bit)` : "");
+  const scale = drawn ? `Two stopwatches, one turn = ${formatMs(drawn.ms_per_turn)}: ` +
+    `${dial("TTFT", drawn.ttft)}; ${dial("TTLT", drawn.ttlt)}. ` : "";
+  return `${scale}First token after ${formatMs(report.ttft_ms)}; last token after ${formatMs(report.ttlt_ms)}; ` +
+    `prefill is ${formatPercent(report.advice.prefill_share)} of the wait.`;
+}

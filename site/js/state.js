@@ -1,0 +1,76 @@
+// The lesson's state, in one place: its defaults, the rules that keep it consistent, validation of
+// what a host or a learner asks for, and the address in both directions. Every rule about state is
+// written here once (tensorflow/playground's state.ts is the model); the rest of the page asks it.
+import { checkValue } from "./controls.js";
+import { formatNumber } from "./format.js";
+import { parseUrl, toQuery } from "./urlstate.js";
+
+/** The one normalisation rule: a cached prefix is part of the prompt, so never longer than it. */
+function capCachedPrefix(state) {
+  if (state.cached_prefix_tokens <= state.prompt_tokens) return null;
+  state.cached_prefix_tokens = state.prompt_tokens;
+  return `cached_prefix_tokens lowered to the prompt's ${formatNumber(state.prompt_tokens)} tokens`;
+}
+
+export class LessonState {
+  /** `build` is BUILD from build.js: the model's defaults, limits (types and ranges) and scenarios. */
+  constructor(build) {
+    this.defaults = build.defaults;
+    this.limits = build.limits;
+    this.scenarios = build.scenarios;
+    this.value = structuredClone(build.defaults);
+  }
+
+  /** A copy of the current state, safe to hand out. */
+  copy() {
+    return structuredClone(this.value);
+  }
+
+  /**
+   * Check a partial state as TwoClocks.setState must: throws naming the first bad key, and
+   * returns the partial with `agent` completed from the current agent settings.
+   */
+  validate(partial) {
+    if (partial === null || typeof partial !== "object" || Array.isArray(partial)) {
+      throw new TypeError("TwoClocks.setState expects an object such as {prompt_tokens: 40000}");
+    }
+    const merged = { ...this.value, ...partial };
+    for (const [key, value] of Object.entries(partial)) {
+      const problem = checkValue(key, value, this.limits, merged);
+      if (problem) throw new RangeError(`TwoClocks.setState: ${problem}`);
+    }
+    return partial.agent ? { ...partial, agent: { ...this.value.agent, ...partial.agent } } : partial;
+  }
+
+  /** Apply a partial state (already valid) and keep the rules. Returns the new state. */
+  apply(partial) {
+    const next = { ...this.value, ...partial };
+    if (!("cached_prefix_tokens" in partial)) capCachedPrefix(next); // the prompt shrank under it
+    this.value = next;
+    return next;
+  }
+
+  /** Does the state hold every setting of `partial` (e.g. a scenario's)? */
+  matches(partial) {
+    return Object.entries(partial).every(([key, value]) => this.value[key] === value);
+  }
+
+  /**
+   * Read the address: the scenario first, then the parameters over it. Sets the state and returns
+   * the view {scenario, sections, readonly, theme, embed, notes} (notes say what was adjusted).
+   */
+  fromUrl(search) {
+    const view = parseUrl(search, this.limits, this.scenarios);
+    let start = { ...this.value, ...(view.scenario?.state ?? {}) };
+    start = { ...start, ...view.state, agent: { ...start.agent, ...(view.state.agent ?? {}) } };
+    const note = capCachedPrefix(start);
+    if (note) view.notes.push(note);
+    this.value = start;
+    return view;
+  }
+
+  /** The query string for the current state and `view` (settings that differ from the defaults). */
+  toQuery(view) {
+    return toQuery(this.value, this.defaults, view);
+  }
+}
