@@ -49,3 +49,23 @@ def agent_kwargs(draw: st.DrawFn) -> dict:
         "cache_prefix": draw(st.booleans()),
         "output_tokens_per_turn": output,
     }
+
+
+@st.composite
+def page_states(draw: st.DrawFn) -> dict:
+    """A page state in either cost model whose call fits its context window (the agent may not)."""
+    from twoclocks.hardware import ACCELERATORS, MODELS
+
+    mode = draw(st.sampled_from(["toy", "roofline"]))
+    state = {"mode": mode, **draw(call_kwargs(prompt=st.integers(1, 120_000)))}
+    state["max_tokens"] = min(state["max_tokens"], 8_000)
+    if mode == "roofline":
+        model = draw(st.sampled_from(sorted(MODELS)))
+        state["max_tokens"] = min(state["max_tokens"], MODELS[model].context_window_tokens - 1)
+        room = MODELS[model].context_window_tokens - state["max_tokens"]
+        state["prompt_tokens"] = max(1, min(state["prompt_tokens"], room))
+        state["cached_prefix_tokens"] = min(state["cached_prefix_tokens"], state["prompt_tokens"])
+        # The small presets fit every device; fp8 needs FP8 tensor cores, so bf16 keeps every pair valid.
+        state.update(model=model, accelerator=draw(st.sampled_from(sorted(ACCELERATORS))),
+                     weight_dtype="bf16", tensor_parallel=8)
+    return state

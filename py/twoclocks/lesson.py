@@ -62,8 +62,12 @@ def _ratio(new: float, base: float) -> float | None:
     return 1.0 if new == base else None
 
 
-def _variant(base: CallReport, changed: CallReport, key: str, value: int) -> dict:
-    """Describe one re-run call against the base call."""
+def _variant(base: CallReport, changed: CallReport | str, key: str, value: int) -> dict:
+    """Describe one re-run call against the base call; ``changed`` is the model's refusal (a
+    message) when the changed call cannot run, e.g. a doubled prompt that no longer fits in memory."""
+    if isinstance(changed, str):
+        return {key: value, "clamped": False, "rejected": changed, "ttft_ms": None, "ttlt_ms": None,
+                "ttft_change_ms": 0.0, "ttlt_change_ms": 0.0, "ttft_ratio": None, "ttlt_ratio": None}
     return {
         key: value,
         "clamped": False,
@@ -126,12 +130,18 @@ def sensitivities(
     """
     kwargs = _call_kwargs(state)
 
-    def rerun(**changed):  # the chosen model, answering with attributes like a CallReport
+    def run(**changed):  # the chosen model, answering with attributes like a CallReport
         if call is None:
             return simulate_call(**changed, constants=constants)
         return SimpleNamespace(**call(**changed))
 
-    base = rerun(**kwargs)
+    def rerun(**changed):  # a variant the model refuses is reported, not raised
+        try:
+            return run(**changed)
+        except ValueError as error:
+            return str(error)
+
+    base = run(**kwargs)
     prompt = check_int("prompt_tokens", kwargs["prompt_tokens"], 1, toy.MAX_PROMPT_TOKENS)
     answer = check_int("output_tokens", kwargs["output_tokens"], 1, MAX_OUTPUT_TOKENS)
     budget = check_int("max_tokens", kwargs["max_tokens"], 1, MAX_OUTPUT_TOKENS)

@@ -226,7 +226,7 @@ export class ClocksView extends CanvasView {
   /** What the dials show now, in the shape TwoClocks.drawn() documents (null before a draw). */
   drawnState() {
     if (!this.lastDrawn) return null;
-    const strip = ({ ms, hand_deg, turns }) => ({ ms, hand_deg, turns });
+    const strip = ({ ms, hand_deg, turns, box }) => ({ ms, hand_deg, turns, box });
     return { ttft: strip(this.lastDrawn.ttft), ttlt: strip(this.lastDrawn.ttlt), ms_per_turn: MS_PER_TURN };
   }
 

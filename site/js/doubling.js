@@ -24,6 +24,12 @@ function card(title) {
 }
 
 function fill(article, detail, variant) {
+  if (variant.rejected) { // the model refused the changed call (e.g. it no longer fits in memory)
+    setText(article.querySelector(".detail"), `${detail}: the model refuses it`);
+    setText(article.querySelector(".ttft"), "–");
+    setText(article.querySelector(".ttlt"), "–");
+    return;
+  }
   // A doubled prompt past the context window is a call a server would reject: say so.
   const rejected = variant.exceeds_window ? " (past the context window: a server would reject it)" : "";
   setText(article.querySelector(".detail"), `${detail}${rejected}`);

@@ -27,7 +27,7 @@ function firstUse(roots, pattern) {
 }
 
 function linkFirstUse(roots, term) {
-  const words = term.dataset.match.split("|").map(escapeRegExp).join("|");
+  const words = term.dataset.match.split("|").map((w) => escapeRegExp(w).replaceAll(" ", "\\s+")).join("|");
   const found = firstUse(roots, new RegExp(`(?<![\\w-])(?:${words})(?![\\w-])`, "i"));
   if (!found) return;
   const { node, match } = found;

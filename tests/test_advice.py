@@ -1,0 +1,154 @@
+"""The one advisor: a single lever per state, everywhere the page or a log recommends one."""
+
+from __future__ import annotations
+
+import json
+import runpy
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from strategies import page_states
+
+from twoclocks import advice, toy, traffic
+from twoclocks.scenarios import SCENARIOS
+from twoclocks.web import DEFAULT_STATE, evaluate, evaluate_json
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def report_for(state: dict) -> dict:
+    return evaluate({**DEFAULT_STATE, **state})
+
+
+@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(page_states())
+def test_every_state_gets_one_lever_in_both_modes(state):
+    """The diagnosis, the advice and the takeaway's lever are one decision, for any state."""
+    try:
+        report = report_for(state)
+    except ValueError as error:  # a preset that does not fit in memory is the only allowed refusal
+        assert "per device" in str(error)
+        return
+    lever = report["advice"]["lever"]
+    assert lever in advice.LEVERS
+    assert report["diagnosis"]["lever"] == lever
+    assert report["diagnosis"]["sentence"] == report["advice"]["text"]
+    expected = advice.choose_lever(
+        advice.clock_label(report["ttft_ms"] / report["ttlt_ms"], report["ttlt_ms"]),
+        missing_stop=report["advice"]["missing_stop"],
+    )
+    assert expected == lever
+
+
+@pytest.mark.parametrize("mode", ["toy", "roofline"])
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s["id"] for s in SCENARIOS])
+def test_a_scenario_setup_recommends_no_lever_of_its_own(scenario, mode):
+    """A scenario's fixed words never say what to cut: that is the advisor's, per mode."""
+    words = scenario["setup"].lower()
+    for phrase in ("cut the", "fix the", "shorten", "nothing worth"):
+        assert phrase not in words
+
+
+def test_cached_spec_is_fine_and_nothing_says_cut_the_prompt():
+    """Case 2: "Cached spec" is under a second, so the lever is none, and no sentence says otherwise."""
+    report = report_for(next(s for s in SCENARIOS if s["id"] == "cached-spec")["state"])
+    assert ("none", "fine") == (report["advice"]["lever"], report["advice"]["label"])
+    assert "cut the prompt" not in report["advice"]["short"] + report["advice"]["text"]
+
+
+def test_an_answer_cut_off_by_max_tokens_is_an_output_problem_not_a_prompt_one():
+    """Case 2: output 512 with max_tokens 256 is decode-bound, so the lever is the output."""
+    report = report_for({"output_tokens": 512, "max_tokens": 256})
+    assert ("decode", "output", True) == (
+        report["advice"]["label"], report["advice"]["lever"], report["advice"]["truncated"])
+
+
+def test_a_missing_stop_is_the_stop_lever():
+    """A stop that never fires on a 2,048 budget is fixed at the stop."""
+    assert "stop" == report_for({"stop_fires": False, "max_tokens": 2048})["advice"]["lever"]
+
+
+def test_the_router_in_roofline_mode_is_fine():
+    """Case 2: the router on an H100 ends within a second: no lever, in every sentence."""
+    report = report_for({"mode": "roofline"})
+    assert "none" == report["advice"]["lever"]
+
+
+@pytest.mark.parametrize("share", [0.35, 0.45, 0.5, 0.55, 0.65])
+def test_a_log_and_a_call_with_the_same_split_get_the_same_clock(share):
+    """The log diagnosis uses the lesson's cut-offs: the same prefill share, the same verdict."""
+    ttlt = 5_000.0
+    rows = {"prompt_tokens": [1000] * 4, "output_tokens": [200] * 4,
+            "ttft_ms": [share * ttlt] * 4, "ttlt_ms": [ttlt] * 4}
+    result = traffic.diagnose(**rows)
+    label = advice.clock_label(share, ttlt)
+    # p90 TTFT of 1.75 s or more is "slow first token" in a log whatever its share.
+    if share * ttlt < traffic.SLOW_TTFT_MS:
+        assert label == result["verdict"]
+    else:
+        assert result["first_token_slow"]
+
+
+def test_the_agent_advice_follows_its_totals():
+    """The agent loop's advice is the same decision on the loop's summed clocks."""
+    report = report_for({})
+    totals = report["agent"]["totals"]
+    share = totals["ttft_ms"] / totals["ttlt_ms"]
+    assert advice.choose_lever(advice.clock_label(share, totals["ttlt_ms"]), missing_stop=False) == (
+        report["agent"]["advice"]["lever"])
+
+
+def test_a_broken_agent_setting_stays_in_the_agent_section():
+    """Case 3: 10 turns x 8 tools x 50,000 tokens is the agent's error; the call still runs."""
+    report = report_for({"agent": {**DEFAULT_STATE["agent"], "turns": 10, "tool_calls_per_turn": 8,
+                                   "tool_result_tokens": 50_000}})
+    assert report["agent"] is None
+    assert "1,000,000" in report["agent_error"]
+    assert report["ttft_ms"] == report_for({})["ttft_ms"]
+
+
+def test_an_agent_turn_past_the_toy_window_is_the_agents_error():
+    """Every agent turn must fit the toy context window, as a single call must."""
+    report = report_for({"context_window_tokens": 20_000})
+    assert report["agent"] is None and "context window" in report["agent_error"]
+
+
+def test_a_prompt_past_the_models_window_is_rejected_with_both_numbers():
+    """Case 7: Llama 2 70B holds 4,096 tokens; a 121,893-token prompt is refused, naming both."""
+    reply = json.loads(evaluate_json(json.dumps(
+        {"mode": "roofline", "model": "llama-2-70b", "tensor_parallel": 8, "prompt_tokens": 121_893})))
+    assert "4,096" in reply["error"] and "122,149" in reply["error"]
+    assert (False, 4096, -118_053) == (
+        reply["context"]["fits"], reply["context"]["window_tokens"], reply["context"]["free_tokens"])
+
+
+def test_the_toy_window_is_adjustable_and_reserves_max_tokens():
+    """The toy window counts the prompt plus the max_tokens reserved for the answer."""
+    assert report_for({"context_window_tokens": 8_256})["context"]["free_tokens"] == 0
+    with pytest.raises(ValueError, match="8,257"):
+        report_for({"context_window_tokens": 8_256, "prompt_tokens": 8_001})
+
+
+def test_a_doubled_prompt_past_the_window_is_flagged():
+    """The doubling card says when the doubled prompt would be rejected."""
+    report = report_for({"context_window_tokens": 12_000})
+    assert report["sensitivities"]["prompt_doubled"]["exceeds_window"]
+
+
+def test_the_report_says_needed_and_generated_tokens():
+    """Case 8: needed_tokens is what the answer needs, generated_tokens what decode produced."""
+    report = report_for({"stop_fires": False, "max_tokens": 2048})
+    assert (20, 2048, 2048) == (report["needed_tokens"], report["generated_tokens"], report["output_tokens"])
+
+
+def test_the_cells_self_contained_example_is_the_toy_model():
+    """The cell's first example writes out the package's own toy formulas (same numbers)."""
+    namespace = runpy.run_path(str(ROOT / "site" / "example_cell.py"))
+    for n in (1, 500, 8_000, 40_000):
+        assert namespace["prefill_ms"](n) == pytest.approx(toy.prefill_ms(n))
+    from twoclocks import simulate_call
+    call = simulate_call(prompt_tokens=8_000, output_tokens=20, max_tokens=256)
+    assert namespace["decode_ms"](8_000, 20) == pytest.approx(call.decode_ms)
+    source = (ROOT / "site" / "example_cell.py").read_text()
+    assert not [line for line in source.splitlines() if line.startswith(("import ", "from "))]

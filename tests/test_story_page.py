@@ -1,0 +1,337 @@
+"""One story on the page: the clocks move only when their time does, one lever everywhere, errors
+stay where they arise, results show where the learner looks (issue "One story", cases 1-9)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from pagewait import DEADLINE_MS
+
+from twoclocks.scenarios import SCENARIOS
+from twoclocks.web import DEFAULT_STATE, evaluate
+
+pytestmark = pytest.mark.browser
+
+_SETTLE = """
+async (deadline) => {
+  const start = performance.now();
+  await new Promise(requestAnimationFrame);
+  while (!["true", "error"].includes(document.body.dataset.settled)) {
+    if (performance.now() - start > deadline) throw new Error("the page did not settle");
+    await new Promise(requestAnimationFrame);
+  }
+  await new Promise(requestAnimationFrame); // the draw the answer scheduled
+  return document.body.dataset.settled;
+}
+"""
+
+# The pixels of one dial, read from the canvas at the box the page reports for it.
+_DIAL_PIXELS = """
+(which) => {
+  const canvas = document.getElementById("clocks-canvas");
+  const { box } = window.TwoClocks.drawn()[which];
+  const ratio = canvas.width / canvas.clientWidth;
+  const data = canvas.getContext("2d").getImageData(Math.floor(box.x * ratio), Math.floor(box.y * ratio),
+    Math.ceil(box.width * ratio), Math.ceil((box.height + 40) * ratio)).data;
+  let hash = 0;
+  for (let i = 0; i < data.length; i++) hash = (hash * 31 + data[i]) | 0;
+  return hash;
+}
+"""
+
+
+def settle(page, state: dict | None = None) -> str:
+    if state is not None:
+        page.evaluate("(s) => window.TwoClocks.setState(s)", state)
+    return page.evaluate(_SETTLE, DEADLINE_MS)
+
+
+def drawn(page) -> dict:
+    return page.evaluate("() => window.TwoClocks.drawn()")
+
+
+def strip(clock: dict) -> tuple:
+    return (clock["ms"], clock["hand_deg"], clock["turns"])
+
+
+def test_the_ttft_clock_never_moves_when_only_the_output_changes(lesson):
+    """Case 1: output 1 to 131,072 at a fixed prompt: the TTFT hand and turn count stay put."""
+    seen = set()
+    for output in (1, 20, 556, 2_937, 40_000, 131_072):
+        settle(lesson, {"output_tokens": output, "max_tokens": 131_072})
+        seen.add(strip(drawn(lesson)["ttft"]))
+    assert len(seen) == 1, seen
+    assert drawn(lesson)["ms_per_turn"] == 1000
+
+
+def test_a_faster_first_token_turns_its_hand_back(lesson):
+    """Case 1: "Cached spec" lowers TTFT 704 -> 540 ms and the hand goes back, not further round."""
+    settle(lesson)
+    before = drawn(lesson)["ttft"]
+    lesson.click('button[data-scenario="cached-spec"]')
+    settle(lesson)
+    after = drawn(lesson)["ttft"]
+    assert after["ms"] < before["ms"] and after["hand_deg"] < before["hand_deg"]
+
+
+CHANGES = [  # a change of one control, and which clocks keep their time
+    ({"streaming": False}, ("ttft", "ttlt")),
+    ({"output_tokens": 60}, ("ttft",)),
+    ({"max_tokens": 512}, ("ttft", "ttlt")),
+    ({"speculative_speedup": 2.0}, ("ttft",)),
+    ({"stop_fires": False}, ("ttft",)),
+    ({"context_window_tokens": 100_000}, ("ttft", "ttlt")),
+    ({"agent": {"turns": 2}}, ("ttft", "ttlt")),
+]
+
+
+@pytest.mark.parametrize(("change", "unchanged"), CHANGES, ids=[next(iter(c)) for c, _ in CHANGES])
+def test_a_clock_whose_time_did_not_change_is_drawn_identically(lesson, change, unchanged):
+    """For each control: a clock whose time is the same after the change has the same pixels."""
+    settle(lesson)
+    before = {which: lesson.evaluate(_DIAL_PIXELS, which) for which in unchanged}
+    times = {which: drawn(lesson)[which]["ms"] for which in unchanged}
+    if "agent" in change:
+        change = {"agent": {**DEFAULT_STATE["agent"], **change["agent"]}}
+    settle(lesson, change)
+    for which in unchanged:
+        assert drawn(lesson)[which]["ms"] == times[which]
+        assert lesson.evaluate(_DIAL_PIXELS, which) == before[which], which
+
+
+def lever_elements(page) -> dict:
+    return page.evaluate(
+        """() => Object.fromEntries([...document.querySelectorAll("[data-lever]")]
+             .filter((e) => e.textContent.trim()).map((e) => [e.id, e.dataset.lever]))"""
+    )
+
+
+def check_levers(page) -> None:
+    report = page.evaluate("() => window.TwoClocks.report()")
+    levers = lever_elements(page)
+    assert {"diagnosis", "lever"} <= set(levers)
+    assert set(levers.values()) == {report["advice"]["lever"]}, levers
+
+
+@pytest.mark.parametrize("mode", ["toy", "roofline"])
+def test_every_lever_on_the_page_is_the_advisors_in_every_scenario(lesson, mode):
+    """Case 2: in each scenario the diagnosis, what to cut first and the takeaway name one lever."""
+    for scenario in SCENARIOS:
+        settle(lesson, {"mode": mode, "tensor_parallel": 8})
+        lesson.click(f'button[data-scenario="{scenario["id"]}"]')
+        if settle(lesson) == "error":  # e.g. 200,000 tokens past Llama 3.1 8B's window
+            continue
+        check_levers(lesson)
+        assert "takeaway" in lever_elements(lesson)
+    assert not lesson.locator("#mistakes [data-lever], #wrong [data-lever]").count()
+
+
+def test_two_hundred_random_states_give_one_lever_each(lesson):
+    """Case 2: 200 random states in both modes: every [data-lever] equals report().advice.lever."""
+    rng = random.Random(13)
+    for _ in range(200):
+        prompt = rng.choice([50, 800, 8_000, 40_000, 120_000])
+        state = {"mode": rng.choice(["toy", "roofline"]), "prompt_tokens": prompt,
+                 "output_tokens": rng.choice([1, 20, 300, 2_000]), "max_tokens": rng.choice([16, 256, 4096]),
+                 "stop_fires": rng.random() < 0.7, "cached_prefix_tokens": rng.choice([0, prompt // 2]),
+                 "speculative_speedup": rng.choice([1.0, 2.5]), "tensor_parallel": 8}
+        if settle(lesson, state) == "true":
+            check_levers(lesson)
+
+
+def test_a_broken_agent_setting_leaves_the_call_and_show_me_working(lesson):
+    """Case 3: an agent loop past 1,000,000 tokens errs in its section only; Show me still works."""
+    errors = len(lesson.errors)
+    agent = {**DEFAULT_STATE["agent"], "turns": 10, "tool_calls_per_turn": 8, "tool_result_tokens": 50_000}
+    assert settle(lesson, {"agent": agent}) == "true"
+    assert "cannot run" in lesson.text_content("#agent-error")
+    assert lesson.text_content("#model-error") == ""
+    assert "lab-stale" not in lesson.get_attribute("#lab", "class")
+    for card in ("cut-max-tokens", "streaming-solves-it", "total-latency-only", "fat-tool-dumps"):
+        lesson.click(f"#mistake-{card} .show-me")
+        lesson.wait_for_selector(f"#mistake-{card} .result li", timeout=DEADLINE_MS)
+    assert len(lesson.errors) == errors
+
+
+def in_view(page, selector: str) -> bool:
+    return page.evaluate(
+        """(selector) => { const r = document.querySelector(selector).getBoundingClientRect();
+             return r.top >= -1 && r.bottom <= innerHeight + 1 && r.height > 0; }""",
+        selector,
+    )
+
+
+@pytest.mark.parametrize("button", ["rag", "streaming-solves-it", "junk-speculative"])
+def test_show_me_in_the_wrong_pictures_brings_the_clocks_into_view(lesson, button):
+    """Case 4: each Show me of "Three wrong pictures" shows its effect on the clocks, in view."""
+    settle(lesson)
+    lesson.locator("#wrong").scroll_into_view_if_needed()
+    assert not in_view(lesson, "#clocks-canvas")
+    lesson.click(f'#wrong .show-me[data-scenario="{button}"], #wrong .show-me[data-mistake="{button}"]')
+    settle(lesson)
+    lesson.evaluate("""async () => { let y = -1; while (y !== scrollY) { y = scrollY;
+        await new Promise(requestAnimationFrame); await new Promise(requestAnimationFrame); } }""")
+    assert in_view(lesson, "#clocks-canvas")
+    assert lesson.locator(".readout.changed").count() >= 1
+
+
+CALL_CONTROLS = ["#prompt_tokens-slider", "#output_tokens-slider", "#max_tokens-slider", "#stop_fires-toggle",
+                 "#streaming-toggle", "#cached_prefix_tokens-slider", "#speculative_speedup-slider",
+                 "#context_window_tokens-slider"]
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1366, 768), (390, 844)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_clocks_stay_in_view_while_a_control_of_the_call_has_focus(browser, server, size, tmp_path):
+    """Case 5: focusing any control of the call (as Tab does) keeps the whole clocks canvas in view;
+    the agent chart stays in view while its controls are used."""
+    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+    page.goto(server)
+    page.evaluate("() => window.TwoClocks.ready")
+    for selector in CALL_CONTROLS:
+        page.focus(selector)
+        page.keyboard.press("ArrowRight")  # a learner's use of it
+        assert in_view(page, "#clocks-canvas"), selector
+    page.screenshot(path=str(tmp_path / f"focused-{size[0]}.png"))
+    for selector in ["#agent-turns-slider", "#agent-tool_result_tokens-slider", "#agent-output_tokens_per_turn-slider"]:
+        page.focus(selector)
+        assert in_view(page, "#agent-canvas"), selector
+    page.close()
+
+
+def test_play_clears_the_last_replay_when_the_call_changes(lesson):
+    """Case 6: after a replay, changing the call clears its time line; mid-play the button says Stop
+    and the dial labels agree with the readouts."""
+    settle(lesson, {"prompt_tokens": 300, "output_tokens": 60})
+    lesson.click("#play")
+    lesson.wait_for_selector("#play[aria-pressed=true]", timeout=DEADLINE_MS)
+    assert "Stop" in lesson.text_content("#play")
+    during = drawn(lesson)
+    ttlt = float(lesson.get_attribute("#ttlt-ms", "data-ms"))
+    assert during["ttlt"]["ms"] <= ttlt
+    lesson.click("#play")  # stop
+    assert "Play" in lesson.text_content("#play")
+    settle(lesson, {"prompt_tokens": 301})
+    assert lesson.text_content("#play-clock") == "" and lesson.text_content("#screen-text") == ""
+
+
+def test_a_prompt_past_the_models_window_is_refused_next_to_the_clocks(lesson):
+    """Case 7: Llama 2 70B with 121,893 tokens is refused in words beside the clocks, and the model
+    line still names the model of the clocks drawn."""
+    assert settle(lesson, {"mode": "roofline", "model": "llama-3.1-8b", "tensor_parallel": 1}) == "true"
+    drawn_name = lesson.text_content("#model-name")
+    assert settle(lesson, {"model": "llama-2-70b", "tensor_parallel": 8, "prompt_tokens": 121_893}) == "error"
+    error = lesson.text_content("#model-error")
+    assert "4,096" in error and "122,149" in error
+    assert lesson.text_content("#model-name") == drawn_name
+    assert lesson.evaluate("() => document.getElementById('clocks-wrap').contains(document.getElementById('model-error'))")
+    assert "context-over" in lesson.get_attribute("#context-bar", "class")
+
+
+def test_words_and_numbers(lesson):
+    """Case 8: same-looking totals are "about the same"; the CSV has no float noise; the report
+    names needed and generated tokens; every glossary term's first use links to it."""
+    lesson.click("#mistake-total-latency-only .show-me")
+    lesson.wait_for_selector("#mistake-total-latency-only .result li", timeout=DEADLINE_MS)
+    assert "(slower)" not in lesson.text_content("#mistake-total-latency-only .result")
+    report = lesson.evaluate("() => window.TwoClocks.report()")
+    assert report["needed_tokens"] == report["answer_tokens"] and report["generated_tokens"] == report["output_tokens"]
+    terms = lesson.evaluate("() => [...document.querySelectorAll('#glossary-list dt')].map((d) => d.id)")
+    linked = lesson.evaluate("() => [...new Set([...document.querySelectorAll('a.term')].map((a) => a.dataset.term))]")
+    assert sorted(terms) == sorted(linked)
+    lesson.focus("a.term[data-term='g-kv-cache']")
+    assert "Key-value cache" in lesson.text_content("#term-tip")
+    assert lesson.is_visible("#term-tip")
+
+
+def test_the_call_logs_csv_holds_the_figures_as_shown(lesson):
+    """Case 8: the CSV export rounds to the precision shown (no 0.024300000000000002)."""
+    lesson.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    settle(lesson, {})
+    lesson.click("#play")
+    lesson.click("#play")  # stop: the whole call is shown, nothing logged
+    lesson.evaluate("() => window.matchMedia('(prefers-reduced-motion: reduce)')")
+    lesson.click("#play")
+    lesson.wait_for_selector("#log-table tbody tr", timeout=DEADLINE_MS)
+    lesson.click("#log-copy")
+    lesson.wait_for_selector("#log-status:has-text('Copied')", timeout=DEADLINE_MS)
+    csv = lesson.evaluate("() => navigator.clipboard.readText()")
+    header, first = csv.splitlines()[:2]
+    row = dict(zip(header.split(","), first.split(",")))
+    decimals = lambda text: len(text.split(".")[1]) if "." in text else 0  # noqa: E731
+    assert decimals(row["bill_usd"]) <= 4 and decimals(row["ttft_ms"]) <= 1, row
+
+
+def test_the_canvas_follows_the_system_theme(browser, server):
+    """Case 9: with theme=auto, switching the system to dark redraws the clocks in dark colours."""
+    page = browser.new_page(color_scheme="light")
+    page.goto(server + "?theme=auto")
+    page.evaluate("() => window.TwoClocks.ready")
+    corner = "() => [...document.getElementById('clocks-canvas').getContext('2d').getImageData(2, 2, 1, 1).data].slice(0, 3)"
+    light = page.evaluate(corner)
+    page.emulate_media(color_scheme="dark")
+    page.evaluate("async () => { for (let i = 0; i < 5; i++) await new Promise(requestAnimationFrame); }")
+    dark = page.evaluate(corner)
+    assert sum(dark) < sum(light) - 200, (light, dark)
+    page.close()
+
+
+WALK_SEED = 20261130
+WALK_ACTIONS = 1000
+
+_INTERACTIVE = """
+() => [...document.querySelectorAll("main button, main input, main select")]
+  .filter((e) => !e.disabled && e.offsetParent !== null && e.type !== "file")
+  .map((e) => e.id ? `#${CSS.escape(e.id)}` : null).filter(Boolean)
+"""
+
+
+def walk_step(page, rng: random.Random, targets: list[str]) -> None:
+    """One learner action: a click, a key on a slider, a typed number, a choice, or an API call."""
+    target = rng.choice(targets)
+    kind = page.evaluate("""(s) => { const e = document.querySelector(s);
+        return e && !e.disabled && e.offsetParent !== null ? e.type || e.tagName : ""; }""", target)  # skip hidden ones
+    if kind == "range":
+        page.focus(target)
+        page.keyboard.press(rng.choice(["ArrowLeft", "ArrowRight", "PageUp", "PageDown", "Home", "End"]))
+    elif kind == "number":
+        page.fill(target, rng.choice(["0", "1", "20", "8000", "99999999999", "-5", "", "2.5", "1e3", "131072"]))
+        page.keyboard.press(rng.choice(["Enter", "Tab"]))
+    elif kind == "select-one":
+        options = page.evaluate("(s) => [...document.querySelector(s).options].map((o) => o.value)", target)
+        page.select_option(target, rng.choice(options))
+    elif kind in ("checkbox", "radio", "submit", "button"):
+        page.click(target, timeout=2_000, force=True)
+    elif kind == "text":
+        page.fill(target, "x")
+
+
+def test_a_seeded_random_walk_leaves_no_errors_and_a_settled_page(browser, server):
+    """1,000 seeded learner actions (clicks on every button, slider keys, typed numbers, scenario and
+    mode switches, API calls and reloads) end with 0 uncaught errors and a settled page."""
+    print(f"random walk seed {WALK_SEED}")
+    rng = random.Random(WALK_SEED)
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(server)
+    page.evaluate("() => window.TwoClocks.ready")
+    targets = page.evaluate(_INTERACTIVE)
+    for step in range(WALK_ACTIONS):
+        roll = rng.random()
+        if roll < 0.004:  # a reload of the address as it stands
+            page.reload()
+            page.evaluate("() => window.TwoClocks.ready")
+            targets = page.evaluate(_INTERACTIVE)
+        elif roll < 0.05:  # the host's API, with values good and bad
+            key, value = rng.choice([("prompt_tokens", rng.choice([1, 40_000, 2_000_000])),
+                                     ("mode", rng.choice(["toy", "roofline", "gpu"])),
+                                     ("model", "llama-2-70b"), ("tensor_parallel", rng.choice([1, 8, 3]))])
+            page.evaluate("([k, v]) => { try { window.TwoClocks.setState({[k]: v}); } catch {} }", [key, value])
+        else:
+            walk_step(page, rng, targets)
+        if step % 100 == 99:
+            targets = page.evaluate(_INTERACTIVE)
+    assert page.evaluate(_SETTLE, DEADLINE_MS) in ("true", "error")
+    assert errors == [], errors
+    page.close()
