@@ -47,8 +47,9 @@ finishes, like llmperf, ``vllm bench serve --max-concurrency`` or AIPerf) or ope
 answer; with ``length_spread`` r > 0 each request's prompt and answer lengths are drawn uniformly from
 ``[L (1 - r), L (1 + r)]`` (rounded, at least 1), as ``vllm bench serve --random-range-ratio`` does.
 
-Decode runs are advanced in closed form between events (a request finishing, an arrival, at most
-``SEGMENT_STEPS`` steps), so a load point costs time per request, not per token.
+Decode runs are advanced in closed form between events (a request finishing, an arrival), so a load
+point costs time per request, not per token (prompt chunks are stepped one by one, within
+``MAX_ENGINE_STEPS``).
 """
 
 from __future__ import annotations
@@ -99,8 +100,14 @@ TOY_KV_CAPACITY_SLOTS = 400_000
 (see :mod:`twoclocks.toy`): 0.9 x 80 GB minus 16 GB of weights leaves 56 GB, at 131 kB a slot
 about 427,000 slots, rounded down."""
 
-SEGMENT_STEPS = 64
-"""Most decode steps advanced in one closed-form jump (the resolution of the ITL percentiles)."""
+ITL_PARTS = 4
+"""A decode run advanced in one closed-form jump records its token gaps as this many equal parts,
+each at its mean step time (the resolution of the ITL percentiles within a run)."""
+
+MAX_ENGINE_STEPS = 200_000
+"""Work budget of one load point: when the chunked scheduler would need more prompt-chunk steps than
+this for all the requests (tiny chunks, huge prompts), fewer requests are simulated (the result's
+``requests`` says how many), so a load point never freezes the page."""
 
 SWEEP_CONCURRENCY = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
 """Load levels of :func:`load_sweep` by default (closed loop)."""
@@ -351,6 +358,9 @@ def simulate_load(
     cost = toy_step_cost() if cost is None else cost
     if not isinstance(cost, StepCost):
         raise ValueError(f"cost must be a StepCost; got {type(cost).__name__}")
+    if scheduler == "chunked":  # the work budget (MAX_ENGINE_STEPS)
+        chunk_steps = -(-max(n - min(k, n - 1), 1) * (1 + spread) // chunk)
+        count = max(MIN_REQUESTS, min(count, int(MAX_ENGINE_STEPS // chunk_steps)))
     rng = random.Random(seed)
     prompts = [_spread(rng, n, spread) for _ in range(count)]
     answers = [_spread(rng, generated, spread) for _ in range(count)]
@@ -543,14 +553,15 @@ class _Simulation:
         else:
             self.groups.append([self.now, 1])
 
-    def _tokens_out(self, steps: int, tail_ms: float = 0.0) -> None:
+    def _tokens_out(self, steps: int, tail_ms: float = 0.0, tail_parts: list = ()) -> None:
         """Every decoding stream got ``steps`` tokens, the last at ``now``; record the gaps and
-        retire the streams that are done. ``tail_ms``: the time of the steps after the first."""
+        retire the streams that are done. ``tail_ms``: the time of the steps after the first,
+        ``tail_parts`` their ``(mean ms, steps)`` parts."""
         first_end = self.now - tail_ms
         for last, streams in self.groups:
             self.itl.append((first_end - last, streams))
-        if steps > 1:
-            self.itl.append((tail_ms / (steps - 1), self.decodes * (steps - 1)))
+        for gap, count in tail_parts:
+            self.itl.append((gap, self.decodes * count))
         self.decode_step += steps
         self.decode_slots += self.decodes * steps
         self.groups = [[self.now, self.decodes]]
@@ -574,7 +585,7 @@ class _Simulation:
 
     def _decode_run(self) -> None:
         """Advance decode-only steps in closed form up to the next event."""
-        steps = min(self.finish_heap[0][0] - self.decode_step, SEGMENT_STEPS)
+        steps = self.finish_heap[0][0] - self.decode_step
         run = self.cost.decode_run_ms
         decodes, slots, speedup = self.decodes, self.decode_slots, self.speedup
         times = self.scheduled
@@ -591,8 +602,19 @@ class _Simulation:
                 steps = low
         total = run(decodes, slots, steps) / speedup
         first = run(decodes, slots, 1) / speedup
-        self._advance(total, slots + decodes * (steps - 1) / 2 + self._in_use() - slots)
-        self._tokens_out(steps, total - first)
+        self._advance(total, decodes * (steps - 1) / 2 + self._in_use())
+        self._tokens_out(steps, total - first, self._tail_parts(steps))
+
+    def _tail_parts(self, steps: int) -> list:
+        """``(mean step ms, steps)`` of up to ``ITL_PARTS`` equal parts of steps 2..``steps`` of the
+        run that starts now (before ``_tokens_out`` moves the slots on)."""
+        run, decodes, slots, speedup = self.cost.decode_run_ms, self.decodes, self.decode_slots, self.speedup
+        parts, bounds = [], [1 + (steps - 1) * i // ITL_PARTS for i in range(ITL_PARTS + 1)]
+        for low, high in zip(bounds, bounds[1:]):
+            if high > low:
+                span = (run(decodes, slots, high) - run(decodes, slots, low)) / speedup
+                parts.append((span / (high - low), high - low))
+        return parts
 
     def summary(self, concurrency, rate, scheduler, chunk, cost) -> dict:
         queue = [self.admit[i] - self.arrival[i] for i in range(self.count)]
