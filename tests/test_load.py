@@ -276,3 +276,27 @@ def test_evaluate_load_reads_the_load_key_and_rejects_bad_ones():
         web.evaluate_load({"load": {"concurrency": 5000}})
     with pytest.raises(ValueError, match="unknown setting"):
         web.evaluate_load({"loud": {}})
+
+
+@pytest.mark.parametrize("cost", [toy_step_cost(), roofline_step_cost(),
+                                  roofline_step_cost(model="llama-3.1-70b", weight_dtype="fp8", tensor_parallel=4)],
+                         ids=["toy", "roofline-8b", "roofline-70b-tp4"])
+@pytest.mark.parametrize(("decodes", "slots", "chunk", "start", "steps"),
+                         [(0, 0, 512, 0, 7), (3, 6000, 100, 1000, 40), (200, 300_000, 56, 9000, 3)])
+def test_closed_form_runs_equal_the_sum_of_their_steps(cost, decodes, slots, chunk, start, steps):
+    """A run advanced in closed form costs exactly its steps one by one (decode and chunked runs)."""
+    chunk_steps = sum(
+        cost.mixed_ms(decodes + chunk, decodes, slots + decodes * j, 0,
+                      cost.pair_work(start + chunk * j, start + chunk * (j + 1)), start + chunk * (j + 1))
+        for j in range(steps)
+    )
+    assert cost.chunk_run_ms(decodes, slots, chunk, start, steps) == pytest.approx(chunk_steps, rel=1e-9)
+    if decodes:
+        decode_steps = sum(cost.mixed_ms(decodes, decodes, slots + decodes * j, 0, 0.0, 0) for j in range(steps))
+        assert cost.decode_run_ms(decodes, slots, steps) == pytest.approx(decode_steps, rel=1e-9)
+
+
+def test_more_users_than_requests_simulates_every_request_once():
+    """A closed loop of 1,024 users and 100 requests runs each request once."""
+    point = simulate_load(**CHAT, concurrency=1024, requests=100)
+    assert point["requests"] == 100 and point["ttft_ms_p50"] > 0

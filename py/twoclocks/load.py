@@ -47,9 +47,11 @@ finishes, like llmperf, ``vllm bench serve --max-concurrency`` or AIPerf) or ope
 answer; with ``length_spread`` r > 0 each request's prompt and answer lengths are drawn uniformly from
 ``[L (1 - r), L (1 + r)]`` (rounded, at least 1), as ``vllm bench serve --random-range-ratio`` does.
 
-Decode runs are advanced in closed form between events (a request finishing, an arrival), so a load
-point costs time per request, not per token (prompt chunks are stepped one by one, within
-``MAX_ENGINE_STEPS``).
+Runs of identical steps are advanced in closed form between events (a request finishing, an
+arrival, a prompt's last chunk): decode-only runs, and chunked runs where one long prompt takes the
+whole spare budget every step. Each step's cost is then linear in the step's index, so a run's total
+is a sum of the larger of two lines (``roofline.sum_max_linear``) and a load point costs time per
+request, not per token or per chunk.
 """
 
 from __future__ import annotations
@@ -104,10 +106,6 @@ ITL_PARTS = 4
 """A decode run advanced in one closed-form jump records its token gaps as this many equal parts,
 each at its mean step time (the resolution of the ITL percentiles within a run)."""
 
-MAX_ENGINE_STEPS = 200_000
-"""Work budget of one load point: when the chunked scheduler would need more prompt-chunk steps than
-this for all the requests (tiny chunks, huge prompts), fewer requests are simulated (the result's
-``requests`` says how many), so a load point never freezes the page."""
 
 SWEEP_CONCURRENCY = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
 """Load levels of :func:`load_sweep` by default (closed loop)."""
@@ -131,6 +129,9 @@ class StepCost:
         decode_run_ms: ``f(decodes, first_slots, steps) -> ms``, the total of ``steps`` decode-only
             steps of ``decodes`` streams, the first reading ``first_slots`` slots, each next one
             ``decodes`` more.
+        chunk_run_ms: ``f(decodes, first_slots, chunk, start, steps) -> ms``, the total of ``steps``
+            steps that each also compute the next ``chunk`` tokens of one prompt, from position
+            ``start`` (no prompt finishes in them).
         source: one line saying where the capacity comes from.
     """
 
@@ -139,6 +140,7 @@ class StepCost:
     mixed_ms: Callable[..., float]
     pair_work: Callable[[int, int], float]
     decode_run_ms: Callable[[int, int, int], float]
+    chunk_run_ms: Callable[[int, int, int, int, int], float]
     source: str
 
 
@@ -164,12 +166,20 @@ def toy_step_cost(
         base = max(d, b * decodes)
         return steps * base + e * (steps * first_slots + decodes * steps * (steps - 1) / 2)
 
+    def chunk_run_ms(decodes, first_slots, chunk, start, steps):
+        # step j: chunk [start + chunk j, start + chunk (j + 1)); its a-term 2 chunk (start + chunk j) + chunk^2
+        base = max(d if decodes else 0.0, b * (decodes + chunk))
+        triangle = steps * (steps - 1) / 2
+        attention = a * (steps * (2 * chunk * start + chunk * chunk) + 2 * chunk * chunk * triangle)
+        return steps * base + attention + e * (steps * first_slots + decodes * triangle)
+
     return StepCost(
         mode="toy",
         capacity_slots=capacity,
         mixed_ms=mixed_ms,
         pair_work=lambda start, end: float(end * end - start * start),
         decode_run_ms=decode_run_ms,
+        chunk_run_ms=chunk_run_ms,
         source=f"toy capacity, {capacity:,} slots",
     )
 
@@ -239,12 +249,25 @@ def roofline_step_cost(
         fixed = allreduce_ms(decodes) + prm.step_overhead_ms
         return sum_max_linear(c0, c1, m0, m1, 0, steps - 1) + steps * fixed
 
+    def chunk_run_ms(decodes, first_slots, chunk, start, steps):
+        # step j: chunk [s, s + chunk) with s = start + chunk j: pairs chunk s + chunk (chunk + 1) / 2,
+        # context touched s + chunk; decodes read first_slots + decodes j
+        tokens = decodes + chunk
+        pairs0 = chunk * start + chunk * (chunk + 1) / 2
+        c0 = (block_flops * tokens + head_flops * decodes + pair_flops * (first_slots + pairs0)) / compute_rate
+        c1 = pair_flops * (decodes + chunk * chunk) / compute_rate
+        m0 = (weights + slot_bytes * (first_slots + start + chunk)) / memory_rate
+        m1 = slot_bytes * (decodes + chunk) / memory_rate
+        fixed = allreduce_ms(tokens) + prm.step_overhead_ms
+        return sum_max_linear(c0, c1, m0, m1, 0, steps - 1) + steps * fixed
+
     return StepCost(
         mode="roofline",
         capacity_slots=capacity,
         mixed_ms=mixed_ms,
         pair_work=lambda start, end: (end * (end + 1) - start * (start + 1)) / 2,
         decode_run_ms=decode_run_ms,
+        chunk_run_ms=chunk_run_ms,
         source=(
             f"{KV_MEMORY_FRACTION:.0%} of {p} x {acc.memory_bytes / 1e9:,.0f} GB minus "
             f"{setup.weight_bytes / 1e9:,.1f} GB of weights, {slot_bytes * p / 1e3:,.0f} kB a slot"
@@ -358,9 +381,6 @@ def simulate_load(
     cost = toy_step_cost() if cost is None else cost
     if not isinstance(cost, StepCost):
         raise ValueError(f"cost must be a StepCost; got {type(cost).__name__}")
-    if scheduler == "chunked":  # the work budget (MAX_ENGINE_STEPS)
-        chunk_steps = -(-max(n - min(k, n - 1), 1) * (1 + spread) // chunk)
-        count = max(MIN_REQUESTS, min(count, int(MAX_ENGINE_STEPS // chunk_steps)))
     rng = random.Random(seed)
     prompts = [_spread(rng, n, spread) for _ in range(count)]
     answers = [_spread(rng, generated, spread) for _ in range(count)]
@@ -380,6 +400,17 @@ def simulate_load(
     sim = _Simulation(cost, prompts, answers, k, scheduler, chunk, speedup, concurrency, arrivals)
     sim.run()
     return sim.summary(concurrency, rate, scheduler, chunk, cost)
+
+
+def _run_parts(elapsed: Callable[[int], float], steps: int, speedup: float) -> tuple[list, float, float]:
+    """For a run whose first ``count`` steps take ``elapsed(count) / speedup`` ms: ``(parts, total,
+    first)``, where parts are ``(mean step ms, steps)`` of up to ``ITL_PARTS`` equal parts of steps
+    2..``steps``."""
+    bounds = sorted({1 + (steps - 1) * i // ITL_PARTS for i in range(ITL_PARTS + 1)})
+    values = [elapsed(bound) / speedup for bound in bounds]
+    parts = [((values[i + 1] - values[i]) / (bounds[i + 1] - bounds[i]), bounds[i + 1] - bounds[i])
+             for i in range(len(bounds) - 1)]
+    return parts, values[-1], values[0]
 
 
 class _Simulation:
@@ -429,6 +460,8 @@ class _Simulation:
         return prefill + decode
 
     def _issue(self, when: float) -> None:
+        if self.issued == self.count:  # a closed loop with more users than requests
+            return
         self.arrival[self.issued] = when
         self.waiting.append(self.issued)
         self.issued += 1
@@ -469,6 +502,8 @@ class _Simulation:
                 self.now = max(self.now, self.scheduled[self.next_arrival])
                 continue
             if self.chunked:
+                if self._chunk_run():
+                    continue
                 chunks = self._plan_chunks()
                 if chunks:
                     self._mixed_step(chunks)
@@ -494,6 +529,29 @@ class _Simulation:
             batch.append((request, start, end))
             tokens += end - start
         return batch
+
+    def _chunk_run(self) -> bool:
+        """Advance, in closed form, the steps in which the oldest prompt takes the whole spare budget
+        (it does not finish, no stream finishes, nobody else is admitted); False if fewer than 2."""
+        if not self.prefilling:
+            return False
+        request, position, end = self.prefilling[0]
+        budget = self.chunk - self.decodes
+        if budget <= 0:
+            return False
+        steps = (end - position - 1) // budget  # the prompt's last token stays for a later step
+        if self.decodes:
+            steps = min(steps, self.finish_heap[0][0] - self.decode_step)
+        if steps < 2:
+            return False
+        run, decodes, slots = self.cost.chunk_run_ms, self.decodes, self.decode_slots
+        parts, total, first = _run_parts(lambda count: run(decodes, slots, budget, position, count), steps, 1.0)
+        in_use = self._in_use() + decodes * (steps - 1) / 2 + budget * steps / 2
+        self._advance(total, in_use)
+        self.prefilling[0][1] = position + budget * steps
+        if decodes:
+            self._tokens_out(steps, total - first, parts)
+        return True
 
     def _plan_chunks(self) -> list:
         budget = self.chunk - self.decodes
@@ -600,21 +658,9 @@ class _Simulation:
                     else:
                         low = middle + 1
                 steps = low
-        total = run(decodes, slots, steps) / speedup
-        first = run(decodes, slots, 1) / speedup
+        parts, total, first = _run_parts(lambda count: run(decodes, slots, count), steps, speedup)
         self._advance(total, decodes * (steps - 1) / 2 + self._in_use())
-        self._tokens_out(steps, total - first, self._tail_parts(steps))
-
-    def _tail_parts(self, steps: int) -> list:
-        """``(mean step ms, steps)`` of up to ``ITL_PARTS`` equal parts of steps 2..``steps`` of the
-        run that starts now (before ``_tokens_out`` moves the slots on)."""
-        run, decodes, slots, speedup = self.cost.decode_run_ms, self.decodes, self.decode_slots, self.speedup
-        parts, bounds = [], [1 + (steps - 1) * i // ITL_PARTS for i in range(ITL_PARTS + 1)]
-        for low, high in zip(bounds, bounds[1:]):
-            if high > low:
-                span = (run(decodes, slots, high) - run(decodes, slots, low)) / speedup
-                parts.append((span / (high - low), high - low))
-        return parts
+        self._tokens_out(steps, total - first, parts)
 
     def summary(self, concurrency, rate, scheduler, chunk, cost) -> dict:
         queue = [self.admit[i] - self.arrival[i] for i in range(self.count)]

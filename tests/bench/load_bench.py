@@ -39,6 +39,12 @@ SCENARIOS = {
     "toy chat 300/500, 20 requests/s, spread 0.5": {"prompt_tokens": 300, "output_tokens": 500,
                                                     "max_tokens": 1024, "requests_per_s": 20.0,
                                                     "length_spread": 0.5},
+    "toy 2,000/500, concurrency 300, chunked 64, spread 0.9": {
+        "prompt_tokens": 2000, "output_tokens": 500, "max_tokens": 500, "concurrency": 300,
+        "scheduler": "chunked", "chunk_tokens": 64, "length_spread": 0.9},
+    "toy 100/2,000, concurrency 1,024, chunked 16 (a slow corner)": {
+        "prompt_tokens": 100, "output_tokens": 2000, "max_tokens": 2000, "concurrency": 1024,
+        "scheduler": "chunked", "chunk_tokens": 16},
     "roofline 70B fp8 TP2 5,000/500, concurrency 100, chunked 2,048": {
         "prompt_tokens": 5000, "output_tokens": 500, "max_tokens": 500, "concurrency": 100,
         "scheduler": "chunked", "chunk_tokens": 2048,
