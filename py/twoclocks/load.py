@@ -43,9 +43,12 @@ preempted); otherwise it waits in arrival order. The step cost comes from a :cla
 
 Load: closed loop (``concurrency`` users, each sending its next request the moment its last one
 finishes, like llmperf, ``vllm bench serve --max-concurrency`` or AIPerf) or open loop
-(``requests_per_s``, Poisson arrivals from ``random.Random(seed)``). Request mix: the call's prompt and
-answer; with ``length_spread`` r > 0 each request's prompt and answer lengths are drawn uniformly from
-``[L (1 - r), L (1 + r)]`` (rounded, at least 1), as ``vllm bench serve --random-range-ratio`` does.
+(``requests_per_s``, Poisson arrivals from ``random.Random(seed)``). The closed loop's users start
+spread evenly over one unloaded request: benchmark users start together but drift apart within a few
+requests as answers and timings vary, while identical simulated users would stay in lock-step.
+Request mix: the call's prompt and answer; with ``length_spread`` r > 0 each request's prompt and
+answer lengths are drawn uniformly from ``[L (1 - r), L (1 + r)]`` (rounded, at least 1), as
+``vllm bench serve --random-range-ratio`` does.
 
 Runs of identical steps are advanced in closed form between events (a request finishing, an
 arrival, a prompt's last chunk): decode-only runs, and chunked runs where one long prompt takes the
@@ -339,8 +342,9 @@ def simulate_load(
 ) -> dict:
     """Simulate ``requests`` copies of one call on a shared replica and return one load point.
 
-    Example: the toy model's default call (8,000-token prompt, 20-token answer) at concurrency 64
-    fills the toy KV cache with 49 requests, so the other 15 wait: p50 TTFT is mostly queue.
+    Example: the toy model's default call (8,000-token prompt, 20-token answer) at concurrency 64:
+    one such prompt fills a prefill step (704 ms), so a new request waits for the prompts ahead of
+    it; p50 TTFT is about 27 s, all but the 704 ms of its own prefill spent in the queue.
 
     Args:
         prompt_tokens, output_tokens, max_tokens, stop_fires, cached_prefix_tokens: the call, as in
