@@ -92,12 +92,13 @@ def test_the_same_seed_gives_the_same_numbers(load):
         assert first != simulate_load(**call, seed=8)
 
 
+@pytest.mark.parametrize("cost", [None, roofline_step_cost(accelerator="l4")], ids=["toy", "roofline-l4"])
 @pytest.mark.parametrize("scheduler", ["prefill-first", "chunked"])
 @pytest.mark.parametrize("call", [ROUTER, CHAT, {"prompt_tokens": 2000, "output_tokens": 200, "max_tokens": 200}])
-def test_more_load_never_lowers_p50_ttft_in_a_closed_loop(call, scheduler):
+def test_more_load_never_lowers_p50_ttft_in_a_closed_loop(call, scheduler, cost):
     """Over concurrency 1..1,024 the p50 TTFT never falls as users are added (closed loop)."""
     sweep = load_sweep(levels=(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024), scheduler=scheduler,
-                       chunk_tokens=512, requests=600, **call)
+                       chunk_tokens=512, requests=600, cost=cost, **call)
     ttfts = [point["ttft_ms_p50"] for point in sweep["points"]]
     assert all(later >= earlier * 0.999 for earlier, later in zip(ttfts, ttfts[1:])), ttfts
 
