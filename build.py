@@ -662,6 +662,14 @@ def bench(bench_args: list[str]) -> int:
     return subprocess.run([str(python), str(ROOT / "tests" / "bench" / "bench.py"), *bench_args], cwd=ROOT).returncode
 
 
+def bench_load(bench_args: list[str]) -> int:
+    """Build, then time one load point in the vendored Pyodide under Node (tests/bench/load_bench.py)."""
+    build()
+    step("timing the load simulation in Pyodide (Node)")
+    script = ROOT / "tests" / "bench" / "load_bench.py"
+    return subprocess.run([sys.executable, str(script), *bench_args], cwd=ROOT).returncode
+
+
 def clean() -> None:
     """Remove dist/ and .cache/ (never anything else)."""
     for path in (DIST, CACHE):
@@ -682,9 +690,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     commands.add_parser("test", help="build, then run pytest in .venv (later arguments go to pytest)")
     commands.add_parser("bench", help="build, then benchmark the page (--runs N, --drags N)")
+    commands.add_parser("bench-load", help="build, then time a load point in Pyodide under Node (--runs N)")
     commands.add_parser("clean", help="remove dist/ and .cache/")
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] in (["test"], ["bench"]):  # later arguments go verbatim to pytest or the benchmark
+    if argv[:1] in (["test"], ["bench"], ["bench-load"]):  # later arguments go verbatim to pytest or the benchmark
         argv, pytest_args = argv[:1], argv[1:]
     args = parser.parse_args(argv)
     actions = {
@@ -693,6 +702,7 @@ def main(argv: list[str] | None = None) -> int:
         "serve": lambda: serve(args.port, args.isolated) or 0,
         "test": lambda: test(pytest_args),
         "bench": lambda: bench(pytest_args),
+        "bench-load": lambda: bench_load(pytest_args),
         "clean": lambda: clean() or 0,
     }
     try:

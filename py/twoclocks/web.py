@@ -293,6 +293,42 @@ def _advice(report: dict) -> dict:
     )
 
 
+def evaluate_load(state: dict) -> dict:
+    """Return one load point for a page state: the call shared with other users on one replica.
+
+    Not wired into the page yet: the page's ``load`` state key and ``report().load`` use this.
+
+    Args:
+        state: a page state as for :func:`evaluate`, plus ``load``: ``{concurrency, requests_per_s,
+            scheduler, chunk_tokens}`` (``twoclocks.load.DEFAULT_LOAD`` fills what is missing;
+            concurrency 1 with ``requests_per_s`` null is the single call alone).
+
+    Returns:
+        :func:`twoclocks.load.simulate_load`'s load point (``ttft_ms_p50``, ``ttft_ms_p99``,
+        ``queue_ms_p50``, ``tpot_ms_p50``, ``itl_ms_p99``, ``output_tokens_per_s``,
+        ``running_mean``, ``kv_cache_utilisation``, ...) for ``DEFAULT_REQUESTS`` requests, seed 0,
+        in the state's cost model (toy or roofline).
+
+    Raises:
+        ValueError: for an unknown key or an invalid value (naming it), and for a call that cannot
+            fit the KV cache (saying why).
+    """
+    from .load import check_load_state, roofline_step_cost, simulate_load, toy_step_cost
+
+    if not isinstance(state, dict):
+        raise ValueError(f"state must be an object of settings; got {type(state).__name__}")
+    load = check_load_state(state.get("load"))
+    state = _complete_state({key: value for key, value in state.items() if key != "load"})
+    if state["mode"] == "roofline":
+        cost = roofline_step_cost(**{key: state[key] for key in ROOFLINE_KEYS})
+    elif state["mode"] == "toy":
+        cost = toy_step_cost(toy_constants(state))
+    else:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}; got {state['mode']!r}")
+    call = {key: state[key] for key in CALL_KEYS if key != "streaming"}
+    return simulate_load(**call, **load, cost=cost)
+
+
 def evaluate_json(state_json: str) -> str:
     """JSON wrapper of :func:`evaluate` for the worker: ``{"report": {...}}`` or ``{"error": "..."}``.
 

@@ -1,0 +1,769 @@
+"""Under load: many calls sharing one serving replica, simulated step by step.
+
+Units: token counts are integers (``*_tokens``, ``*_slots``); times are milliseconds (``*_ms``);
+rates are per second (``*_per_s``).
+
+A seeded, deterministic discrete-event simulation of one replica with iteration-level (continuous)
+batching (Yu et al., "Orca", OSDI 2022; Kwon et al., "vLLM/PagedAttention", SOSP 2023). Each engine
+step decodes one token for every running sequence and may run new requests' prefill:
+
+- ``"prefill-first"``: waiting prompts are admitted whole, as many as fit (KV cache, at most
+  ``MAX_RUNNING_REQUESTS`` running, at most ``PREFILL_BATCH_TOKENS`` prompt tokens a step, or one
+  longer prompt), and their prefill runs in a step of its own: every running stream stalls for it.
+- ``"chunked"``: every step has a budget of ``chunk_tokens`` tokens; running decodes take one each
+  and the rest goes to prompt chunks, oldest request first (Agrawal et al., "Sarathi-Serve", OSDI
+  2024). A long prompt no longer stalls the streams for its whole prefill.
+
+A request is admitted only if the KV cache can hold its prompt and its whole answer (the slots are
+reserved on admission, like TensorRT-LLM's guaranteed-no-evict policy, so nothing is ever
+preempted); otherwise it waits in arrival order. The step cost comes from a :class:`StepCost`:
+
+- roofline (:func:`roofline_step_cost`): one step reads the weights once and the KV cache of every
+  sequence it touches, and computes every token in it, at the single call's MFU, MBU and overheads::
+
+      step_ms = max(F / (peak x MFU), B / (bandwidth x MBU)) + allreduce_ms(T) + fixed_ms
+      F = 2 P_b T + 2 P_h (D + C) + 4 L H d (S_decode + pairs_prefill)       (per device)
+      B = W + kv_slot_bytes (S_decode + S_prefill)
+
+  with ``T`` tokens in the step, ``D`` decodes, ``C`` prompts finishing their prefill (they need
+  logits), ``S_decode`` the slots the decodes read, ``S_prefill`` the context each prompt chunk
+  touches; ``fixed_ms`` is ``prefill_overhead_ms`` per finishing prompt, or ``step_overhead_ms`` when
+  none finishes. One prompt alone is exactly the single call's prefill; one decode alone is exactly its
+  decode step, so at concurrency 1 the simulation reproduces :func:`twoclocks.roofline.roofline_call`.
+  KV capacity: ``KV_MEMORY_FRACTION`` of the devices' memory minus the weights, in slots.
+- toy (:func:`toy_step_cost`): the toy's own terms plus one batch term, the roofline's shape in toy
+  units: the step reads the weights once (``d``) or computes its tokens (``b`` each), whichever is
+  larger::
+
+      step_ms = max(d if D > 0 else 0, b T) + a sum(end^2 - start^2) + e S_decode + c C
+
+  One prompt alone costs ``a (n^2 - k^2) + b (n - k) + c`` and one decode ``d + e s``: the single
+  call again. Decoding ``D`` streams costs no more than one until ``b D > d`` (250 streams with the
+  defaults). Capacity: ``TOY_KV_CAPACITY_SLOTS``.
+
+Load: closed loop (``concurrency`` users, each sending its next request the moment its last one
+finishes, like llmperf, ``vllm bench serve --max-concurrency`` or AIPerf) or open loop
+(``requests_per_s``, Poisson arrivals from ``random.Random(seed)``). The closed loop's users start
+spread evenly over one unloaded request: benchmark users start together but drift apart within a few
+requests as answers and timings vary, while identical simulated users would stay in lock-step.
+Request mix: the call's prompt and answer; with ``length_spread`` r > 0 each request's prompt and
+answer lengths are drawn uniformly from ``[L (1 - r), L (1 + r)]`` (rounded, at least 1), as
+``vllm bench serve --random-range-ratio`` does.
+
+Runs of identical steps are advanced in closed form between events (a request finishing, an
+arrival, a prompt's last chunk): decode-only runs, and chunked runs where one long prompt takes the
+whole spare budget every step. Each step's cost is then linear in the step's index, so a run's total
+is a sum of the larger of two lines (``roofline.sum_max_linear``) and a load point costs time per
+request, not per token or per chunk.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import random
+from collections import deque
+from dataclasses import dataclass
+from typing import Callable
+
+from . import hardware, toy
+from ._validate import check_float, check_int
+from .call import MAX_SPECULATIVE_SPEEDUP, generated_tokens
+from .roofline import DEFAULT_ROOFLINE, RooflineParams, _check_tensor_parallel, _Setup, sum_max_linear
+
+SCHEDULERS = ("prefill-first", "chunked")
+"""The engine's schedulers (see the module docstring)."""
+
+MAX_CONCURRENCY = 1024
+MAX_REQUESTS_PER_S = 1000.0
+MIN_REQUESTS_PER_S = 0.01
+MIN_CHUNK_TOKENS = 16
+MAX_CHUNK_TOKENS = 65_536
+MAX_LENGTH_SPREAD = 0.9
+MIN_REQUESTS = 1
+MAX_REQUESTS = 20_000
+
+DEFAULT_LOAD = {"concurrency": 1, "requests_per_s": None, "scheduler": "prefill-first", "chunk_tokens": 2048}
+"""The page's ``load`` state: concurrency 1 and no request rate is the single call alone."""
+
+DEFAULT_REQUESTS = 1000
+"""Requests simulated per load point."""
+
+MAX_RUNNING_REQUESTS = 256
+"""Most requests running at once on the replica (vLLM's ``max_num_seqs`` default, 256)."""
+
+PREFILL_BATCH_TOKENS = 8192
+"""Most prompt tokens one prefill-first step takes (or a single longer prompt): the engine's
+per-step token limit (vLLM's ``max_num_batched_tokens``; 8,192 is its V1 default on large GPUs)."""
+
+KV_MEMORY_FRACTION = 0.9
+"""Share of device memory the engine may fill with weights and KV cache (vLLM's
+``gpu_memory_utilization`` default, 0.9); the rest is activations, CUDA graphs and the runtime."""
+
+TOY_KV_CAPACITY_SLOTS = 400_000
+"""KV-cache slots in the toy model: the toy's magnitudes are those of an 8B model on one 80 GB GPU
+(see :mod:`twoclocks.toy`): 0.9 x 80 GB minus 16 GB of weights leaves 56 GB, at 131 kB a slot
+about 427,000 slots, rounded down."""
+
+ITL_PARTS = 4
+"""A decode run advanced in one closed-form jump records its token gaps as this many equal parts,
+each at its mean step time (the resolution of the ITL percentiles within a run)."""
+
+
+SWEEP_CONCURRENCY = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
+"""Load levels of :func:`load_sweep` by default (closed loop)."""
+
+KNEE_TTFT_FACTOR = 2.0
+"""The sweep's knee: the last level whose p50 TTFT is within this factor of the lightest level's."""
+
+
+@dataclass(frozen=True)
+class StepCost:
+    """How long an engine step takes, and how many KV-cache slots the replica holds.
+
+    Attributes:
+        mode: ``"toy"`` or ``"roofline"``.
+        capacity_slots: KV-cache slots (tokens) the replica can hold, all sequences together.
+        mixed_ms: ``f(tokens, decodes, decode_slots, finishing, pair_work, prefill_slots) -> ms`` for
+            one step: ``tokens`` computed in all, ``decodes`` of them decode tokens reading
+            ``decode_slots`` slots, ``finishing`` prompts completing their prefill, ``pair_work`` the
+            prompt chunks' attention work and ``prefill_slots`` the context they touch.
+        pair_work: ``f(start, end) -> work`` of a prompt chunk covering positions ``start..end-1``.
+        decode_run_ms: ``f(decodes, first_slots, steps) -> ms``, the total of ``steps`` decode-only
+            steps of ``decodes`` streams, the first reading ``first_slots`` slots, each next one
+            ``decodes`` more.
+        chunk_run_ms: ``f(decodes, first_slots, chunk, start, steps) -> ms``, the total of ``steps``
+            steps that each also compute the next ``chunk`` tokens of one prompt, from position
+            ``start`` (no prompt finishes in them).
+        source: one line saying where the capacity comes from.
+    """
+
+    mode: str
+    capacity_slots: int
+    mixed_ms: Callable[..., float]
+    pair_work: Callable[[int, int], float]
+    decode_run_ms: Callable[[int, int, int], float]
+    chunk_run_ms: Callable[[int, int, int, int, int], float]
+    source: str
+
+
+def toy_step_cost(
+    constants: toy.ToyConstants = toy.DEFAULT_TOY, capacity_slots: int = TOY_KV_CAPACITY_SLOTS
+) -> StepCost:
+    """The toy model's step cost with its batch term (module docstring), and its KV capacity.
+
+    Raises:
+        ValueError: if ``constants`` is not a ``ToyConstants`` or ``capacity_slots`` is out of range
+            (2..``toy.MAX_CACHE_SLOTS``).
+    """
+    if not isinstance(constants, toy.ToyConstants):
+        raise ValueError(f"constants must be a ToyConstants; got {type(constants).__name__}")
+    capacity = check_int("capacity_slots", capacity_slots, 2, toy.MAX_CACHE_SLOTS)
+    a, b, c = constants.attention_ms_per_token_sq, constants.linear_ms_per_token, constants.prefill_overhead_ms
+    d, e = constants.decode_base_ms, constants.decode_ms_per_slot
+
+    def mixed_ms(tokens, decodes, decode_slots, finishing, pair_work, prefill_slots):
+        return max(d if decodes else 0.0, b * tokens) + a * pair_work + e * decode_slots + c * finishing
+
+    def decode_run_ms(decodes, first_slots, steps):
+        base = max(d, b * decodes)
+        return steps * base + e * (steps * first_slots + decodes * steps * (steps - 1) / 2)
+
+    def chunk_run_ms(decodes, first_slots, chunk, start, steps):
+        # step j: chunk [start + chunk j, start + chunk (j + 1)); its a-term 2 chunk (start + chunk j) + chunk^2
+        base = max(d if decodes else 0.0, b * (decodes + chunk))
+        triangle = steps * (steps - 1) / 2
+        attention = a * (steps * (2 * chunk * start + chunk * chunk) + 2 * chunk * chunk * triangle)
+        return steps * base + attention + e * (steps * first_slots + decodes * triangle)
+
+    return StepCost(
+        mode="toy",
+        capacity_slots=capacity,
+        mixed_ms=mixed_ms,
+        pair_work=lambda start, end: float(end * end - start * start),
+        decode_run_ms=decode_run_ms,
+        chunk_run_ms=chunk_run_ms,
+        source=f"toy capacity, {capacity:,} slots",
+    )
+
+
+def roofline_step_cost(
+    *,
+    accelerator: str = "h100-sxm",
+    model: str = "llama-3.1-8b",
+    weight_dtype: str = "bf16",
+    kv_dtype: str = "bf16",
+    tensor_parallel: int = 1,
+    params: RooflineParams = DEFAULT_ROOFLINE,
+    setup: _Setup | None = None,
+) -> StepCost:
+    """The roofline step cost (module docstring) for one deployment, and its KV capacity.
+
+    Args: as :func:`twoclocks.roofline.roofline_call`; ``setup`` (a ``roofline._Setup``, for tests
+    and validation against hardware outside the presets) replaces the other arguments.
+
+    Raises:
+        ValueError: for invalid presets or dtypes (naming them), and when the weights leave no room
+            for a KV cache in ``KV_MEMORY_FRACTION`` of the devices' memory.
+    """
+    if setup is None:
+        if not isinstance(params, RooflineParams):
+            raise ValueError(f"params must be a RooflineParams; got {type(params).__name__}")
+        setup = _Setup(
+            accelerator=hardware.get_accelerator(accelerator),
+            model=hardware.get_model(model),
+            weight_dtype=hardware.check_weight_dtype(weight_dtype),
+            kv_dtype=hardware.check_kv_dtype(kv_dtype),
+            tensor_parallel=_check_tensor_parallel(tensor_parallel),
+            params=params,
+        )
+    setup.peak_flops_per_s  # raises for fp8 on a device without FP8
+    acc, spec, p, prm = setup.accelerator, setup.model, setup.tensor_parallel, setup.params
+    free_bytes = acc.memory_bytes * KV_MEMORY_FRACTION - setup.weight_bytes / p
+    capacity = int(free_bytes // setup.kv_slot_bytes_per_device)
+    if capacity < 2:
+        raise ValueError(
+            f"{spec.name} in {setup.weight_dtype} ({setup.weight_bytes / 1e9:,.1f} GB of weights) "
+            f"leaves no room for a KV cache in {KV_MEMORY_FRACTION:.0%} of {p} x {acc.name} "
+            f"({acc.memory_bytes / 1e9:,.0f} GB each); use more devices or a smaller weight_dtype"
+        )
+    block_flops = 2 * spec.block_params / p
+    head_flops = 2 * spec.lm_head_params / p
+    pair_flops = setup.pair_flops_per_device
+    weights = setup.weight_bytes_read_per_device
+    slot_bytes = setup.kv_slot_bytes_per_device
+    compute_rate = setup.peak_flops_per_s * prm.mfu / 1e3  # FLOPs per ms
+    memory_rate = acc.bandwidth_bytes_per_s * prm.mbu / 1e3  # bytes per ms
+    allreduce_ms = setup.allreduce_ms
+
+    def mixed_ms(tokens, decodes, decode_slots, finishing, pair_work, prefill_slots):
+        flops = block_flops * tokens + head_flops * (decodes + finishing)
+        flops += pair_flops * (decode_slots + pair_work)
+        traffic = weights + slot_bytes * (decode_slots + prefill_slots)
+        fixed = prm.prefill_overhead_ms * finishing if finishing else prm.step_overhead_ms
+        return max(flops / compute_rate, traffic / memory_rate) + allreduce_ms(tokens) + fixed
+
+    def decode_run_ms(decodes, first_slots, steps):
+        # step j (0-based) reads first_slots + decodes * j slots: two lines in j, closed-form sum
+        c0 = ((block_flops + head_flops) * decodes + pair_flops * first_slots) / compute_rate
+        c1 = pair_flops * decodes / compute_rate
+        m0 = (weights + slot_bytes * first_slots) / memory_rate
+        m1 = slot_bytes * decodes / memory_rate
+        fixed = allreduce_ms(decodes) + prm.step_overhead_ms
+        return sum_max_linear(c0, c1, m0, m1, 0, steps - 1) + steps * fixed
+
+    def chunk_run_ms(decodes, first_slots, chunk, start, steps):
+        # step j: chunk [s, s + chunk) with s = start + chunk j: pairs chunk s + chunk (chunk + 1) / 2,
+        # context touched s + chunk; decodes read first_slots + decodes j
+        tokens = decodes + chunk
+        pairs0 = chunk * start + chunk * (chunk + 1) / 2
+        c0 = (block_flops * tokens + head_flops * decodes + pair_flops * (first_slots + pairs0)) / compute_rate
+        c1 = pair_flops * (decodes + chunk * chunk) / compute_rate
+        m0 = (weights + slot_bytes * (first_slots + start + chunk)) / memory_rate
+        m1 = slot_bytes * (decodes + chunk) / memory_rate
+        fixed = allreduce_ms(tokens) + prm.step_overhead_ms
+        return sum_max_linear(c0, c1, m0, m1, 0, steps - 1) + steps * fixed
+
+    return StepCost(
+        mode="roofline",
+        capacity_slots=capacity,
+        mixed_ms=mixed_ms,
+        pair_work=lambda start, end: (end * (end + 1) - start * (start + 1)) / 2,
+        decode_run_ms=decode_run_ms,
+        chunk_run_ms=chunk_run_ms,
+        source=(
+            f"{KV_MEMORY_FRACTION:.0%} of {p} x {acc.memory_bytes / 1e9:,.0f} GB minus "
+            f"{setup.weight_bytes / 1e9:,.1f} GB of weights, {slot_bytes * p / 1e3:,.0f} kB a slot"
+        ),
+    )
+
+
+def _percentile(values: list, q: float) -> float:
+    """The ``q`` quantile (0..1) of ``values``, interpolated between ranks as numpy's default."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    position = q * (len(ordered) - 1)
+    low = int(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def _weighted_percentile(pairs: list, q: float) -> float:
+    """The ``q`` quantile of ``(value, weight)`` pairs: the smallest value whose cumulative weight
+    reaches ``q`` of the total."""
+    if not pairs:
+        return 0.0
+    ordered = sorted(pairs)
+    target = q * sum(weight for _, weight in ordered)
+    running = 0.0
+    for value, weight in ordered:
+        running += weight
+        if running >= target:
+            return value
+    return ordered[-1][0]
+
+
+def _check_load(concurrency, requests_per_s, scheduler, chunk_tokens, length_spread, requests, seed):
+    concurrency = check_int("concurrency", concurrency, 1, MAX_CONCURRENCY)
+    if requests_per_s is not None:
+        requests_per_s = check_float("requests_per_s", requests_per_s, MIN_REQUESTS_PER_S, MAX_REQUESTS_PER_S)
+    if scheduler not in SCHEDULERS:
+        raise ValueError(f"scheduler must be one of {', '.join(SCHEDULERS)}; got {scheduler!r}")
+    chunk_tokens = check_int("chunk_tokens", chunk_tokens, MIN_CHUNK_TOKENS, MAX_CHUNK_TOKENS)
+    length_spread = check_float("length_spread", length_spread, 0.0, MAX_LENGTH_SPREAD)
+    requests = check_int("requests", requests, MIN_REQUESTS, MAX_REQUESTS)
+    seed = check_int("seed", seed, 0, 2**32 - 1)
+    return concurrency, requests_per_s, chunk_tokens, length_spread, requests, seed
+
+
+def _spread(rng: random.Random, length: int, spread: float) -> int:
+    if spread == 0:
+        return length
+    return max(1, round(rng.uniform(length * (1 - spread), length * (1 + spread))))
+
+
+def simulate_load(
+    *,
+    prompt_tokens: int,
+    output_tokens: int,
+    max_tokens: int,
+    stop_fires: bool = True,
+    cached_prefix_tokens: int = 0,
+    speculative_speedup: float = 1.0,
+    concurrency: int = 1,
+    requests_per_s: float | None = None,
+    scheduler: str = "prefill-first",
+    chunk_tokens: int = 2048,
+    length_spread: float = 0.0,
+    requests: int = DEFAULT_REQUESTS,
+    seed: int = 0,
+    cost: StepCost | None = None,
+) -> dict:
+    """Simulate ``requests`` copies of one call on a shared replica and return one load point.
+
+    Example: the toy model's default call (8,000-token prompt, 20-token answer) at concurrency 64:
+    one such prompt fills a prefill step (704 ms), so a new request waits for the prompts ahead of
+    it; p50 TTFT is about 27 s, all but the 704 ms of its own prefill spent in the queue.
+
+    Args:
+        prompt_tokens, output_tokens, max_tokens, stop_fires, cached_prefix_tokens: the call, as in
+            :func:`twoclocks.simulate_call` (each request generates what that call generates).
+        speculative_speedup: 1.0 to 4.0; divides every decode-only step (as in the single call).
+        concurrency: closed-loop users, 1..1,024 (ignored when ``requests_per_s`` is given).
+        requests_per_s: open-loop Poisson arrival rate, 0.01..1,000 per second, or None (closed loop).
+        scheduler: ``"prefill-first"`` or ``"chunked"``.
+        chunk_tokens: the chunked scheduler's per-step token budget, 16..65,536.
+        length_spread: 0..0.9; each request's prompt and answer are drawn uniformly from
+            ``[L (1 - r), L (1 + r)]``.
+        requests: requests simulated, 1..20,000.
+        seed: seeds the arrivals and the lengths, 0..2**32 - 1; the same seed gives the same numbers.
+        cost: a :class:`StepCost`; default ``toy_step_cost()``.
+
+    Returns:
+        A dict: ``ttft_ms_p50``, ``ttft_ms_p99``, ``queue_ms_p50``, ``queue_ms_p99``,
+        ``prefill_ms_p50``, ``prefill_ms_p99`` (admission to first token), ``tpot_ms_p50``,
+        ``tpot_ms_p99`` (each request's mean time per output token after the first),
+        ``itl_ms_p50``, ``itl_ms_p99`` (every gap between two tokens of one stream),
+        ``ttlt_ms_p50``, ``output_tokens_per_s``, ``requests_per_s_served``, ``running_mean``
+        (time-weighted requests admitted and unfinished), ``kv_cache_utilisation`` (time-weighted
+        slots in use over capacity, 0..1), ``kv_cache_capacity_slots``, ``kv_cache_source``,
+        ``duration_ms``, ``requests``, ``concurrency``, ``requests_per_s``, ``scheduler``,
+        ``chunk_tokens``, ``mode``.
+
+    Raises:
+        ValueError: naming the parameter and its range for invalid input, and when one request
+            (prompt plus answer) cannot fit in the KV cache, saying so.
+    """
+    generated, _ = generated_tokens(output_tokens, max_tokens, stop_fires)
+    n = check_int("prompt_tokens", prompt_tokens, 1, toy.MAX_PROMPT_TOKENS)
+    k = check_int("cached_prefix_tokens", cached_prefix_tokens, 0, n)
+    speedup = check_float("speculative_speedup", speculative_speedup, 1.0, MAX_SPECULATIVE_SPEEDUP)
+    concurrency, rate, chunk, spread, count, seed = _check_load(
+        concurrency, requests_per_s, scheduler, chunk_tokens, length_spread, requests, seed
+    )
+    cost = toy_step_cost() if cost is None else cost
+    if not isinstance(cost, StepCost):
+        raise ValueError(f"cost must be a StepCost; got {type(cost).__name__}")
+    rng = random.Random(seed)
+    prompts = [_spread(rng, n, spread) for _ in range(count)]
+    answers = [_spread(rng, generated, spread) for _ in range(count)]
+    largest = max(p + a for p, a in zip(prompts, answers))
+    if largest > cost.capacity_slots:
+        raise ValueError(
+            f"one request needs {largest:,} KV-cache slots (prompt plus answer) but the whole cache "
+            f"holds {cost.capacity_slots:,} ({cost.source}), so it can never run; shorten the prompt "
+            f"or the answer, or give the model more memory"
+        )
+    arrivals = None
+    if rate is not None:
+        clock, arrivals = 0.0, []
+        for _ in range(count):
+            clock += rng.expovariate(rate) * 1e3
+            arrivals.append(clock)
+    sim = _Simulation(cost, prompts, answers, k, scheduler, chunk, speedup, concurrency, arrivals)
+    sim.run()
+    return sim.summary(concurrency, rate, scheduler, chunk, cost)
+
+
+def _run_parts(elapsed: Callable[[int], float], steps: int, speedup: float) -> tuple[list, float, float]:
+    """For a run whose first ``count`` steps take ``elapsed(count) / speedup`` ms: ``(parts, total,
+    first)``, where parts are ``(mean step ms, steps)`` of up to ``ITL_PARTS`` equal parts of steps
+    2..``steps``."""
+    bounds = sorted({1 + (steps - 1) * i // ITL_PARTS for i in range(ITL_PARTS + 1)})
+    values = [elapsed(bound) / speedup for bound in bounds]
+    parts = [((values[i + 1] - values[i]) / (bounds[i + 1] - bounds[i]), bounds[i + 1] - bounds[i])
+             for i in range(len(bounds) - 1)]
+    return parts, values[-1], values[0]
+
+
+class _Simulation:
+    """The event loop of :func:`simulate_load`. Decoding streams are kept as aggregates (count,
+    slots to read) plus a heap of finish steps, so a decode run costs O(1) however many streams."""
+
+    def __init__(self, cost, prompts, answers, cached, scheduler, chunk, speedup, concurrency, arrivals):
+        self.cost, self.prompts, self.answers = cost, prompts, answers
+        self.cached, self.chunked, self.chunk, self.speedup = cached, scheduler == "chunked", chunk, speedup
+        self.count = len(prompts)
+        self.arrival = [0.0] * self.count
+        self.admit = [0.0] * self.count
+        self.first = [0.0] * self.count
+        self.done = [0.0] * self.count
+        self.now = 0.0
+        self.waiting = deque()
+        self.prefilling = deque()  # [request, next position, end position]
+        self.reserved = 0
+        self.running = 0  # admitted and unfinished
+        self.decodes = 0
+        self.decode_slots = 0  # slots the next decode step reads, all streams
+        self.decode_step = 0  # decode steps run so far (every stream advances in each)
+        self.finish_heap = []  # (decode step at which the stream is done, request)
+        self.groups = []  # [time of last token, streams]
+        self.itl = []  # (gap ms, weight)
+        self.finished = 0
+        self.running_area = 0.0
+        self.slots_area = 0.0
+        self.closed = arrivals is None
+        if self.closed:
+            users = min(concurrency, self.count)
+            alone = self._alone_ms()
+            arrivals = [alone * user / users for user in range(users)]
+        self.scheduled = arrivals  # arrival times known in advance, ascending
+        self.next_arrival = 0
+        self.issued = 0
+
+    def _alone_ms(self) -> float:
+        """One unloaded request of the mean size, prefill to last token: the closed loop's users
+        start spread evenly over it (real benchmark users drift apart within a few requests, as
+        answers and timings vary; identical simulated users would otherwise stay in lock-step)."""
+        prompt = round(sum(self.prompts) / self.count)
+        answer = round(sum(self.answers) / self.count)
+        start = min(self.cached, prompt - 1)
+        prefill = self.cost.mixed_ms(prompt - start, 0, 0, 1, self.cost.pair_work(start, prompt), prompt)
+        decode = self.cost.decode_run_ms(1, prompt + 1, answer - 1) / self.speedup if answer > 1 else 0.0
+        return prefill + decode
+
+    def _issue(self, when: float) -> None:
+        if self.issued == self.count:  # a closed loop with more users than requests
+            return
+        self.arrival[self.issued] = when
+        self.waiting.append(self.issued)
+        self.issued += 1
+
+    def _take_arrivals(self) -> None:
+        times = self.scheduled
+        while self.next_arrival < len(times) and times[self.next_arrival] <= self.now:
+            self._issue(times[self.next_arrival])
+            self.next_arrival += 1
+
+    def _fits(self, request: int) -> bool:
+        need = self.prompts[request] + self.answers[request]
+        return self.running < MAX_RUNNING_REQUESTS and self.reserved + need <= self.cost.capacity_slots
+
+    def _admit(self, request: int) -> None:
+        self.reserved += self.prompts[request] + self.answers[request]
+        self.running += 1
+        self.admit[request] = self.now
+
+    def _prefill_range(self, request: int) -> tuple[int, int]:
+        """Positions the prompt computes: all but the cached prefix, and always the last token."""
+        length = self.prompts[request]
+        return min(self.cached, length - 1), length
+
+    def _advance(self, elapsed: float, slots_mean: float) -> None:
+        self.running_area += self.running * elapsed
+        self.slots_area += slots_mean * elapsed
+        self.now += elapsed
+
+    def _in_use(self) -> float:
+        prefill = sum(position for _, position, _ in self.prefilling)
+        return self.decode_slots + prefill
+
+    def run(self) -> None:
+        while self.finished < self.count:
+            self._take_arrivals()
+            if not self.waiting and not self.prefilling and not self.decodes:
+                self.now = max(self.now, self.scheduled[self.next_arrival])
+                continue
+            if self.chunked:
+                if self._chunk_run():
+                    continue
+                chunks = self._plan_chunks()
+                if chunks:
+                    self._mixed_step(chunks)
+                    continue
+            else:
+                batch = self._plan_prefill()
+                if batch:
+                    self._mixed_step([(r, start, end) for r, start, end in batch])
+                    continue
+            if not self.decodes:
+                raise RuntimeError("the engine is idle with requests waiting")  # capacity checked
+            self._decode_run()
+
+    def _plan_prefill(self) -> list:
+        batch, tokens = [], 0
+        while self.waiting:
+            request = self.waiting[0]
+            start, end = self._prefill_range(request)
+            if batch and tokens + end - start > PREFILL_BATCH_TOKENS or not self._fits(request):
+                break
+            self.waiting.popleft()
+            self._admit(request)
+            batch.append((request, start, end))
+            tokens += end - start
+        return batch
+
+    def _chunk_run(self) -> bool:
+        """Advance, in closed form, the steps in which the oldest prompt takes the whole spare budget
+        (it does not finish, no stream finishes, nobody else is admitted); False if fewer than 2."""
+        if not self.prefilling:
+            return False
+        request, position, end = self.prefilling[0]
+        budget = self.chunk - self.decodes
+        if budget <= 0:
+            return False
+        steps = (end - position - 1) // budget  # the prompt's last token stays for a later step
+        if self.decodes:
+            steps = min(steps, self.finish_heap[0][0] - self.decode_step)
+        if steps < 2:
+            return False
+        run, decodes, slots = self.cost.chunk_run_ms, self.decodes, self.decode_slots
+        parts, total, first = _run_parts(lambda count: run(decodes, slots, budget, position, count), steps, 1.0)
+        in_use = self._in_use() + decodes * (steps - 1) / 2 + budget * steps / 2
+        self._advance(total, in_use)
+        self.prefilling[0][1] = position + budget * steps
+        if decodes:
+            self._tokens_out(steps, total - first, parts)
+        return True
+
+    def _plan_chunks(self) -> list:
+        budget = self.chunk - self.decodes
+        chunks = []
+        for entry in self.prefilling:
+            if budget <= 0:
+                return chunks
+            request, position, end = entry
+            take = min(budget, end - position)
+            chunks.append((request, position, position + take))
+            budget -= take
+        while budget > 0 and self.waiting and self._fits(self.waiting[0]):
+            request = self.waiting.popleft()
+            self._admit(request)
+            start, end = self._prefill_range(request)
+            self.prefilling.append([request, start, end])
+            take = min(budget, end - start)
+            chunks.append((request, start, start + take))
+            budget -= take
+        return chunks
+
+    def _mixed_step(self, chunks: list) -> None:
+        """One step with prompt work (and, when chunked, every running decode)."""
+        cost = self.cost
+        decodes = self.decodes if self.chunked else 0
+        decode_slots = self.decode_slots if decodes else 0
+        tokens, pair_work, prefill_slots, finishing = decodes, 0.0, 0, []
+        for request, start, end in chunks:
+            tokens += end - start
+            pair_work += cost.pair_work(start, end)
+            prefill_slots += end
+            if end == self.prompts[request]:
+                finishing.append(request)
+        elapsed = cost.mixed_ms(tokens, decodes, decode_slots, len(finishing), pair_work, prefill_slots)
+        self._advance(elapsed, self._in_use() + tokens / 2)
+        if self.chunked:
+            ends = {request: end for request, _, end in chunks}
+            for entry in self.prefilling:
+                entry[1] = ends.get(entry[0], entry[1])
+            while self.prefilling and self.prefilling[0][1] == self.prefilling[0][2]:
+                self.prefilling.popleft()
+            if decodes:
+                self._tokens_out(1)
+        for request in finishing:
+            self._first_token(request)
+
+    def _first_token(self, request: int) -> None:
+        self.first[request] = self.now
+        if self.answers[request] == 1:
+            self._finish(request)
+            return
+        self.decodes += 1
+        self.decode_slots += self.prompts[request] + 1
+        heapq.heappush(self.finish_heap, (self.decode_step + self.answers[request] - 1, request))
+        if self.groups and self.groups[-1][0] == self.now:
+            self.groups[-1][1] += 1
+        else:
+            self.groups.append([self.now, 1])
+
+    def _tokens_out(self, steps: int, tail_ms: float = 0.0, tail_parts: list = ()) -> None:
+        """Every decoding stream got ``steps`` tokens, the last at ``now``; record the gaps and
+        retire the streams that are done. ``tail_ms``: the time of the steps after the first,
+        ``tail_parts`` their ``(mean ms, steps)`` parts."""
+        first_end = self.now - tail_ms
+        for last, streams in self.groups:
+            self.itl.append((first_end - last, streams))
+        for gap, count in tail_parts:
+            self.itl.append((gap, self.decodes * count))
+        self.decode_step += steps
+        self.decode_slots += self.decodes * steps
+        self.groups = [[self.now, self.decodes]]
+        heap = self.finish_heap
+        retired = 0
+        while heap and heap[0][0] <= self.decode_step:
+            _, request = heapq.heappop(heap)
+            self.decodes -= 1
+            self.decode_slots -= self.prompts[request] + self.answers[request]
+            retired += 1
+            self._finish(request)
+        self.groups[0][1] -= retired
+
+    def _finish(self, request: int) -> None:
+        self.done[request] = self.now
+        self.finished += 1
+        self.running -= 1
+        self.reserved -= self.prompts[request] + self.answers[request]
+        if self.closed and self.issued < self.count:
+            self._issue(self.now)
+
+    def _decode_run(self) -> None:
+        """Advance decode-only steps in closed form up to the next event."""
+        steps = self.finish_heap[0][0] - self.decode_step
+        run = self.cost.decode_run_ms
+        decodes, slots, speedup = self.decodes, self.decode_slots, self.speedup
+        times = self.scheduled
+        if self.next_arrival < len(times):
+            gap = times[self.next_arrival] - self.now
+            if run(decodes, slots, steps) / speedup > gap:
+                low, high = 1, steps  # the first step count that reaches the arrival
+                while low < high:
+                    middle = (low + high) // 2
+                    if run(decodes, slots, middle) / speedup >= gap:
+                        high = middle
+                    else:
+                        low = middle + 1
+                steps = low
+        parts, total, first = _run_parts(lambda count: run(decodes, slots, count), steps, speedup)
+        self._advance(total, decodes * (steps - 1) / 2 + self._in_use())
+        self._tokens_out(steps, total - first, parts)
+
+    def summary(self, concurrency, rate, scheduler, chunk, cost) -> dict:
+        queue = [self.admit[i] - self.arrival[i] for i in range(self.count)]
+        prefill = [self.first[i] - self.admit[i] for i in range(self.count)]
+        ttft = [self.first[i] - self.arrival[i] for i in range(self.count)]
+        ttlt = [self.done[i] - self.arrival[i] for i in range(self.count)]
+        tpot = [
+            (self.done[i] - self.first[i]) / (self.answers[i] - 1)
+            for i in range(self.count)
+            if self.answers[i] > 1
+        ]
+        span_ms = max(self.done) - min(self.arrival)
+        span_s = span_ms / 1e3 if span_ms > 0 else math.inf
+        return {
+            "mode": cost.mode,
+            "requests": self.count,
+            "concurrency": concurrency,
+            "requests_per_s": rate,
+            "scheduler": scheduler,
+            "chunk_tokens": chunk,
+            "ttft_ms_p50": _percentile(ttft, 0.5),
+            "ttft_ms_p99": _percentile(ttft, 0.99),
+            "queue_ms_p50": _percentile(queue, 0.5),
+            "queue_ms_p99": _percentile(queue, 0.99),
+            "prefill_ms_p50": _percentile(prefill, 0.5),
+            "prefill_ms_p99": _percentile(prefill, 0.99),
+            "tpot_ms_p50": _percentile(tpot, 0.5),
+            "tpot_ms_p99": _percentile(tpot, 0.99),
+            "itl_ms_p50": _weighted_percentile(self.itl, 0.5),
+            "itl_ms_p99": _weighted_percentile(self.itl, 0.99),
+            "ttlt_ms_p50": _percentile(ttlt, 0.5),
+            "output_tokens_per_s": sum(self.answers) / span_s,
+            "requests_per_s_served": self.count / span_s,
+            "running_mean": self.running_area / span_ms if span_ms > 0 else 0.0,
+            "kv_cache_utilisation": self.slots_area / span_ms / cost.capacity_slots if span_ms > 0 else 0.0,
+            "kv_cache_capacity_slots": cost.capacity_slots,
+            "kv_cache_source": cost.source,
+            "duration_ms": span_ms,
+        }
+
+
+def load_sweep(*, levels: tuple = SWEEP_CONCURRENCY, **load) -> dict:
+    """Run :func:`simulate_load` at several closed-loop concurrencies and mark the knee.
+
+    Args:
+        levels: concurrencies, each 1..1,024, ascending, 1 to 16 of them.
+        load: every other keyword of :func:`simulate_load` (not ``concurrency`` or ``requests_per_s``).
+
+    Returns:
+        ``{"points": [load point, ...], "knee_index": i, "ttft_doubles_at": concurrency or None}``:
+        the knee is the last level whose p50 TTFT is within ``KNEE_TTFT_FACTOR`` of the first
+        level's (the most throughput before the first token starts to wait); ``ttft_doubles_at``
+        the first level past it.
+
+    Raises:
+        ValueError: for bad levels (naming ``levels``) and as :func:`simulate_load`.
+    """
+    if "concurrency" in load or "requests_per_s" in load:
+        raise ValueError("load_sweep sets concurrency itself; pass levels, not concurrency or requests_per_s")
+    if not isinstance(levels, (list, tuple)) or not 1 <= len(levels) <= 16:
+        raise ValueError("levels must be a list of 1 to 16 concurrencies")
+    checked = [check_int("levels", level, 1, MAX_CONCURRENCY) for level in levels]
+    if checked != sorted(set(checked)):
+        raise ValueError("levels must be ascending and distinct")
+    points = [simulate_load(concurrency=level, **load) for level in checked]
+    base = points[0]["ttft_ms_p50"]
+    knee, doubles_at = len(points) - 1, None
+    for index, point in enumerate(points):
+        if point["ttft_ms_p50"] > KNEE_TTFT_FACTOR * base:
+            knee, doubles_at = max(index - 1, 0), point["concurrency"]
+            break
+    return {"points": points, "knee_index": knee, "ttft_doubles_at": doubles_at}
+
+
+def check_load_state(load: object) -> dict:
+    """Validate the page's ``load`` state and fill in defaults.
+
+    Raises:
+        ValueError: for a non-object, an unknown key (naming it) or a value out of range.
+    """
+    if load is None:
+        return dict(DEFAULT_LOAD)
+    if not isinstance(load, dict):
+        raise ValueError("load must be an object of load settings")
+    unknown = sorted(set(load) - set(DEFAULT_LOAD))
+    if unknown:
+        raise ValueError(f"unknown load setting {unknown[0]!r}; known: {', '.join(DEFAULT_LOAD)}")
+    merged = {**DEFAULT_LOAD, **load}
+    _check_load(merged["concurrency"], merged["requests_per_s"], merged["scheduler"],
+                merged["chunk_tokens"], 0.0, DEFAULT_REQUESTS, 0)
+    return merged
+
+
+__all__ = [
+    "DEFAULT_LOAD",
+    "SCHEDULERS",
+    "StepCost",
+    "load_sweep",
+    "roofline_step_cost",
+    "simulate_load",
+    "toy_step_cost",
+]
