@@ -11,7 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from twoclocks import fit, logs, toy, traffic
+from twoclocks import fit, toy, traffic
+from twoclocks import logtools as logs
+from twoclocks.logtools import parsed as parsed_module
 from twoclocks.toy import ToyConstants
 from twoclocks.traffic import analyze_log
 
@@ -265,7 +267,7 @@ def test_file_with_only_bad_rows_reports_why_nothing_was_usable():
 
 def test_rows_beyond_the_limit_are_counted_not_kept(monkeypatch):
     """Rows after MAX_REQUESTS usable ones are counted as over_limit."""
-    monkeypatch.setattr(logs, "MAX_REQUESTS", 2)
+    monkeypatch.setattr(parsed_module, "MAX_REQUESTS", 2)
     parsed = logs.parse_log(csv_text([(10, 5, 10, 20)] * 5))
     assert (5, 2, {"over_limit": 3}) == (parsed.rows_total, parsed.rows_used, parsed.skipped)
 

@@ -4,7 +4,7 @@ Units: token counts are integers (``*_tokens``); times are milliseconds (``*_ms`
 fractions in [0, 1] (the page formats them as percentages).
 
 The page's one entry point is :func:`analyze_log`: bytes in, a JSON-safe dict out. It parses the
-file (:mod:`twoclocks.logs`), fits the toy model (:mod:`twoclocks.fit`) and runs :func:`diagnose`,
+file (:mod:`twoclocks.logtools`), fits the toy model (:mod:`twoclocks.fit`) and runs :func:`diagnose`,
 which follows the lesson's decision guide:
 
 * first token slow (prefill is at least half of all waiting, or p90 TTFT >= ``SLOW_TTFT_MS``)
@@ -22,7 +22,7 @@ import bisect
 import math
 import random
 
-from . import fit, logs
+from . import fit, logtools
 
 SLOW_TTFT_MS = 1_000.0
 """A p90 TTFT at or above this is "first token slow" whatever its share of the wait."""
@@ -346,7 +346,7 @@ def _curve(xs_max: float, fn) -> list[list[float]]:
     ]
 
 
-def picture_points(parsed: logs.ParsedLog, fitted: dict) -> dict:
+def picture_points(parsed: logtools.ParsedLog, fitted: dict) -> dict:
     """Downsampled scatters (<= ``MAX_POINTS`` each) and fitted curves for the page's charts.
 
     Returns:
@@ -394,7 +394,7 @@ def analyze_log(data: bytes | str, *, filename: str | None = None) -> dict:
     ``fit["toy_constants"]`` that ``ToyConstants(**...)`` accepts.
 
     Args:
-        data: the file's bytes or text, in any format of ``twoclocks.logs.FORMATS``.
+        data: the file's bytes or text, in any format of ``twoclocks.logtools.FORMATS``.
         filename: the file's name, for messages only.
 
     Returns:
@@ -409,7 +409,7 @@ def analyze_log(data: bytes | str, *, filename: str | None = None) -> dict:
         Nothing: every failure is reported in the returned dict.
     """
     try:
-        parsed = logs.parse_log(data, filename=filename)
+        parsed = logtools.parse_log(data, filename=filename)
         base = {
             "ok": parsed.ok,
             "format": parsed.format,
@@ -420,11 +420,11 @@ def analyze_log(data: bytes | str, *, filename: str | None = None) -> dict:
             "rows_total": parsed.rows_total,
             "rows_used": parsed.rows_used,
             "skipped": parsed.skipped,
-            "skip_reasons": {k: logs.SKIP_REASONS[k] for k in parsed.skipped},
+            "skip_reasons": parsed.reason_lines(),
         }
         if not parsed.ok:
             return _json_safe(
-                {**base, "error": parsed.error, "formats_accepted": list(logs.FORMATS.values())}
+                {**base, "error": parsed.error, "formats_accepted": list(logtools.FORMATS.values())}
             )
         columns = {
             "prompt_tokens": parsed.prompt_tokens,
@@ -451,5 +451,5 @@ def analyze_log(data: bytes | str, *, filename: str | None = None) -> dict:
             "rows_total": 0,
             "skipped": {},
             "skip_reasons": {},
-            "formats_accepted": list(logs.FORMATS.values()),
+            "formats_accepted": list(logtools.FORMATS.values()),
         }
