@@ -45,6 +45,9 @@ CURVE_POINTS = 64
 PERCENTILES = (50, 90, 99)
 """Percentiles reported for every quantity."""
 
+MIN_USED_SHARE = 0.5
+"""Below this share of a file's rows used, the result opens with a warning naming the main skip."""
+
 
 def percentile(sorted_values: list, p: float) -> float:
     """The ``p``-th percentile (0..100) of ascending ``sorted_values``, linearly interpolated.
@@ -387,6 +390,29 @@ def _json_safe(value):
     return value
 
 
+def read_warnings(parsed: logtools.ParsedLog) -> list[str]:
+    """Warnings for the top of the result: most rows skipped (below ``MIN_USED_SHARE``)."""
+    used, total = parsed.rows_used, parsed.rows_total
+    if not total or used >= MIN_USED_SHARE * total:
+        return []
+    reason, count = max(parsed.skipped.items(), key=lambda item: item[1])
+    return [
+        f"Only {used:,} of {total:,} rows ({_share_text(used / total)}) could be used: "
+        f"{count:,} were skipped because {parsed.reason_lines()[reason]}. Every figure below "
+        f"comes from those {used:,} rows; check the file before trusting them."
+    ]
+
+
+def sample_note(parsed: logtools.ParsedLog) -> str:
+    """"" or, when the file holds a sample of the requests, a line saying the percentiles do too."""
+    if not parsed.sample_of:
+        return ""
+    return (
+        f"From a sample: these percentiles come from the {parsed.rows_used:,} requests the file "
+        f"lists, a sample of the {parsed.sample_of:,} successful requests the tool ran."
+    )
+
+
 def analyze_log(data: bytes | str, *, filename: str | None = None) -> dict:
     """Parse a user's log, fit the toy model to it and diagnose it: the page's one entry point.
 
@@ -402,7 +428,9 @@ def analyze_log(data: bytes | str, *, filename: str | None = None) -> dict:
         "columns" (quantity -> source field), "units" (source field -> how it was read), "notes",
         "rows_total", "rows_used", "skipped" ({reason id: count}), "skip_reasons" ({reason id:
         one line}), "fit" (:func:`twoclocks.fit.fit_toy`), "diagnosis" (:func:`diagnose`),
-        "recommendation" (str), "points" (:func:`picture_points`)}``. Otherwise ``{"ok": False,
+        "recommendation" (str), "points" (:func:`picture_points`), "warnings" (lines for the top
+        of the result, :func:`read_warnings`), "percentile_note" (:func:`sample_note`)}``.
+        Otherwise ``{"ok": False,
         "error", "format", "rows_total", "skipped", "skip_reasons", "formats_accepted"}``.
 
     Raises:
@@ -437,6 +465,8 @@ def analyze_log(data: bytes | str, *, filename: str | None = None) -> dict:
         return _json_safe(
             {
                 **base,
+                "warnings": read_warnings(parsed),
+                "percentile_note": sample_note(parsed),
                 "fit": fitted,
                 "diagnosis": diagnosis,
                 "recommendation": diagnosis["recommendation"],

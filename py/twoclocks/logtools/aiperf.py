@@ -62,10 +62,7 @@ def summary(source) -> str | None:
         ):
             return f"This is AIPerf's summary (profile_export_aiperf.json). {PER_REQUEST}."
     if source.kind == "csv" and _stats_table(source.header):
-        return (
-            "This is a summary table (one row per metric: avg, min, max, percentiles), as AIPerf "
-            f"(profile_export_aiperf.csv) writes. {PER_REQUEST}."
-        )
+        return f"AIPerf's profile_export_aiperf.csv has the same shape: {PER_REQUEST}."
     return None
 
 
