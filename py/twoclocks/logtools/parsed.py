@@ -170,26 +170,37 @@ class ParsedLog:
 
 def _check(quad: tuple, ttft_factor: float, ttlt_factor: float, is_tpot: bool) -> tuple:
     """The one row check: ``(None, (prompt, output, ttft_ms, ttlt_ms))`` for a usable row,
-    else ``(reason id, index of the offending value or None)``."""
+    else ``(reason id, index of the offending value or None)``.
+
+    A usable row is accepted by the first test; any other row goes down the rules in order, the
+    first that fails naming the reason.
+    """
     p_raw, o_raw, ft_raw, lt_raw = quad
-    for index, raw in enumerate(quad):
-        if raw is None or raw.__class__ is bool or isinstance(raw, (list, dict)):
-            return ("missing" if raw is None else "not_a_number"), index
     try:
         p = float(p_raw)
         o = float(o_raw)
         ft = float(ft_raw) * ttft_factor
         lt = float(lt_raw) * ttlt_factor
     except (TypeError, ValueError, OverflowError):
-        for index, raw in enumerate(quad):
-            if isinstance(raw, str) and not raw.strip():
-                return "missing", index
-        for index, raw in enumerate(quad):
-            try:
-                float(raw)
-            except (TypeError, ValueError, OverflowError):
-                return "not_a_number", index
-        return "not_a_number", None
+        return _not_numbers(quad)
+    if is_tpot and lt >= 0:
+        lt = ft + lt * (o - 1)
+    if (
+        0 < p <= MAX_PROMPT_TOKENS
+        and 0 < o <= MAX_OUTPUT_TOKENS
+        and 0 < ft <= lt <= MAX_TIME_MS
+        and (lt > ft or o == 1)
+        and p.is_integer()
+        and o.is_integer()
+        and p_raw.__class__ is not bool
+        and o_raw.__class__ is not bool
+        and ft_raw.__class__ is not bool
+        and lt_raw.__class__ is not bool
+    ):
+        return None, (int(p), int(o), ft, lt)
+    for index, raw in enumerate(quad):
+        if raw.__class__ is bool:
+            return "not_a_number", index
     if not (math.isfinite(p) and math.isfinite(o) and math.isfinite(ft) and math.isfinite(lt)):
         return "not_a_number", None
     if p < 0 or o < 0 or ft < 0 or lt < 0:
@@ -198,14 +209,23 @@ def _check(quad: tuple, ttft_factor: float, ttlt_factor: float, is_tpot: bool) -
         return "fractional_tokens", None
     if p == 0 or o == 0:
         return "zero_tokens", None
-    if is_tpot:
-        lt = ft + lt * (o - 1)
     if p > MAX_PROMPT_TOKENS or o > MAX_OUTPUT_TOKENS or ft > MAX_TIME_MS or lt > MAX_TIME_MS:
         return "too_large", None
     if ft == 0:
         return "zero_ttft", None
     if lt < ft:
         return "ttlt_before_ttft", None
-    if lt == ft and o > 1:
-        return "not_streamed", None
-    return None, (int(p), int(o), ft, lt)
+    return "not_streamed", None
+
+
+def _not_numbers(quad: tuple) -> tuple:
+    """``(reason, index)`` for raw values ``float()`` refused: ``missing`` before ``not_a_number``."""
+    for index, raw in enumerate(quad):
+        if raw is None or (isinstance(raw, str) and not raw.strip()):
+            return "missing", index
+    for index, raw in enumerate(quad):
+        try:
+            float(raw)
+        except (TypeError, ValueError, OverflowError):
+            return "not_a_number", index
+    return "not_a_number", None
