@@ -343,11 +343,15 @@ def why_not_offered(prefill: dict, prompt_tokens: Sequence[int]) -> str:
         )
     if not problems:
         return ""
+    why = (
+        "In this log TTFT is set by something other than the prompt's length (a fixed benchmark "
+        "length, or queueing under load), so a curve through it would teach the wrong lesson."
+        if r_squared is None or r_squared < MIN_OFFER_R_SQUARED
+        else "With so few or so close prompt lengths, the curve's shape between them is a guess."
+    )
     return (
-        "Not offered as your model, because " + "; ".join(problems) + ". In this log TTFT is set "
-        "by something other than the prompt's length (a fixed benchmark length, or queueing under "
-        "load), so a curve through it would teach the wrong lesson. To fit your model, run a "
-        "sweep of prompt lengths (for example 500 to 20,000 tokens) at concurrency 1."
+        "Not offered as your model, because " + "; ".join(problems) + f". {why} To fit your "
+        "model, run a sweep of prompt lengths (for example 500 to 20,000 tokens) at concurrency 1."
     )
 
 

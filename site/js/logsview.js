@@ -665,7 +665,8 @@ export function setupLogs(root, { analyze, useFitted, sampleUrl, readonly = fals
       ]));
       for (const note of result.notes ?? []) body.push(el("p", { cls: "muted logs-note", text: note }));
     }
-    if (fit?.message) body.push(el("p", { cls: "logs-fit-failed", text: fit.message }));
+    // a fit that is not offered is explained next to the button that would use it
+    if (fit?.message && !fit.not_offered) body.push(el("p", { cls: "logs-fit-failed", text: fit.message }));
     return el("article", { cls: "card logs-card", attrs: { id: "logs-fit" } }, [
       el("h3", { text: "Your model, fitted" }),
       el("p", { cls: "muted", text: "Least squares over your requests, every coefficient at least 0. R² is the share of the spread the curve explains (1 is all of it)." }),
