@@ -13,6 +13,7 @@ build works offline; every cached file is re-checked against its pin before it i
 from __future__ import annotations
 
 import argparse
+import ast
 import base64
 import functools
 import hashlib
@@ -360,7 +361,23 @@ def project_metadata() -> dict:
 
 # The log tools: shipped in a wheel of their own (twoclocks-logs), which the page installs the first
 # time a log is analysed or the code cell runs, so the model's wheel stays small for every visit.
-LOG_MODULES = ("logs.py", "fit.py", "traffic.py")
+LOG_PACKAGE = "logtools"
+
+
+def log_modules() -> tuple[str, ...]:
+    """The log wheel's modules, relative to py/twoclocks: every module of the `logtools` package and
+    the companions its `WHEEL_COMPANIONS` names (read from its source, without importing it)."""
+    package = PY_DIR / "twoclocks" / LOG_PACKAGE
+    tree = ast.parse((package / "__init__.py").read_text())
+    companions = next(
+        ast.literal_eval(node.value) for node in tree.body
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "WHEEL_COMPANIONS" for t in node.targets)
+    )
+    inside = (path.relative_to(package.parent).as_posix() for path in sorted(package.rglob("*.py")))
+    return (*inside, *companions)
+
+
+LOG_MODULES = log_modules()
 
 
 def build_wheels() -> dict[str, tuple[str, bytes]]:
@@ -368,7 +385,8 @@ def build_wheels() -> dict[str, tuple[str, bytes]]:
     "logs": (file name, bytes)}. Both install into the one `twoclocks` package."""
     meta = project_metadata()
     sources = sorted((PY_DIR / meta["name"]).rglob("*.py"))
-    is_log = lambda path: path.parent.name == meta["name"] and path.name in LOG_MODULES  # noqa: E731
+    package = PY_DIR / meta["name"]
+    is_log = lambda path: path.relative_to(package).as_posix() in LOG_MODULES  # noqa: E731
     return {
         "model": build_wheel(meta["name"], [p for p in sources if not is_log(p)], meta["description"]),
         "logs": build_wheel(f"{meta['name']}-logs", [p for p in sources if is_log(p)],

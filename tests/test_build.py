@@ -25,9 +25,10 @@ def test_wheels_hold_the_package_and_no_dependencies(dist_dir):
     (model,) = dist_dir.glob("app-*/twoclocks-*.whl")
     (logs,) = dist_dir.glob("app-*/twoclocks_logs-*.whl")
     names = {wheel: set(zipfile.ZipFile(wheel).namelist()) for wheel in (model, logs)}
-    sources = {p.relative_to(build.PY_DIR).as_posix() for p in (build.PY_DIR / "twoclocks").glob("*.py")}
+    sources = {p.relative_to(build.PY_DIR).as_posix() for p in (build.PY_DIR / "twoclocks").rglob("*.py")}
     log_modules = {f"twoclocks/{name}" for name in build.LOG_MODULES}
     assert log_modules <= sources
+    assert {s for s in sources if s.startswith("twoclocks/logtools/")} <= log_modules  # the whole package
     assert names[model] & sources == sources - log_modules
     assert names[logs] & sources == log_modules
     for wheel, members in names.items():

@@ -145,6 +145,13 @@ def check_analysis_shown(page, expected: dict) -> None:
     assert page.text_content("#logs-recommendation") == expected["recommendation"]
     assert page.is_visible("#logs-recommendation")
     assert page.is_enabled("#logs-use") == (fit["toy_constants"] is not None)
+    if fit["toy_constants"] is None:
+        assert fit["message"] in page.text_content("#logs-model-note")
+    # warnings open the result, above the recommendation; a sample's note follows the percentiles
+    warnings = [p.text_content() for p in page.query_selector_all("#logs-results > #logs-warning:first-child p")]
+    assert warnings == expected["warnings"]
+    note = page.query_selector("#logs-percentile-note")
+    assert (note.text_content() if note else "") == expected["percentile_note"]
 
 
 @pytest.mark.parametrize(
@@ -156,6 +163,15 @@ def check_analysis_shown(page, expected: dict) -> None:
         "llmperf_individual_responses.json",
         "guidellm_benchmarks_v04.json",
         "aiperf_profile_export.jsonl",
+        "aiperf_0_1_profile_export.jsonl",
+        "sglang_bench_serving.jsonl",
+        "genai_perf_profile_export.json",
+        "decimal_commas.csv",
+        "mostly_skipped.csv",
+        "guidellm_sampled_v05.json",
+        "guidellm_warmup_cooldown.json",
+        "llmperf_flagged_individual_responses.json",
+        "fit_explains_nothing.csv",
     ],
 )
 def test_an_uploaded_log_shows_what_cpython_finds(logs, name):
@@ -211,7 +227,7 @@ def test_a_dropped_file_is_analysed(logs):
     "name, data",
     [
         ("notes.csv", b"hello,world\n1,2\n"),
-        ("genai_perf_profile_export.json", (LOGS / "genai_perf_profile_export.json").read_bytes()),
+        ("profile_export_genai_perf.json", (LOGS / "genai_perf_profile_export_genai_perf.json").read_bytes()),
     ],
 )
 def test_an_unreadable_log_shows_the_error_naming_the_formats(logs, name, data):

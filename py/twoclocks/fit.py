@@ -43,6 +43,15 @@ PREFILL_TERMS = ("attention_ms_per_token_sq", "linear_ms_per_token", "prefill_ov
 DECODE_TERMS = ("decode_base_ms", "decode_ms_per_slot")
 """Decode coefficients ``d, e``, named as in ``ToyConstants``."""
 
+MIN_OFFER_R_SQUARED = 0.5
+"""Least prefill R^2 for the fit to be offered as "your model": it must explain half the spread."""
+
+MIN_OFFER_PROMPT_LENGTHS = 5
+"""Fewest distinct prompt lengths for the fit to be offered as "your model"."""
+
+MIN_OFFER_PROMPT_SPREAD = 2.0
+"""Least ratio of the longest to the shortest prompt for the fit to be offered as "your model"."""
+
 # Subsets of term indices, fullest (preferred on ties) first.
 _PREFILL_SUBSETS = ((0, 1, 2), (1, 2), (0, 2), (0, 1), (1,), (2,), (0,))
 _DECODE_SUBSETS = ((0, 1), (0,), (1,))
@@ -271,7 +280,8 @@ def fit_toy(
         ``{"prefill": fit_prefill(...), "decode": fit_decode(...), "toy_constants": dict | None,
         "message": str}``. ``toy_constants`` has exactly the keyword names of
         :class:`twoclocks.toy.ToyConstants` (so ``ToyConstants(**fit["toy_constants"])`` works), or
-        is None when a part could not be fitted or a coefficient exceeds ``MAX_COEFFICIENT``;
+        is None when a part could not be fitted, a coefficient exceeds ``MAX_COEFFICIENT``, or the
+        fit does not explain the data (:func:`why_not_offered`, then ``"not_offered": True``);
         ``message`` then says why ("" otherwise).
 
     Raises:
@@ -292,8 +302,57 @@ def fit_toy(
     if too_big:
         result["message"] = f"{', '.join(too_big)} came out above {MAX_COEFFICIENT:g}."
         return result
+    why_not = why_not_offered(prefill, prompt_tokens)
+    if why_not:
+        result["message"] = why_not
+        result["not_offered"] = True
+        return result
     result["toy_constants"] = constants
     return result
+
+
+def why_not_offered(prefill: dict, prompt_tokens: Sequence[int]) -> str:
+    """Why a prefill fit does not explain the data well enough to run the lesson on ("" if it does).
+
+    The rule: R^2 >= ``MIN_OFFER_R_SQUARED``, at least ``MIN_OFFER_PROMPT_LENGTHS`` distinct
+    prompt lengths, and the longest at least ``MIN_OFFER_PROMPT_SPREAD`` times the shortest.
+    Benchmarks often send one fixed prompt length, and under load TTFT is set by queueing, not
+    by the prompt: then the curve explains nothing and would teach the wrong lesson.
+
+    Args:
+        prefill: a :func:`fit_prefill` result with ``ok`` True.
+        prompt_tokens: the requests' prompt lengths, tokens.
+    """
+    problems = []
+    r_squared = prefill.get("r_squared")
+    if r_squared is None or r_squared < MIN_OFFER_R_SQUARED:
+        shown = "cannot be computed (every TTFT is equal)" if r_squared is None else (
+            f"is {r_squared:.2f}: the curve explains {max(0.0, r_squared):.0%} of the spread in TTFT"
+        )
+        problems.append(f"the prefill fit's R² {shown} (the rule needs {MIN_OFFER_R_SQUARED:.2f})")
+    distinct = prefill.get("distinct_prompt_lengths", 0)
+    shortest, longest = min(prompt_tokens), max(prompt_tokens)
+    if distinct < MIN_OFFER_PROMPT_LENGTHS:
+        problems.append(
+            f"the log has {distinct} distinct prompt length(s) (the rule needs {MIN_OFFER_PROMPT_LENGTHS})"
+        )
+    if longest < MIN_OFFER_PROMPT_SPREAD * shortest:
+        problems.append(
+            f"its prompts span only {shortest:,} to {longest:,} tokens (the rule needs the longest "
+            f"at least {MIN_OFFER_PROMPT_SPREAD:g}x the shortest)"
+        )
+    if not problems:
+        return ""
+    why = (
+        "In this log TTFT is set by something other than the prompt's length (a fixed benchmark "
+        "length, or queueing under load), so a curve through it would teach the wrong lesson."
+        if r_squared is None or r_squared < MIN_OFFER_R_SQUARED
+        else "With so few or so close prompt lengths, the curve's shape between them is a guess."
+    )
+    return (
+        "Not offered as your model, because " + "; ".join(problems) + f". {why} To fit your "
+        "model, run a sweep of prompt lengths (for example 500 to 20,000 tokens) at concurrency 1."
+    )
 
 
 def toy_constants_from_fit(fit: dict) -> ToyConstants:

@@ -4,7 +4,7 @@ Units: token counts are integers (``*_tokens``); times are milliseconds (``*_ms`
 fractions in [0, 1] (the page formats them as percentages).
 
 The page's one entry point is :func:`analyze_log`: bytes in, a JSON-safe dict out. It parses the
-file (:mod:`twoclocks.logs`), fits the toy model (:mod:`twoclocks.fit`) and runs :func:`diagnose`,
+file (:mod:`twoclocks.logtools`), fits the toy model (:mod:`twoclocks.fit`) and runs :func:`diagnose`,
 which follows the lesson's decision guide:
 
 * first token slow (prefill holds ``advice.PREFILL_SHARE_PREFILL`` or more of all waiting, or p90
@@ -25,7 +25,7 @@ import bisect
 import math
 import random
 
-from . import fit, logs
+from . import fit, logtools
 from .advice import FINE_TTLT_MS, OUTPUT_FIX, PREFILL_SHARE_DECODE, PREFILL_SHARE_PREFILL, PROMPT_FIX, STOP_FIX
 
 SLOW_TTFT_MS = FINE_TTLT_MS
@@ -48,6 +48,9 @@ CURVE_POINTS = 64
 
 PERCENTILES = (50, 90, 99)
 """Percentiles reported for every quantity."""
+
+MIN_USED_SHARE = 0.5
+"""Below this share of a file's rows used, the result opens with a warning naming the main skip."""
 
 
 def percentile(sorted_values: list, p: float) -> float:
@@ -355,7 +358,7 @@ def _curve(xs_max: float, fn) -> list[list[float]]:
     ]
 
 
-def picture_points(parsed: logs.ParsedLog, fitted: dict) -> dict:
+def picture_points(parsed: logtools.ParsedLog, fitted: dict) -> dict:
     """Downsampled scatters (<= ``MAX_POINTS`` each) and fitted curves for the page's charts.
 
     Returns:
@@ -396,6 +399,29 @@ def _json_safe(value):
     return value
 
 
+def read_warnings(parsed: logtools.ParsedLog) -> list[str]:
+    """Warnings for the top of the result: most rows skipped (below ``MIN_USED_SHARE``)."""
+    used, total = parsed.rows_used, parsed.rows_total
+    if not total or used >= MIN_USED_SHARE * total:
+        return []
+    reason, count = max(parsed.skipped.items(), key=lambda item: item[1])
+    return [
+        f"Only {used:,} of {total:,} rows ({_share_text(used / total)}) could be used: "
+        f"{count:,} were skipped because {parsed.reason_lines()[reason]}. Every figure below "
+        f"comes from those {used:,} rows; check the file before trusting them."
+    ]
+
+
+def sample_note(parsed: logtools.ParsedLog) -> str:
+    """"" or, when the file holds a sample of the requests, a line saying the percentiles do too."""
+    if not parsed.sample_of:
+        return ""
+    return (
+        f"From a sample: these percentiles come from the {parsed.rows_used:,} requests the file "
+        f"lists, a sample of the {parsed.sample_of:,} successful requests the tool ran."
+    )
+
+
 def analyze_log(data: bytes | str, *, filename: str | None = None) -> dict:
     """Parse a user's log, fit the toy model to it and diagnose it: the page's one entry point.
 
@@ -403,7 +429,7 @@ def analyze_log(data: bytes | str, *, filename: str | None = None) -> dict:
     ``fit["toy_constants"]`` that ``ToyConstants(**...)`` accepts.
 
     Args:
-        data: the file's bytes or text, in any format of ``twoclocks.logs.FORMATS``.
+        data: the file's bytes or text, in any format of ``twoclocks.logtools.FORMATS``.
         filename: the file's name, for messages only.
 
     Returns:
@@ -411,14 +437,16 @@ def analyze_log(data: bytes | str, *, filename: str | None = None) -> dict:
         "columns" (quantity -> source field), "units" (source field -> how it was read), "notes",
         "rows_total", "rows_used", "skipped" ({reason id: count}), "skip_reasons" ({reason id:
         one line}), "fit" (:func:`twoclocks.fit.fit_toy`), "diagnosis" (:func:`diagnose`),
-        "recommendation" (str), "points" (:func:`picture_points`)}``. Otherwise ``{"ok": False,
+        "recommendation" (str), "points" (:func:`picture_points`), "warnings" (lines for the top
+        of the result, :func:`read_warnings`), "percentile_note" (:func:`sample_note`)}``.
+        Otherwise ``{"ok": False,
         "error", "format", "rows_total", "skipped", "skip_reasons", "formats_accepted"}``.
 
     Raises:
         Nothing: every failure is reported in the returned dict.
     """
     try:
-        parsed = logs.parse_log(data, filename=filename)
+        parsed = logtools.parse_log(data, filename=filename)
         base = {
             "ok": parsed.ok,
             "format": parsed.format,
@@ -429,11 +457,11 @@ def analyze_log(data: bytes | str, *, filename: str | None = None) -> dict:
             "rows_total": parsed.rows_total,
             "rows_used": parsed.rows_used,
             "skipped": parsed.skipped,
-            "skip_reasons": {k: logs.SKIP_REASONS[k] for k in parsed.skipped},
+            "skip_reasons": parsed.reason_lines(),
         }
         if not parsed.ok:
             return _json_safe(
-                {**base, "error": parsed.error, "formats_accepted": list(logs.FORMATS.values())}
+                {**base, "error": parsed.error, "formats_accepted": list(logtools.FORMATS.values())}
             )
         columns = {
             "prompt_tokens": parsed.prompt_tokens,
@@ -446,6 +474,8 @@ def analyze_log(data: bytes | str, *, filename: str | None = None) -> dict:
         return _json_safe(
             {
                 **base,
+                "warnings": read_warnings(parsed),
+                "percentile_note": sample_note(parsed),
                 "fit": fitted,
                 "diagnosis": diagnosis,
                 "recommendation": diagnosis["recommendation"],
@@ -460,5 +490,5 @@ def analyze_log(data: bytes | str, *, filename: str | None = None) -> dict:
             "rows_total": 0,
             "skipped": {},
             "skip_reasons": {},
-            "formats_accepted": list(logs.FORMATS.values()),
+            "formats_accepted": list(logtools.FORMATS.values()),
         }

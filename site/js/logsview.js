@@ -369,7 +369,10 @@ export function setupLogs(root, { analyze, useFitted, sampleUrl, readonly = fals
         el("a", { text: "See the clocks", attrs: { href: "#lab" } }),
       );
     } else if (current && !constants) {
-      modelNote.textContent = `The lesson cannot run on this log's fit: ${current.analysis.fit?.message || "a part could not be fitted."}`;
+      const fit = current.analysis.fit;
+      modelNote.textContent = fit?.not_offered
+        ? fit.message
+        : `The lesson cannot run on this log's fit: ${fit?.message || "a part could not be fitted."}`;
     } else if (current) {
       modelNote.textContent = "Replays every clock, card and agent turn of the lesson with these five coefficients instead of the toy ones.";
     } else {
@@ -517,17 +520,22 @@ export function setupLogs(root, { analyze, useFitted, sampleUrl, readonly = fals
 
   function render(analysis, filename) {
     const d = analysis.diagnosis;
-    resultsTop.replaceChildren(
+    const warnings = analysis.warnings ?? [];
+    resultsTop.replaceChildren(...[
+      warnings.length
+        ? el("div", { cls: "logs-warning", attrs: { id: "logs-warning", role: "alert" } }, warnings.map((text) => el("p", { text })))
+        : null,
       el("div", { cls: "logs-recommendation", data: { verdict: d.verdict } }, [
         el("h3", { text: "What to change first" }),
         el("p", { text: analysis.recommendation, attrs: { id: "logs-recommendation" } }),
       ]),
       el("div", { cls: "cards cards-2 logs-cards" }, [readCard(analysis, filename), fitCard(analysis.fit)]),
-    );
-    resultsBottom.replaceChildren(
+    ].filter(Boolean));
+    resultsBottom.replaceChildren(...[
       el("h3", { text: "Where the wait goes" }),
       shareBar(d),
       percentileTable(d),
+      analysis.percentile_note ? el("p", { cls: "logs-note", text: analysis.percentile_note, attrs: { id: "logs-percentile-note" } }) : null,
       el("h3", { text: "Which requests dominate" }),
       sentenceList("logs-dominant", [
         d.dominant_prompts
@@ -550,7 +558,7 @@ export function setupLogs(root, { analyze, useFitted, sampleUrl, readonly = fals
       ]),
       el("h3", { text: "The picture: every request, and the fitted curves" }),
       charts(analysis),
-    );
+    ].filter(Boolean));
     resultsTop.hidden = false;
     resultsBottom.hidden = false;
   }
@@ -657,7 +665,8 @@ export function setupLogs(root, { analyze, useFitted, sampleUrl, readonly = fals
       ]));
       for (const note of result.notes ?? []) body.push(el("p", { cls: "muted logs-note", text: note }));
     }
-    if (fit?.message) body.push(el("p", { cls: "logs-fit-failed", text: fit.message }));
+    // a fit that is not offered is explained next to the button that would use it
+    if (fit?.message && !fit.not_offered) body.push(el("p", { cls: "logs-fit-failed", text: fit.message }));
     return el("article", { cls: "card logs-card", attrs: { id: "logs-fit" } }, [
       el("h3", { text: "Your model, fitted" }),
       el("p", { cls: "muted", text: "Least squares over your requests, every coefficient at least 0. R² is the share of the spread the curve explains (1 is all of it)." }),

@@ -1,0 +1,34 @@
+"""The log tools: read a file of real LLM requests, whichever benchmark tool or logger wrote it.
+
+Layout (one job per module):
+
+* ``parsed``: :class:`ParsedLog` (what every reader fills), the limits, the skip reasons and the
+  one row check (:meth:`ParsedLog.extend`);
+* ``source``: the file's text and its parsed views, computed once;
+* ``tables``: tables with one request per row (CSV, JSON arrays, JSON Lines) and unit inference;
+* one module per tool (``vllm``, ``sglang``, ``llmperf``, ``guidellm``, ``aiperf``,
+  ``genai_perf``), each with ``recognise(source)`` and ``read(source, log)``;
+* ``registry``: the ordered list of readers, what is accepted (generated from that list), and
+  :func:`parse_log`.
+
+This package, with ``twoclocks.fit`` and ``twoclocks.traffic`` (``WHEEL_COMPANIONS``), ships in the
+second wheel, ``twoclocks-logs``, which the page installs the first time a log is analysed.
+"""
+
+from .parsed import MAX_REQUESTS, SKIP_REASONS, ParsedLog
+from .registry import ACCEPTED, FORMATS, READERS, accepted_markdown, parse_log
+
+WHEEL_COMPANIONS = ("fit.py", "traffic.py")
+"""Modules of ``twoclocks`` outside this package that ship in the log tools' wheel."""
+
+__all__ = [
+    "ACCEPTED",
+    "FORMATS",
+    "MAX_REQUESTS",
+    "READERS",
+    "SKIP_REASONS",
+    "WHEEL_COMPANIONS",
+    "ParsedLog",
+    "accepted_markdown",
+    "parse_log",
+]

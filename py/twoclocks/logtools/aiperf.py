@@ -1,0 +1,143 @@
+"""AIPerf's per-request records: ``profile_export.jsonl`` (ai-dynamo/aiperf, GenAI-Perf's successor).
+
+Shape (``docs/tutorials/working-with-profile-exports.md``): one JSON record per line,
+``{"metadata": {...}, "metrics": {name: {"value", "unit"}}, "error": null | {code, type,
+message}}``. The first-token metric is ``time_to_first_token`` in current versions and ``ttft``
+in 0.1.x; both are read, and each time is converted with its record's own ``unit``. A failed
+record is skipped as ``failed`` under its own error words.
+
+AIPerf's summaries (``profile_export_aiperf.json``, in 0.1.x ``{"records": {...}}``, and
+``profile_export_aiperf.csv``) are recognised, to name the per-request file.
+"""
+
+from __future__ import annotations
+
+import json
+
+from .parsed import ParsedLog
+from .tables import UNITS
+
+FORMAT = "aiperf"
+NAME = "AIPerf profile_export.jsonl"
+ACCEPTS = "AIPerf's `profile_export.jsonl`"
+PER_REQUEST = (
+    "AIPerf writes one record per request to profile_export.jsonl in the same artifacts folder "
+    "(its --export-level option must be records or raw)"
+)
+FIRST_TOKEN = ("time_to_first_token", "ttft")
+"""Names of the first-token metric, newest first."""
+
+_STATS = {"avg", "p50", "p99", "mean", "min", "max", "std"}
+
+
+def _records(source) -> list:
+    if source.kind == "jsonl":
+        return source.records
+    doc = source.document
+    return [doc] if isinstance(doc, dict) else []
+
+
+def recognise(source) -> bool:
+    """JSON (Lines) whose first object has ``metrics`` and ``metadata``."""
+    records = _records(source)
+    first = next((r for r in records if isinstance(r, dict)), None)
+    return first is not None and "metrics" in first and "metadata" in first
+
+
+def is_stats(value: object) -> bool:
+    """True for a summary metric: ``{"unit": ..., "avg": ..., "p50": ...}``."""
+    return isinstance(value, dict) and "unit" in value and bool(_STATS & set(value))
+
+
+def summary(source) -> str | None:
+    """The message for an AIPerf summary export, else None."""
+    doc = source.document
+    if isinstance(doc, dict):
+        records = doc.get("records")
+        if isinstance(records, dict) and any(is_stats(v) for v in records.values()):
+            return f"This is AIPerf's summary (profile_export_aiperf.json). {PER_REQUEST}."
+        config = doc.get("input_config")
+        if any(is_stats(v) for v in doc.values()) and (
+            "error_summary" in doc or "aiperf" in json.dumps(config)[:20_000]
+        ):
+            return f"This is AIPerf's summary (profile_export_aiperf.json). {PER_REQUEST}."
+    if source.kind == "csv" and _stats_table(source.header):
+        return f"AIPerf's profile_export_aiperf.csv has the same shape: {PER_REQUEST}."
+    return None
+
+
+def _stats_table(header: list[str]) -> bool:
+    names = [name.strip().lower() for name in header]
+    return bool(names) and names[0] == "metric" and ("avg" in names or "p50" in names)
+
+
+def read(source, log: ParsedLog, accepted: str = "") -> None:
+    """Fill ``log`` from AIPerf's records (each metric carries its own unit)."""
+    records = _records(source)
+    log.format, log.format_name = FORMAT, NAME
+    first_token = _first_token_name(records)
+    log.columns = {
+        "prompt_tokens": "metrics.input_sequence_length",
+        "output_tokens": "metrics.output_sequence_length",
+        "ttft_ms": f"metrics.{first_token}",
+        "ttlt_ms": "metrics.request_latency",
+    }
+    log.units = {"input_sequence_length": "tokens", "output_sequence_length": "tokens"}
+    seen_units: dict[str, set] = {first_token: set(), "request_latency": set()}
+    for record in records:
+        if not isinstance(record, dict):
+            log.skip("bad_line")
+            continue
+        if record.get("error") is not None:
+            log.skip("failed", detail=_error_words(record["error"]))
+            continue
+        metrics = record.get("metrics")
+        if not isinstance(metrics, dict):
+            log.skip("missing", detail="metrics")
+            continue
+        prompt = _value(metrics.get("input_sequence_length"))
+        output = _value(metrics.get("output_sequence_length", metrics.get("output_token_count")))
+        first = next((metrics[n] for n in FIRST_TOKEN if n in metrics), None)
+        times = []
+        for name, item in ((first_token, first), ("request_latency", metrics.get("request_latency"))):
+            unit = item.get("unit") if isinstance(item, dict) else None
+            factor = UNITS.get(str(unit).strip().lower())
+            if item is not None and unit is not None and factor is None:
+                times = None
+                break
+            if factor is not None:
+                seen_units[name].add(factor[1])
+            times.append((_value(item), factor[0] if factor else 1.0))
+        if times is None:
+            log.skip("unknown_unit")
+            continue
+        (ttft, f1), (last, f2) = times
+        log.add(prompt, output, ttft, last, f1, f2)
+    for name, units in seen_units.items():
+        if units:
+            log.units[name] = f"{' / '.join(sorted(units))} (the record's unit field)"
+
+
+def _first_token_name(records: list) -> str:
+    """The first-token metric's name this file uses (``time_to_first_token`` or 0.1.x ``ttft``)."""
+    for record in records[:200]:
+        metrics = record.get("metrics") if isinstance(record, dict) else None
+        if isinstance(metrics, dict):
+            for name in FIRST_TOKEN:
+                if name in metrics:
+                    return name
+    return FIRST_TOKEN[0]
+
+
+def _value(item: object) -> object:
+    """The ``value`` of an AIPerf ``{"value", "unit"}`` metric, or None."""
+    return item.get("value") if isinstance(item, dict) else None
+
+
+def _error_words(error: object) -> str:
+    """An AIPerf error object as ``"499 RequestCancellationError: message"``."""
+    if isinstance(error, dict):
+        head = " ".join(str(error[k]) for k in ("code", "type") if error.get(k) is not None)
+        message = str(error.get("message") or "").strip()
+        return (f"{head}: {message}" if head and message else head or message or "error")[:100]
+    return str(error)[:100]

@@ -1,0 +1,231 @@
+"""What a reader produces: :class:`ParsedLog`, the limits, the skip reasons and the one row check.
+
+Units: token counts are integers (``prompt_tokens``, ``output_tokens``); times are milliseconds
+(``ttft_ms``, ``ttlt_ms``). Every reader hands raw values to :meth:`ParsedLog.extend`, which is
+the only place a row is judged usable or skipped.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+MAX_REQUESTS = 250_000
+"""Most requests kept from one file; later rows are counted as skipped (``over_limit``)."""
+
+MAX_PROMPT_TOKENS = 1_000_000
+"""Largest plausible prompt, in tokens (the toy model's limit)."""
+
+MAX_OUTPUT_TOKENS = 131_072
+"""Largest plausible answer, in tokens (the call model's limit)."""
+
+MAX_TIME_MS = 86_400_000.0
+"""Longest plausible TTFT or TTLT: one day, in ms."""
+
+SKIP_REASONS = {
+    "failed": "the request failed or was cancelled (the tool recorded an error)",
+    "empty_answer": (
+        "the request succeeded but returned no tokens, so it has no first token to time"
+    ),
+    "outside_window": (
+        "it ran outside the benchmark's measured window (warm-up or cool-down), which the "
+        "tool's own totals leave out"
+    ),
+    "bad_line": "the line is not a JSON object",
+    "missing": "a needed value is empty or missing",
+    "not_a_number": "a needed value is not a finite number",
+    "unknown_unit": "a time is given in a unit this reader does not know",
+    "negative": "a token count or time is negative",
+    "fractional_tokens": "a token count is not a whole number",
+    "zero_tokens": "zero prompt or output tokens, so there was no prefill or no first token",
+    "zero_ttft": "TTFT is zero, so the first token's time was not recorded",
+    "ttlt_before_ttft": "the end-to-end latency (TTLT) is shorter than TTFT",
+    "not_streamed": "TTFT equals TTLT for a multi-token answer, so the stream was not timed",
+    "too_large": (
+        "a value is out of range (over 1,000,000 prompt tokens, 131,072 output tokens or one day)"
+    ),
+    "over_limit": f"beyond the first {MAX_REQUESTS:,} usable requests",
+}
+"""Why a row was skipped: id -> one line for the page."""
+
+QUANTITIES = ("prompt_tokens", "output_tokens", "ttft_ms", "ttlt_ms")
+"""The four values every request needs, in the order readers pass them."""
+
+_MAX_DETAILS = 3  # most distinct details (field names, the file's own error texts) shown per reason
+
+
+@dataclass
+class ParsedLog:
+    """Requests read from one log file, as four parallel columns, plus how they were read.
+
+    Attributes:
+        ok: True if at least one request could be used.
+        error: why nothing could be used ("" when ``ok``).
+        format: a format id of the registry ("" when the format was not recognised).
+        format_name: the format's name for the page.
+        columns: which source field fed each quantity: ``{"prompt_tokens": "input_lens", ...}``.
+        units: source field -> how its values were read, e.g.
+            ``{"ttft_s": "seconds (name suffix)"}``.
+        notes: other remarks for the page (pooled benchmarks, sampled requests...).
+        rows_total: records found in the file, used or not.
+        skipped: ``SKIP_REASONS`` id -> number of rows skipped for it (only non-zero counts).
+        details: ``SKIP_REASONS`` id -> {detail: count}: the field that was missing, or the
+            file's own words for a failure (e.g. ``"429: Too Many Requests"``).
+        sample_of: how many requests the tool ran when the file lists only a sample (else None).
+        prompt_tokens, output_tokens: token counts per used request (ints >= 1).
+        ttft_ms, ttlt_ms: times per used request in ms (0 < ttft_ms <= ttlt_ms).
+    """
+
+    ok: bool = False
+    error: str = ""
+    format: str = ""
+    format_name: str = ""
+    columns: dict = field(default_factory=dict)
+    units: dict = field(default_factory=dict)
+    notes: list = field(default_factory=list)
+    rows_total: int = 0
+    skipped: dict = field(default_factory=dict)
+    details: dict = field(default_factory=dict)
+    sample_of: int | None = None
+    prompt_tokens: list = field(default_factory=list)
+    output_tokens: list = field(default_factory=list)
+    ttft_ms: list = field(default_factory=list)
+    ttlt_ms: list = field(default_factory=list)
+
+    @property
+    def rows_used(self) -> int:
+        """Number of requests kept."""
+        return len(self.ttft_ms)
+
+    def skip(self, reason: str, count: int = 1, detail: str | None = None) -> None:
+        """Count ``count`` rows skipped for ``reason`` (a ``SKIP_REASONS`` id).
+
+        ``detail`` (a field name, or the file's own error text) is shown with the reason.
+        """
+        if count <= 0:
+            return
+        self.rows_total += count
+        self.skipped[reason] = self.skipped.get(reason, 0) + count
+        if detail:
+            counts = self.details.setdefault(reason, {})
+            counts[detail] = counts.get(detail, 0) + count
+
+    def reason_lines(self) -> dict:
+        """``{reason id: the line for the page}``, each naming its most common details."""
+        lines = {}
+        for reason in self.skipped:
+            line = SKIP_REASONS[reason]
+            counts = self.details.get(reason)
+            if counts:
+                top = sorted(counts.items(), key=lambda item: -item[1])[:_MAX_DETAILS]
+                shown = "; ".join(f"{text} ({count:,})" for text, count in top)
+                more = len(counts) - len(top)
+                line += f": {shown}" + (f"; and {more:,} more" if more > 0 else "")
+            lines[reason] = line
+        return lines
+
+    def add(self, prompt, output, ttft, ttlt, ttft_factor=1.0, ttlt_factor=1.0, ttlt_is_tpot=False):
+        """:meth:`extend` for one request."""
+        self.extend(((prompt, output, ttft, ttlt),), ttft_factor, ttlt_factor, ttlt_is_tpot)
+
+    def extend(
+        self,
+        quads: object,
+        ttft_factor: float = 1.0,
+        ttlt_factor: float = 1.0,
+        ttlt_is_tpot: bool = False,
+    ) -> None:
+        """Check each ``(prompt, output, ttft, ttlt)`` raw tuple and keep it, or count why not.
+
+        Args:
+            quads: raw values as found (numbers or text); times are multiplied by
+                ``ttft_factor``/``ttlt_factor`` to get ms.
+            ttlt_is_tpot: the last value is a time per output token; then
+                ``ttlt_ms = ttft_ms + tpot_ms * (output - 1)``.
+        """
+        prompts, outputs = self.prompt_tokens, self.output_tokens
+        firsts, lasts = self.ttft_ms, self.ttlt_ms
+        kept = 0
+        for quad in quads:
+            reason, values = _check(quad, ttft_factor, ttlt_factor, ttlt_is_tpot)
+            if reason is None and len(firsts) >= MAX_REQUESTS:
+                reason = "over_limit"
+            if reason is None:
+                p, o, ft, lt = values
+                prompts.append(p)
+                outputs.append(o)
+                firsts.append(ft)
+                lasts.append(lt)
+                kept += 1
+            else:
+                self.skip(reason, detail=self._field(reason, values))
+        self.rows_total += kept
+
+    def _field(self, reason: str, index: object) -> str | None:
+        """The source field a ``missing``/``not_a_number`` reason is about."""
+        if reason not in ("missing", "not_a_number") or not isinstance(index, int):
+            return None
+        return self.columns.get(QUANTITIES[index]) or QUANTITIES[index]
+
+
+def _check(quad: tuple, ttft_factor: float, ttlt_factor: float, is_tpot: bool) -> tuple:
+    """The one row check: ``(None, (prompt, output, ttft_ms, ttlt_ms))`` for a usable row,
+    else ``(reason id, index of the offending value or None)``.
+
+    A usable row is accepted by the first test; any other row goes down the rules in order, the
+    first that fails naming the reason.
+    """
+    p_raw, o_raw, ft_raw, lt_raw = quad
+    try:
+        p = float(p_raw)
+        o = float(o_raw)
+        ft = float(ft_raw) * ttft_factor
+        lt = float(lt_raw) * ttlt_factor
+    except (TypeError, ValueError, OverflowError):
+        return _not_numbers(quad)
+    if is_tpot and lt >= 0:
+        lt = ft + lt * (o - 1)
+    if (
+        0 < p <= MAX_PROMPT_TOKENS
+        and 0 < o <= MAX_OUTPUT_TOKENS
+        and 0 < ft <= lt <= MAX_TIME_MS
+        and (lt > ft or o == 1)
+        and p.is_integer()
+        and o.is_integer()
+        and p_raw.__class__ is not bool
+        and o_raw.__class__ is not bool
+        and ft_raw.__class__ is not bool
+        and lt_raw.__class__ is not bool
+    ):
+        return None, (int(p), int(o), ft, lt)
+    for index, raw in enumerate(quad):
+        if raw.__class__ is bool:
+            return "not_a_number", index
+    if not (math.isfinite(p) and math.isfinite(o) and math.isfinite(ft) and math.isfinite(lt)):
+        return "not_a_number", None
+    if p < 0 or o < 0 or ft < 0 or lt < 0:
+        return "negative", None
+    if not (p.is_integer() and o.is_integer()):
+        return "fractional_tokens", None
+    if p == 0 or o == 0:
+        return "zero_tokens", None
+    if p > MAX_PROMPT_TOKENS or o > MAX_OUTPUT_TOKENS or ft > MAX_TIME_MS or lt > MAX_TIME_MS:
+        return "too_large", None
+    if ft == 0:
+        return "zero_ttft", None
+    if lt < ft:
+        return "ttlt_before_ttft", None
+    return "not_streamed", None
+
+
+def _not_numbers(quad: tuple) -> tuple:
+    """``(reason, index)`` for raw values ``float()`` refused: ``missing`` before ``not_a_number``."""
+    for index, raw in enumerate(quad):
+        if raw is None or (isinstance(raw, str) and not raw.strip()):
+            return "missing", index
+    for index, raw in enumerate(quad):
+        try:
+            float(raw)
+        except (TypeError, ValueError, OverflowError):
+            return "not_a_number", index
+    return "not_a_number", None

@@ -1,0 +1,117 @@
+"""The list of log readers, and the one function that picks one for a file.
+
+Each reader is a module of this package exposing ``FORMAT`` (an id), ``NAME`` (for the page),
+``ACCEPTS`` (a phrase for the README and error messages), ``recognise(source) -> bool`` and
+``read(source, log, accepted)``; a tool whose summary exports people mistake for a log also
+exposes ``summary(source) -> str | None``, the message naming its per-request file. Adding a format
+means adding a module and listing it in ``READERS`` (with a fixture in ``tests/data/logs``).
+"""
+
+from __future__ import annotations
+
+from . import aiperf, genai_perf, guidellm, llmperf, sglang, tables, vllm
+from .parsed import SKIP_REASONS, ParsedLog
+from .source import Source, decode
+
+READERS = (sglang, vllm, guidellm, genai_perf, aiperf, llmperf, tables)
+"""Every reader, tried in this order; ``tables`` (any table of requests) comes last."""
+
+FORMATS = {reader.FORMAT: reader.NAME for reader in READERS}
+"""Format ids and their names as the page shows them."""
+
+
+def accepted_sentence() -> str:
+    """One sentence naming every accepted format, for error messages."""
+    phrases = [reader.ACCEPTS.replace("`", "") for reader in READERS]
+    return "; ".join(phrases[:-1]) + "; or " + phrases[-1]
+
+
+def accepted_markdown() -> str:
+    """The README's list of accepted formats: one bullet per reader."""
+    return "\n".join(f"- {reader.ACCEPTS} (`{reader.FORMAT}`)" for reader in READERS) + "\n"
+
+
+ACCEPTED = accepted_sentence()
+
+
+def parse_log(data: object, *, filename: str | None = None) -> ParsedLog:
+    """Read a log file of LLM requests in any format of ``FORMATS``.
+
+    The format is recognised from the content, not the name; ``filename`` only sharpens the error
+    message. Up to ``MAX_REQUESTS`` usable rows are kept.
+
+    Example: a CSV ``prompt_tokens,output_tokens,ttft_s,e2e_latency_s`` with the row
+    ``8000,20,0.704,1.107`` gives ``ttft_ms == [704.0]``, ``ttlt_ms == [1107.0]`` and
+    ``units["ttft_s"] == "seconds (name suffix)"``.
+
+    Args:
+        data: the file's bytes (UTF-8 or UTF-16 with a byte-order mark) or its text.
+        filename: the file's name, if known.
+
+    Returns:
+        A :class:`ParsedLog`; ``ok`` is False and ``error`` explains why when no request is usable.
+
+    Raises:
+        Nothing: any input, however malformed, gives a ``ParsedLog`` with an error.
+    """
+    log = ParsedLog()
+    try:
+        text = decode(data)
+        if text is None:
+            log.error = _not_text_message(data, filename)
+            return log
+        _read(Source(text), log)
+    except Exception as error:  # never raise on user data; report instead
+        log.error = f"Could not read this file ({type(error).__name__}). Accepted: {ACCEPTED}."
+        log.ok = False
+        return log
+    if not log.error and not log.rows_used:
+        lines = log.reason_lines()
+        reasons = "; ".join(f"{count:,} {lines[reason]}" for reason, count in log.skipped.items())
+        log.error = f"No usable requests in this {log.format_name or 'file'}" + (
+            f": {reasons}." if reasons else " (it is empty)."
+        )
+    log.ok = not log.error
+    return log
+
+
+def _read(source: Source, log: ParsedLog) -> None:
+    """Pick the reader for ``source`` and fill ``log``."""
+    if source.kind == "empty":
+        log.error = f"The file is empty. Accepted: {ACCEPTED}."
+        return
+    if source.kind == "jsonl" and source.text.lstrip().startswith("["):
+        log.error = f"The file starts like JSON but is not valid. Accepted: {ACCEPTED}."
+        return
+    for reader in READERS[:-1]:
+        if reader.recognise(source):
+            reader.read(source, log, ACCEPTED)
+            return
+    messages = [m for m in (getattr(r, "summary", _none)(source) for r in READERS) if m]
+    if messages:
+        log.error = (
+            " ".join(messages)
+            + " A summary holds statistics, not one row per request, so it cannot be fitted. "
+            f"Accepted: {ACCEPTED}."
+        )
+        return
+    if not (source.kind == "json" and not isinstance(source.document, (list, dict))):
+        tables.read(source, log, ACCEPTED)
+        return
+    log.error = f"The file is a single JSON value, not a request log. Accepted: {ACCEPTED}."
+
+
+def _none(source: Source) -> None:
+    return None
+
+
+def _not_text_message(data: object, filename: str | None) -> str:
+    name = f" {filename!r}" if filename else ""
+    if isinstance(data, (bytes, bytearray, memoryview)) and bytes(data[:2]) == b"\x1f\x8b":
+        return f"The file{name} is gzip-compressed; unzip it first. Accepted: {ACCEPTED}."
+    if not isinstance(data, (str, bytes, bytearray, memoryview)):
+        return f"Expected the file's bytes or text; got {type(data).__name__}."
+    return f"The file{name} is not a text file. Accepted: {ACCEPTED}."
+
+
+__all__ = ["ACCEPTED", "FORMATS", "READERS", "SKIP_REASONS", "ParsedLog", "parse_log"]
