@@ -20,9 +20,10 @@ from .lesson import CALL_KEYS, diagnose, sensitivities
 from .roofline import roofline_call, roofline_options
 from .scenarios import BASE_STATE, MISTAKES, SCENARIOS
 from .toy import MAX_PROMPT_TOKENS, ToyConstants
+from .validation import nearest, validation_table
 
 MODES = ("toy", "roofline")
-ROOFLINE_KEYS = ("accelerator", "model", "weight_dtype", "tensor_parallel")
+ROOFLINE_KEYS = ("accelerator", "model", "weight_dtype", "tensor_parallel", "serving_stack")
 
 DEFAULT_STATE = {
     **BASE_STATE,
@@ -52,6 +53,7 @@ CONTROL_LIMITS = {
     "model": {"kind": "choice", "choices": [m["id"] for m in roofline_options()["models"]]},
     "weight_dtype": {"kind": "choice", "choices": roofline_options()["weight_dtypes"]},
     "tensor_parallel": {"kind": "choice", "choices": roofline_options()["tensor_parallel"]},
+    "serving_stack": {"kind": "choice", "choices": [s["id"] for s in roofline_options()["serving_stacks"]]},
     "toy_constants": {
         "kind": "object",
         "nullable": True,
@@ -149,7 +151,9 @@ def evaluate(state: dict) -> dict:
         ``diagnosis`` (:func:`twoclocks.lesson.diagnose`), ``bill`` and ``bill_usd`` (toy prices),
         ``sensitivities`` (:func:`twoclocks.lesson.sensitivities` in the same mode) and ``agent``
         (the agent loop's rows and totals; it always runs on the toy model, and is shared between
-        reports with the same agent settings: treat reports as read-only).
+        reports with the same agent settings: treat reports as read-only). In roofline mode also
+        ``validation``: ``{"nearest": [...]}``, the published measurements nearest the current
+        configuration beside their predictions (:func:`twoclocks.validation.nearest`).
 
     Raises:
         ValueError: for an unknown key (naming it) or an invalid value (naming the key and range).
@@ -163,8 +167,10 @@ def evaluate(state: dict) -> dict:
         return report if call == call_state else model(**call)
 
     bill = bill_breakdown(report)
+    extra = {"validation": {"nearest": nearest({**state, **call_state})}} if state["mode"] == "roofline" else {}
     return {
         **report,
+        **extra,
         "diagnosis": diagnose(report),
         "bill": bill,
         "bill_usd": bill["total_usd"],
@@ -183,6 +189,12 @@ def evaluate_json(state_json: str) -> str:
         return json.dumps({"report": evaluate(json.loads(state_json))}, allow_nan=False)
     except ValueError as error:
         return json.dumps({"error": str(error)})
+
+
+def validation_json() -> str:
+    """JSON of :func:`twoclocks.validation.validation_table` for the worker: every published
+    measurement beside its prediction, and the overall figures (computed once, then cached)."""
+    return json.dumps(validation_table(), allow_nan=False)
 
 
 def analyze_log_json(text: str, filename: str) -> str:
