@@ -167,7 +167,7 @@ SERVING_STACKS = {
         ),
         ServingStack(
             id="eager",
-            name="Eager PyTorch (Hugging Face generate)",
+            name="Eager PyTorch (HF generate)",
             examples="Hugging Face transformers model.generate without compilation or CUDA graphs",
             params=RooflineParams(step_overhead_ms=13.0, int4_dequant_flops_per_weight=12.0,
                                   int8_dequant_flops_per_weight=40.0, kv_efficiency=0.04),

@@ -16,6 +16,7 @@ import { buildMistakes } from "./mistakes.js";
 import { Player } from "./play.js";
 import { RooflineChart, formatBytes } from "./rooflinechart.js";
 import { parseUrl, toQuery } from "./urlstate.js";
+import { setupValidation } from "./validation.js";
 
 const $ = (id) => document.getElementById(id);
 const ANNOUNCE_AFTER_MS = 700; // the live region speaks once the learner stops dragging
@@ -55,6 +56,12 @@ const player = new Player({
   clocks, onFinish: (report) => callLog.add(report),
 });
 const rooflineChart = new RooflineChart($("roofline-canvas"));
+const byId = (list) => Object.fromEntries(list.map((o) => [o.id, o.name]));
+const validationView = setupValidation({
+  canvas: $("validation-canvas"), summary: $("validation-summary"), tbody: $("validation-table"),
+  nearest: $("validation-nearest"), load: () => engine.validation(),
+  names: { models: byId(BUILD.options.models), accelerators: byId(BUILD.options.accelerators), stacks: byId(BUILD.options.serving_stacks) },
+});
 const modelControls = buildControls(
   { mode: $("controls-mode"), hardware: $("controls-hardware") }, MODEL_CONTROLS, BUILD.limits,
   (key, value) => applyState({ [key]: value }, { byControl: true }), BUILD.options,
@@ -118,13 +125,15 @@ function showRoofline(report) {
   $("bounds").textContent = `Prefill: ${prefill}. Decode: ${decode}. KV cache at the end of the call: ` +
     `${formatBytes(report.kv_cache_bytes)}.`;
   rooflineChart.show(report);
+  validationView.show(report);
 }
 
 function describeModel() {
   if (state.mode === "roofline") {
     const accelerator = BUILD.options.accelerators.find((a) => a.id === state.accelerator).name;
     const model = BUILD.options.models.find((m) => m.id === state.model).name;
-    return `Cost model: roofline, ${model} in ${state.weight_dtype} on ${state.tensor_parallel} × ${accelerator}, batch 1`;
+    const stack = BUILD.options.serving_stacks.find((s) => s.id === state.serving_stack).name;
+    return `Cost model: roofline, ${model} in ${state.weight_dtype} on ${state.tensor_parallel} × ${accelerator}, ${stack}, batch 1`;
   }
   return `Cost model: ${describeToy()}`;
 }
@@ -452,6 +461,7 @@ const api = installApi({
     models: BUILD.options.models.map(({ id, name }) => ({ id, name })),
     weight_dtypes: BUILD.options.weight_dtypes,
     tensor_parallel: BUILD.options.tensor_parallel,
+    serving_stacks: BUILD.options.serving_stacks.map(({ id, name }) => ({ id, name })),
     scenarios: BUILD.scenarios.map(({ id, name }) => ({ id, name })),
   }),
   version: BUILD.version,
