@@ -384,8 +384,8 @@ def build_wheels() -> dict[str, tuple[str, bytes]]:
     """Build the two pure-Python wheels from py/twoclocks: {"model": (file name, bytes),
     "logs": (file name, bytes)}. Both install into the one `twoclocks` package."""
     meta = project_metadata()
-    sources = sorted((PY_DIR / meta["name"]).rglob("*.py"))
     package = PY_DIR / meta["name"]
+    sources = sorted([*package.rglob("*.py"), *package.rglob("*.csv")])  # the CSV: validation data
     is_log = lambda path: path.relative_to(package).as_posix() in LOG_MODULES  # noqa: E731
     return {
         "model": build_wheel(meta["name"], [p for p in sources if not is_log(p)], meta["description"]),

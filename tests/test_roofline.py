@@ -1,28 +1,28 @@
 """Tests of the roofline cost model, its presets, and its fit to published batch-1 measurements.
 
-``tests/data/measured_latency.csv`` holds every measured value compared here, with its source. Left
-out on purpose: the same llama.cpp source's RTX 4090 prompt-processing rows (its F16 matrix products
-run with FP16 accumulation, whose 330 TFLOP/s peak is twice the BF16 peak the preset models), and
-the L40S rows of the TensorRT-LLM table (no L40S preset).
+``py/twoclocks/measured_latency.csv`` holds every measured value compared here, with its source
+(``twoclocks.validation`` reads it; ``pytest -s`` prints the table). Left out on purpose: the
+llama.cpp source's RTX 4090 prompt-processing rows (its F16 matrix products run with FP16
+accumulation, whose 330 TFLOP/s peak is twice the BF16 peak the preset models), multi-GPU llama.cpp
+rows (layer split, not tensor parallel), and AWQ rows of the Qwen tables (GPTQ rows cover the format).
 """
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 import statistics
 from contextlib import contextmanager
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from twoclocks import hardware
+from twoclocks import hardware, validation
 from twoclocks.roofline import (
     DEFAULT_ROOFLINE,
+    SERVING_STACKS,
     OutOfMemoryError,
     RooflineParams,
     roofline_call,
@@ -30,40 +30,11 @@ from twoclocks.roofline import (
     sum_max_linear,
 )
 
-MEASURED_CSV = Path(__file__).parent / "data" / "measured_latency.csv"
-MAX_MEDIAN_ERROR = 0.25
-MAX_FACTOR = 1.6
+TARGET_MEDIAN_ERROR = 0.15
+TARGET_FACTOR = 1.5
+HELD_OUT_RATIO = 1.3
+DECODE_METRICS = ("tpot_ms", "e2e_ms_per_token")
 ROUTER = {"prompt_tokens": 8000, "output_tokens": 20, "max_tokens": 256}
-
-
-def _measured_rows() -> list[dict]:
-    with MEASURED_CSV.open(newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
-
-
-def _predict(row: dict) -> dict:
-    output_tokens = int(row["output_tokens"])
-    return roofline_call(
-        prompt_tokens=int(row["prompt_tokens"]),
-        output_tokens=output_tokens,
-        max_tokens=output_tokens,
-        accelerator=row["accelerator"],
-        model=row["model"],
-        weight_dtype=row["weight_dtype"],
-        kv_dtype=row["kv_dtype"],
-        tensor_parallel=int(row["tensor_parallel"]),
-    )
-
-
-def _comparisons() -> list[tuple[str, str, float, float]]:
-    """``(row, metric, measured_ms, predicted_ms)`` for every measured value in the CSV."""
-    out = []
-    for row in _measured_rows():
-        report = _predict(row)
-        for column, metric in (("measured_ttft_ms", "ttft_ms"), ("measured_tpot_ms", "tpot_ms")):
-            if row[column]:
-                out.append((row["row"], metric, float(row[column]), report[metric]))
-    return out
 
 
 def _numbers(value: object):
@@ -89,32 +60,166 @@ def _with_device(**changes):
 # --- validation against published measurements ------------------------------------------------
 
 
-def test_predictions_match_published_measurements():
-    """Predictions for every published row have median error at most 25% and are within 1.6x."""
-    rows = _comparisons()
-    errors = [(predicted - measured) / measured for _, _, measured, predicted in rows]
-    factors = [max(p / m, m / p) for _, _, m, p in rows]
-    print(f"\n{'row':<38} {'metric':<8} {'measured':>9} {'predicted':>9} {'error':>7}")
-    for (name, metric, measured, predicted), error in zip(rows, errors):
-        print(f"{name:<38} {metric:<8} {measured:>9.2f} {predicted:>9.2f} {error:>+7.1%}")
-    median = statistics.median(abs(e) for e in errors)
-    print(f"median |error| {median:.1%}; worst factor {max(factors):.2f}x over {len(rows)} values")
-    assert median <= MAX_MEDIAN_ERROR
-    assert max(factors) <= MAX_FACTOR
+@pytest.fixture(scope="module")
+def entries() -> list[dict]:
+    return validation.compare(validation.load_rows())
 
 
-def test_measurements_cover_enough_independent_sources():
-    """The CSV holds at least 10 measured values from at least 2 independent publishers."""
-    rows = _measured_rows()
-    publishers = {
-        "NVIDIA" if "nvidia" in row["source_address"].lower() else row["source_address"].split("/")[3]
-        for row in rows
-    }
-    assert len(_comparisons()) >= 10
-    assert len(publishers) >= 2
-    for row in rows:
+def _median_abs(entries: list[dict]) -> float:
+    return statistics.median(abs(e["error"]) for e in entries)
+
+
+def test_print_the_validation_table(entries):
+    """Every measured value beside its prediction (``pytest -s`` shows the table the README quotes)."""
+    print(f"\n{'row':<44} {'stack':<9} {'metric':<16} {'measured':>9} {'predicted':>9} {'error':>7} split")
+    for e in entries:
+        print(f"{e['row']:<44} {e['serving_stack']:<9} {e['metric']:<16} {e['measured_ms']:>9.2f} "
+              f"{e['predicted_ms']:>9.2f} {e['error']:>+7.1%} {e['split']}")
+    for stack in SERVING_STACKS:
+        for name, metrics in (("TTFT", ("ttft_ms",)), ("decode", DECODE_METRICS)):
+            group = [e for e in entries if e["serving_stack"] == stack and e["metric"] in metrics]
+            if group:
+                print(f"{stack:<10} {name:<7} median |error| {_median_abs(group):.1%}; worst "
+                      f"{max(e['factor'] for e in group):.2f}x over {len(group)} values")
+    assert len(entries) == sum(1 for _ in entries)
+
+
+@pytest.mark.parametrize("metrics", [("ttft_ms",), DECODE_METRICS], ids=["ttft", "decode"])
+def test_optimised_stack_meets_the_targets(entries, metrics):
+    """Optimised servers: TTFT and decode each have median |error| <= 15% and every row within 1.5x."""
+    group = [e for e in entries if e["serving_stack"] == "optimised" and e["metric"] in metrics]
+    assert len(group) >= 10
+    assert _median_abs(group) <= TARGET_MEDIAN_ERROR
+    assert max(e["factor"] for e in group) <= TARGET_FACTOR
+
+
+@pytest.mark.parametrize("stack", ["llama-cpp", "eager"])
+def test_other_stacks_are_within_1_5x_with_their_presets(entries, stack):
+    """llama.cpp and eager PyTorch rows are each within 1.5x with their own presets."""
+    group = [e for e in entries if e["serving_stack"] == stack]
+    assert len(group) >= 6
+    assert max(e["factor"] for e in group) <= TARGET_FACTOR
+
+
+def test_held_out_rows_are_predicted_about_as_well_as_the_calibration_rows(entries):
+    """The fixed held-out quarter's median |error| is within 1.3x of the calibration rows'."""
+    held_out = [e for e in entries if e["split"] == "held_out"]
+    fit = [e for e in entries if e["split"] == "fit"]
+    assert len(held_out) >= len(entries) // 5
+    assert _median_abs(held_out) <= HELD_OUT_RATIO * _median_abs(fit)
+
+
+def test_the_split_is_every_fourth_row():
+    """The held-out rows are fixed by position: the 4th, 8th, ... row of the CSV."""
+    rows = validation.load_rows()
+    assert [r["split"] for r in rows[:8]] == ["fit", "fit", "fit", "held_out"] * 2
+
+
+def test_measurements_cover_publishers_formats_parallelism_and_contexts():
+    """Rows come from at least 4 publishers and cover int4, int8, fp8 and bf16, tensor parallel 1 to 8,
+    prompts under 1,000 and over 60,000 tokens, and each of the three serving stacks."""
+    rows = validation.load_rows()
+    assert len({r["publisher"] for r in rows}) >= 4
+    assert {"int4", "int8", "fp8", "bf16"} <= {r["weight_dtype"] for r in rows}
+    assert {1, 2, 4, 8} <= {int(r["tensor_parallel"]) for r in rows}
+    prompts = [int(r["prompt_tokens"]) for r in rows if r["measured_tpot_ms"]]
+    assert min(prompts) < 1000 and max(prompts) > 60_000
+    assert set(SERVING_STACKS) == {r["serving_stack"] for r in rows}
+
+
+def test_every_row_names_its_source_version_and_assumptions():
+    """Each row has a title, an https address, a commit or date, an assumptions note and a value."""
+    for row in validation.load_rows():
         assert row["source_title"] and row["source_address"].startswith("https://")
+        assert row["source_version"] and row["comment"]
         assert row["measured_ttft_ms"] or row["measured_tpot_ms"]
+        if row["measured_tpot_ms"]:
+            assert row["tpot_kind"] in ("step", "e2e")
+
+
+def test_e2e_rows_are_compared_with_ttlt_per_output_token():
+    """A benchmark that times prefill and decode together is compared with TTLT / output tokens."""
+    row = next(r for r in validation.load_rows() if r["tpot_kind"] == "e2e")
+    entry = next(e for e in validation.compare([row]))
+    report = validation.predict(row)
+    assert entry["metric"] == "e2e_ms_per_token"
+    assert entry["predicted_ms"] == pytest.approx(report["ttlt_ms"] / int(row["output_tokens"]))
+
+
+def test_nearest_measurements_prefer_the_same_configuration():
+    """The nearest measurements to Qwen2.5 7B int4 under eager PyTorch on an A100 are those rows."""
+    state = {"model": "qwen2.5-7b", "accelerator": "a100-80gb", "weight_dtype": "int4",
+             "serving_stack": "eager", "tensor_parallel": 1, "prompt_tokens": 6000}
+    found = validation.nearest(state)
+    assert len(found) == validation.NEAREST_COUNT
+    assert found[0]["exact"] and found[0]["prompt_tokens"] == 6144
+    assert all(e["serving_stack"] == "eager" for e in found)
+
+
+# --- number formats, mixtures of experts and serving stacks ---------------------------------------
+
+
+@pytest.mark.parametrize(("weight_dtype", "bits", "group"), [("int4", 4, 32), ("int8", 8, 128)])
+def test_quantised_bytes_include_group_scales_and_16_bit_tables(weight_dtype, bits, group):
+    """int4 and int8 weights cost their bits plus one 16-bit scale per group; the embedding table
+    and LM head stay in 16 bits."""
+    model = hardware.MODELS["llama-3.1-8b"]
+    report = roofline_call(prompt_tokens=10, output_tokens=2, max_tokens=2, weight_dtype=weight_dtype)
+    per_weight = (bits + 16 / group) / 8
+    tables = 2 * model.vocab_size * model.hidden_size
+    assert report["weight_bytes"] == pytest.approx(model.block_params * per_weight + tables * 2)
+
+
+def test_int4_decode_is_held_above_the_bandwidth_roof_by_dequantisation_on_an_a100():
+    """On an A100 (little FP32 for its bandwidth) an int4 decode step costs more than its bytes alone
+    at the stack's bandwidth; on an RTX 4090 the bytes set the step."""
+    params = SERVING_STACKS["optimised"].params
+    for accelerator, held in (("a100-80gb", True), ("rtx-4090", False)):
+        report = roofline_call(prompt_tokens=1, output_tokens=2, max_tokens=2, weight_dtype="int4",
+                               accelerator=accelerator)
+        bytes_ms = report["decode_bytes_per_token"] / (report["bandwidth_bytes_per_s"] * params.mbu) * 1e3
+        step = report["tpot_ms"] - params.step_overhead_ms
+        assert (step > 1.2 * bytes_ms) is held
+
+
+def test_mixture_of_experts_reads_the_routed_experts_but_stores_all_of_them():
+    """Mixtral 8x7B at batch 1: a decode step multiplies and reads only 2 of 8 experts per layer,
+    while memory holds all of them."""
+    m = hardware.MODELS["mixtral-8x7b"]
+    report = roofline_call(prompt_tokens=1, output_tokens=2, max_tokens=2, model="mixtral-8x7b",
+                           accelerator="a100-80gb", tensor_parallel=2)
+    active_blocks = m.block_params - (m.experts - m.active_experts) * m.layers * 3 * m.hidden_size * m.intermediate_size
+    head = m.vocab_size * m.hidden_size
+    kv_bytes = 2 * m.layers * m.kv_heads * m.head_dim * 2 * 2  # the step making token 2 reads 2 slots
+    assert report["decode_bytes_per_token"] == pytest.approx(2 * (active_blocks + head) + kv_bytes)
+    assert report["prefill_flops"] == pytest.approx(2 * (active_blocks + head) + 4 * m.layers * m.attention_heads * m.head_dim)
+    assert report["weight_bytes"] == pytest.approx(2 * m.params)
+    assert active_blocks < 0.3 * m.block_params
+
+
+def test_a_long_prefill_touches_every_expert():
+    """Over a 1,000-token prompt every expert is read: prefill bytes are nearly all the weights."""
+    m = hardware.MODELS["mixtral-8x7b"]
+    assert m.block_params_read(1000) == pytest.approx(m.block_params, rel=1e-9)
+    assert m.block_params_read(1) == pytest.approx(m.active_block_params)
+
+
+def test_eager_decode_pays_its_per_step_overhead():
+    """An 8B model decoding on one A100: eager PyTorch's TPOT exceeds the optimised stack's by the
+    difference of their per-step overheads, and is over twice as long (26 vs ~10 ms published)."""
+    call = dict(prompt_tokens=10, output_tokens=50, max_tokens=50, accelerator="a100-80gb")
+    eager = roofline_call(serving_stack="eager", **call)
+    fast = roofline_call(serving_stack="optimised", **call)
+    overheads = SERVING_STACKS["eager"].params.step_overhead_ms - SERVING_STACKS["optimised"].params.step_overhead_ms
+    assert eager["tpot_ms"] - fast["tpot_ms"] == pytest.approx(overheads, rel=0.1)
+    assert eager["tpot_ms"] > 2 * fast["tpot_ms"]
+    assert "eager" == eager["serving_stack"]
+
+
+def test_every_serving_stack_says_what_it_stands_for():
+    """Every stack preset has a name, examples, and its calibration rows in words."""
+    for stack in SERVING_STACKS.values():
+        assert stack.name and stack.examples and "rows" in stack.calibration
 
 
 # --- the roofline picture ------------------------------------------------------------------------
@@ -331,6 +436,7 @@ def test_closed_form_decode_sum_matches_the_loop(a0, a1, b0, b1, lo, length):
         ({"accelerator": "tpu-v5"}, "accelerator"),
         ({"model": "gpt-5"}, "model"),
         ({"weight_dtype": "fp4"}, "weight_dtype"),
+        ({"serving_stack": "tgi"}, "serving_stack"),
         ({"kv_dtype": "int4"}, "kv_dtype"),
         ({"tensor_parallel": 3}, "tensor_parallel"),
         ({"tensor_parallel": 16}, "tensor_parallel"),
@@ -364,7 +470,9 @@ def test_fp8_weights_need_fp8_tensor_cores():
 
 
 @pytest.mark.parametrize(
-    "name", ["mfu", "mbu", "prefill_overhead_ms", "step_overhead_ms", "allreduce_latency_ms"]
+    "name",
+    ["mfu", "mbu", "prefill_overhead_ms", "step_overhead_ms", "allreduce_latency_ms",
+     "int8_dequant_flops_per_weight", "int4_dequant_flops_per_weight", "kv_efficiency"],
 )
 def test_invalid_params_raise_value_error_naming_the_field(name):
     """A negative or non-numeric RooflineParams field raises ValueError naming it."""
@@ -374,11 +482,13 @@ def test_invalid_params_raise_value_error_naming_the_field(name):
 
 @pytest.mark.parametrize("model", list(hardware.MODELS.values()), ids=lambda m: m.id)
 def test_model_parameter_counts_match_their_shapes(model):
-    """Each model preset's parameter count matches the count implied by its shape to within 0.01%."""
+    """Each model preset's parameter count matches the count implied by its shape to within 0.01%
+    (Qwen2.5's attention biases are the difference there)."""
     m = model
     attention = m.hidden_size * m.head_dim * (2 * m.attention_heads + 2 * m.kv_heads)
-    mlp = 3 * m.hidden_size * m.intermediate_size
-    per_layer = attention + mlp + 2 * m.hidden_size
+    mlp = m.experts * 3 * m.hidden_size * m.intermediate_size
+    router = m.hidden_size * m.experts if m.experts > 1 else 0
+    per_layer = attention + mlp + router + 2 * m.hidden_size
     tables = (1 if m.tied_embeddings else 2) * m.vocab_size * m.hidden_size
     implied = m.layers * per_layer + tables + m.hidden_size
     assert implied == pytest.approx(m.params, rel=1e-4)
@@ -392,8 +502,11 @@ def test_every_preset_cites_a_source():
 
 def test_required_presets_exist():
     """The presets the page needs exist under their ids."""
-    assert {"h100-sxm", "h200", "a100-80gb", "l4", "rtx-4090"} <= set(hardware.ACCELERATORS)
-    assert {"llama-3.1-8b", "llama-3.1-70b", "mistral-7b", "llama-3.2-1b"} <= set(hardware.MODELS)
+    assert {"h100-sxm", "h200", "a100-80gb", "l4", "rtx-4090", "h100-pcie", "l40s", "mi300x", "b200"} <= set(
+        hardware.ACCELERATORS)
+    assert {"llama-3.1-8b", "llama-3.1-70b", "mistral-7b", "llama-3.2-1b", "qwen2.5-7b", "qwen2.5-72b",
+            "mixtral-8x7b"} <= set(hardware.MODELS)
+    assert all(m.context_window_tokens >= 4096 for m in hardware.MODELS.values())
     assert "NVIDIA H100 SXM" == hardware.ACCELERATORS["h100-sxm"].name
 
 
@@ -403,7 +516,8 @@ def test_options_are_json_safe_and_match_the_presets():
     assert options == json.loads(json.dumps(options))
     assert [a["id"] for a in options["accelerators"]] == list(hardware.ACCELERATORS)
     assert [m["id"] for m in options["models"]] == list(hardware.MODELS)
-    assert ["bf16", "fp8", "int4"] == options["weight_dtypes"]
+    assert ["bf16", "fp8", "int8", "int4"] == options["weight_dtypes"]
+    assert [s["id"] for s in options["serving_stacks"]] == list(SERVING_STACKS)
     assert [1, 2, 4, 8] == options["tensor_parallel"]
     assert {"id", "name"} <= set(options["accelerators"][0])
 

@@ -5,17 +5,20 @@ counts and shapes are plain integers. Every figure is dense (no 2:4 sparsity) an
 datasheet number, not a measurement; each preset's ``source`` says where it comes from. Memory sizes
 are the datasheet's decimal gigabytes (80 GB = 80e9 bytes).
 
-Number formats: weights are stored as ``bf16`` (2 bytes), ``fp8`` (1 byte) or ``int4``; the KV cache as
-``bf16`` or ``fp8``. ``fp8`` weights mean W8A8, computed on FP8 tensor cores, so they are legal only on an
-accelerator that has them (``fp8_flops_per_s`` not ``None``); ``bf16`` and ``int4`` weights (W4A16,
-dequantised on the fly) are computed at the bf16 rate.
+Number formats: weights are stored as ``bf16`` (2 bytes), ``fp8`` (1 byte), ``int8`` or ``int4`` (each
+with its group-wise scales, see ``BYTES_PER_WEIGHT``); the KV cache as ``bf16`` or ``fp8``. ``fp8`` weights
+mean W8A8, computed on FP8 tensor cores, so they are legal only on an accelerator that has them
+(``fp8_flops_per_s`` not ``None``); ``bf16``, ``int8`` and ``int4`` weights (W8A16 and W4A16, dequantised
+on the fly) are computed at the bf16 rate. Quantisers leave the embedding table and the LM head in 16
+bits (GPTQ, AWQ, TensorRT-LLM and vLLM FP8 by default), so only the transformer blocks' weights take the
+smaller format (``TABLE_BYTES_PER_WEIGHT``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-WEIGHT_DTYPES = ("bf16", "fp8", "int4")
+WEIGHT_DTYPES = ("bf16", "fp8", "int8", "int4")
 """Weight formats the roofline model accepts."""
 
 KV_DTYPES = ("bf16", "fp8")
@@ -24,10 +27,24 @@ KV_DTYPES = ("bf16", "fp8")
 TENSOR_PARALLEL_DEGREES = (1, 2, 4, 8)
 """Tensor-parallel degrees (devices a model is split across) the roofline model accepts."""
 
-BYTES_PER_WEIGHT = {"bf16": 2.0, "fp8": 1.0, "int4": 0.5625}
-"""Bytes per stored weight. ``int4`` is 4.5 bits: 4-bit values plus one 16-bit scale per group of 32
-weights, the layout of GGML ``Q4_0`` and MLC ``q4f16_1`` (group-128 AWQ/GPTQ is about 4.25 bits;
-llama.cpp ``Q4_K_M`` averages about 4.6)."""
+INT8_GROUP_WEIGHTS = 128
+"""Weights sharing one 16-bit scale in ``int8`` (GPTQ-Int8's group of 128; per-channel int8 is closer to 1 byte)."""
+
+INT4_GROUP_WEIGHTS = 32
+"""Weights sharing one 16-bit scale in ``int4`` (GGML ``Q4_0``, MLC ``q4f16_1``, gpt-fast G=32; torchao's
+group of 64 with a 16-bit scale and a 16-bit zero point is the same 4.5 bits)."""
+
+BYTES_PER_WEIGHT = {
+    "bf16": 2.0,
+    "fp8": 1.0,
+    "int8": 1.0 + 2.0 / INT8_GROUP_WEIGHTS,
+    "int4": 0.5 + 2.0 / INT4_GROUP_WEIGHTS,
+}
+"""Bytes per stored block weight, group-wise scales included: ``int8`` is 8.125 bits, ``int4`` 4.5 bits
+(group-128 AWQ/GPTQ is about 4.25 bits; llama.cpp ``Q4_K_M`` averages about 4.6)."""
+
+TABLE_BYTES_PER_WEIGHT = 2.0
+"""Bytes per weight of the embedding table and LM head, whatever the blocks' format (kept in 16 bits)."""
 
 BYTES_PER_KV_VALUE = {"bf16": 2.0, "fp8": 1.0}
 """Bytes per stored key or value element in the KV cache."""
@@ -44,6 +61,8 @@ class Accelerator:
         fp8_flops_per_s: dense FP8 tensor peak, FLOP/s; ``None`` if the device has no FP8 tensor cores.
         bandwidth_bytes_per_s: peak memory bandwidth, bytes/s.
         memory_bytes: memory size, bytes.
+        vector_flops_per_s: dense FP32 rate of the ordinary (non-tensor) cores, FLOP/s: the roof for
+            dequantising int8/int4 weights at batch 1, which runs on these cores.
         interconnect_bytes_per_s: device-to-device bandwidth in one direction, bytes/s (NVLink where
             fitted, else PCIe 4.0 x16); used only for the tensor-parallel all-reduce.
         source: where the figures come from.
@@ -55,6 +74,7 @@ class Accelerator:
     fp8_flops_per_s: float | None
     bandwidth_bytes_per_s: float
     memory_bytes: float
+    vector_flops_per_s: float
     interconnect_bytes_per_s: float
     source: str
 
@@ -77,7 +97,7 @@ class Accelerator:
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """The shape of one dense decoder-only transformer.
+    """The shape of one decoder-only transformer, dense or mixture-of-experts.
 
     Attributes:
         id: preset key, e.g. ``"llama-3.1-8b"``.
@@ -95,6 +115,8 @@ class ModelSpec:
             config's ``max_position_embeddings``; serving engines reject a request whose prompt plus
             ``max_tokens`` exceeds it.
         source: where the figures come from.
+        experts: MLP experts per layer (1 for a dense model).
+        active_experts: experts each token is routed to (1 for a dense model).
     """
 
     id: str
@@ -110,6 +132,8 @@ class ModelSpec:
     tied_embeddings: bool
     context_window_tokens: int
     source: str
+    experts: int = 1
+    active_experts: int = 1
 
     @property
     def lm_head_params(self) -> int:
@@ -125,6 +149,34 @@ class ModelSpec:
         tables = 1 if self.tied_embeddings else 2
         return self.params - tables * self.vocab_size * self.hidden_size
 
+    @property
+    def expert_params(self) -> int:
+        """Weights of one expert (a gated MLP: gate, up and down projections) in one layer."""
+        return 3 * self.hidden_size * self.intermediate_size
+
+    @property
+    def active_block_params(self) -> int:
+        """Block weights one token multiplies: ``block_params`` less the experts it is not routed to.
+
+        Equal to ``block_params`` for a dense model; Mixtral 8x7B's 2 of 8 experts leave ~12.6e9 of 46.4e9.
+        """
+        idle = (self.experts - self.active_experts) * self.layers * self.expert_params
+        return self.block_params - idle
+
+    def block_params_read(self, tokens: int) -> float:
+        """Expected block weights read by a forward pass over ``tokens`` tokens (one sequence).
+
+        Dense models read every weight. In a mixture of experts each token picks ``k`` of ``E`` experts
+        per layer; with routing taken as uniform and independent, an expert is untouched by ``t`` tokens
+        with probability ``(1 - k/E)^t``, so a batch-1 decode step (``t = 1``) reads only the ``k`` chosen
+        experts and a long prefill reads nearly all of them.
+        """
+        if self.experts == 1:
+            return float(self.block_params)
+        untouched = (1 - self.active_experts / self.experts) ** tokens
+        idle = self.experts * untouched * self.layers * self.expert_params
+        return self.block_params - idle
+
     def kv_values_per_token(self) -> int:
         """Key and value elements one token adds to the cache: ``2 x layers x kv_heads x head_dim``."""
         return 2 * self.layers * self.kv_heads * self.head_dim
@@ -132,6 +184,7 @@ class ModelSpec:
 
 _NVLINK4 = 450e9  # NVLink 4 on H100/H200 SXM: 900 GB/s total, 450 GB/s each way.
 _PCIE4 = 32e9  # PCIe 4.0 x16: about 32 GB/s each way.
+_PCIE5 = 64e9  # PCIe 5.0 x16: about 64 GB/s each way.
 
 ACCELERATORS = {
     a.id: a
@@ -143,6 +196,7 @@ ACCELERATORS = {
             fp8_flops_per_s=1978.9e12,
             bandwidth_bytes_per_s=3.35e12,
             memory_bytes=80e9,
+            vector_flops_per_s=67e12,  # datasheet FP32 67 TFLOPS
             interconnect_bytes_per_s=_NVLINK4,
             source=(
                 "NVIDIA H100 Tensor Core GPU datasheet, H100 SXM column (BF16 1,979 and FP8 3,958 "
@@ -156,6 +210,7 @@ ACCELERATORS = {
             fp8_flops_per_s=1978.9e12,
             bandwidth_bytes_per_s=4.8e12,
             memory_bytes=141e9,
+            vector_flops_per_s=67e12,  # datasheet FP32 67 TFLOPS
             interconnect_bytes_per_s=_NVLINK4,
             source=(
                 "NVIDIA H200 Tensor Core GPU datasheet, H200 SXM column (same Hopper compute as H100 "
@@ -169,6 +224,7 @@ ACCELERATORS = {
             fp8_flops_per_s=None,
             bandwidth_bytes_per_s=2.039e12,
             memory_bytes=80e9,
+            vector_flops_per_s=19.5e12,  # datasheet FP32 19.5 TFLOPS
             interconnect_bytes_per_s=300e9,
             source=(
                 "NVIDIA A100 Tensor Core GPU datasheet, A100 80GB SXM column (BF16 312 TFLOPS dense, "
@@ -182,6 +238,7 @@ ACCELERATORS = {
             fp8_flops_per_s=242.5e12,
             bandwidth_bytes_per_s=300e9,
             memory_bytes=24e9,
+            vector_flops_per_s=30.3e12,  # datasheet FP32 30.3 TFLOPS
             interconnect_bytes_per_s=_PCIE4,
             source=(
                 "NVIDIA L4 Tensor Core GPU datasheet (BF16 242 and FP8 485 TFLOPS are with sparsity; "
@@ -195,12 +252,74 @@ ACCELERATORS = {
             fp8_flops_per_s=330.3e12,
             bandwidth_bytes_per_s=1.008e12,
             memory_bytes=24e9,
+            vector_flops_per_s=82.6e12,  # datasheet FP32 82.6 TFLOPS
             interconnect_bytes_per_s=_PCIE4,
             source=(
                 "NVIDIA Ada Lovelace GPU Architecture whitepaper, appendix table for GeForce RTX 4090 "
                 "(dense BF16 and FP8 tensor TFLOPS with FP32 accumulate; 1,008 GB/s GDDR6X; 24 GB; "
                 "no NVLink): https://images.nvidia.com/aem-dam/Solutions/geforce/ada/"
                 "nvidia-ada-gpu-architecture.pdf"
+            ),
+        ),
+        Accelerator(
+            id="h100-pcie",
+            name="NVIDIA H100 PCIe",
+            bf16_flops_per_s=756.5e12,
+            fp8_flops_per_s=1513e12,
+            bandwidth_bytes_per_s=2.0e12,
+            memory_bytes=80e9,
+            vector_flops_per_s=51e12,  # datasheet FP32 51 TFLOPS
+            interconnect_bytes_per_s=_PCIE5,
+            source=(
+                "NVIDIA H100 Tensor Core GPU datasheet, H100 PCIe column (BF16 1,513 and FP8 3,026 TFLOPS "
+                "are with sparsity; dense is half; 2 TB/s; 80 GB; PCIe Gen5 128 GB/s, NVLink bridges join "
+                "only pairs, so PCIe is modelled): https://www.nvidia.com/en-us/data-center/h100/"
+            ),
+        ),
+        Accelerator(
+            id="l40s",
+            name="NVIDIA L40S",
+            bf16_flops_per_s=362.05e12,
+            fp8_flops_per_s=733e12,
+            bandwidth_bytes_per_s=864e9,
+            memory_bytes=48e9,
+            vector_flops_per_s=91.6e12,  # datasheet FP32 91.6 TFLOPS
+            interconnect_bytes_per_s=_PCIE4,
+            source=(
+                "NVIDIA L40S GPU datasheet (BF16 362.05 dense / 733 sparse TFLOPS, FP8 733 dense / 1,466 "
+                "sparse; 864 GB/s GDDR6; 48 GB; PCIe Gen4 x16, no NVLink): "
+                "https://www.nvidia.com/en-us/data-center/l40s/"
+            ),
+        ),
+        Accelerator(
+            id="mi300x",
+            name="AMD Instinct MI300X",
+            bf16_flops_per_s=1307.4e12,
+            fp8_flops_per_s=2614.9e12,
+            bandwidth_bytes_per_s=5.3e12,
+            memory_bytes=192e9,
+            vector_flops_per_s=81.7e12,  # datasheet FP32 vector 81.7 TFLOPS
+            interconnect_bytes_per_s=64e9,
+            source=(
+                "AMD Instinct MI300X data sheet (BF16 1,307.4 and FP8 2,614.9 TFLOPS dense; 5.3 TB/s HBM3; "
+                "192 GB; Infinity Fabric 128 GB/s per link, both directions, one link to each peer): "
+                "https://www.amd.com/en/products/accelerators/instinct/mi300/mi300x.html"
+            ),
+        ),
+        Accelerator(
+            id="b200",
+            name="NVIDIA B200 (HGX)",
+            bf16_flops_per_s=2.25e15,
+            fp8_flops_per_s=4.5e15,
+            bandwidth_bytes_per_s=8e12,
+            memory_bytes=180e9,
+            vector_flops_per_s=80e12,  # datasheet FP32 80 TFLOPS
+            interconnect_bytes_per_s=900e9,
+            source=(
+                "NVIDIA HGX B200 specifications, per GPU of eight (BF16 36 and FP8 72 PFLOPS for eight "
+                "GPUs are with sparsity: 2.25 and 4.5 PFLOPS dense each; 1.44 TB HBM3e is 180 GB each; "
+                "8 TB/s; NVLink 5 1.8 TB/s total, 900 GB/s each way): "
+                "https://www.nvidia.com/en-us/data-center/hgx/"
             ),
         ),
     )
@@ -323,10 +442,58 @@ MODELS = {
             context_window_tokens=4_096,
             source=_hf("meta-llama/Llama-2-70b-hf"),
         ),
+        ModelSpec(
+            id="qwen2.5-7b",
+            name="Qwen2.5 7B",
+            params=7_615_616_512,
+            layers=28,
+            hidden_size=3584,
+            attention_heads=28,
+            kv_heads=4,
+            head_dim=128,
+            intermediate_size=18_944,
+            vocab_size=152_064,
+            tied_embeddings=False,
+            context_window_tokens=32_768,
+            source=_hf("Qwen/Qwen2.5-7B-Instruct"),
+        ),
+        ModelSpec(
+            id="qwen2.5-72b",
+            name="Qwen2.5 72B",
+            params=72_706_203_648,
+            layers=80,
+            hidden_size=8192,
+            attention_heads=64,
+            kv_heads=8,
+            head_dim=128,
+            intermediate_size=29_568,
+            vocab_size=152_064,
+            tied_embeddings=False,
+            context_window_tokens=32_768,
+            source=_hf("Qwen/Qwen2.5-72B-Instruct"),
+        ),
+        ModelSpec(
+            id="mixtral-8x7b",
+            name="Mixtral 8x7B",
+            params=46_702_792_704,
+            layers=32,
+            hidden_size=4096,
+            attention_heads=32,
+            kv_heads=8,
+            head_dim=128,
+            intermediate_size=14_336,
+            vocab_size=32_000,
+            tied_embeddings=False,
+            context_window_tokens=32_768,
+            source=_hf("mistralai/Mixtral-8x7B-v0.1"),
+            experts=8,
+            active_experts=2,
+        ),
     )
 }
 """Model presets by id. Llama 2 7B and 70B are here because published batch-1 latency tables
-(``tests/data/measured_latency.csv``) measured them; Llama 3.3 70B has Llama 3.1 70B's shape."""
+(``measured_latency.csv``) measured them; Llama 3.3 70B has Llama 3.1 70B's shape. Qwen2.5's configs
+say 32,768 positions (their long-context rows use YaRN scaling, which the context window leaves out)."""
 
 
 def _choose(kind: str, key: object, table: dict):

@@ -69,7 +69,9 @@ from typing import Callable
 from . import hardware, toy
 from ._validate import check_float, check_int
 from .call import MAX_SPECULATIVE_SPEEDUP, generated_tokens
-from .roofline import DEFAULT_ROOFLINE, RooflineParams, _check_tensor_parallel, _Setup, sum_max_linear
+from .roofline import (
+    DEFAULT_SERVING_STACK, RooflineParams, _check_tensor_parallel, _Setup, get_serving_stack, sum_max_linear,
+)
 
 SCHEDULERS = ("prefill-first", "chunked")
 """The engine's schedulers (see the module docstring)."""
@@ -194,7 +196,8 @@ def roofline_step_cost(
     weight_dtype: str = "bf16",
     kv_dtype: str = "bf16",
     tensor_parallel: int = 1,
-    params: RooflineParams = DEFAULT_ROOFLINE,
+    serving_stack: str = DEFAULT_SERVING_STACK,
+    params: RooflineParams | None = None,
     setup: _Setup | None = None,
 ) -> StepCost:
     """The roofline step cost (module docstring) for one deployment, and its KV capacity.
@@ -207,6 +210,7 @@ def roofline_step_cost(
             for a KV cache in ``KV_MEMORY_FRACTION`` of the devices' memory.
     """
     if setup is None:
+        params = get_serving_stack(serving_stack).params if params is None else params
         if not isinstance(params, RooflineParams):
             raise ValueError(f"params must be a RooflineParams; got {type(params).__name__}")
         setup = _Setup(
@@ -227,11 +231,13 @@ def roofline_step_cost(
             f"leaves no room for a KV cache in {KV_MEMORY_FRACTION:.0%} of {p} x {acc.name} "
             f"({acc.memory_bytes / 1e9:,.0f} GB each); use more devices or a smaller weight_dtype"
         )
-    block_flops = 2 * spec.block_params / p
+    block_flops = 2 * getattr(spec, "active_block_params", spec.block_params) / p
     head_flops = 2 * spec.lm_head_params / p
     pair_flops = setup.pair_flops_per_device
-    weights = setup.weight_bytes_read_per_device
-    slot_bytes = setup.kv_slot_bytes_per_device
+    # Reading the weights, as the single call does: their bytes, or their dequantisation if slower.
+    weight_ms = setup.weight_read_ms
+    # The KV cache is read at kv_efficiency of the bandwidth (the stack's attention kernels).
+    slot_bytes = setup.kv_slot_bytes_per_device / prm.kv_efficiency
     compute_rate = setup.peak_flops_per_s * prm.mfu / 1e3  # FLOPs per ms
     memory_rate = acc.bandwidth_bytes_per_s * prm.mbu / 1e3  # bytes per ms
     allreduce_ms = setup.allreduce_ms
@@ -239,15 +245,15 @@ def roofline_step_cost(
     def mixed_ms(tokens, decodes, decode_slots, finishing, pair_work, prefill_slots):
         flops = block_flops * tokens + head_flops * (decodes + finishing)
         flops += pair_flops * (decode_slots + pair_work)
-        traffic = weights + slot_bytes * (decode_slots + prefill_slots)
+        read_ms = weight_ms(tokens) + slot_bytes * (decode_slots + prefill_slots) / memory_rate
         fixed = prm.prefill_overhead_ms * finishing if finishing else prm.step_overhead_ms
-        return max(flops / compute_rate, traffic / memory_rate) + allreduce_ms(tokens) + fixed
+        return max(flops / compute_rate, read_ms) + allreduce_ms(tokens) + fixed
 
     def decode_run_ms(decodes, first_slots, steps):
         # step j (0-based) reads first_slots + decodes * j slots: two lines in j, closed-form sum
         c0 = ((block_flops + head_flops) * decodes + pair_flops * first_slots) / compute_rate
         c1 = pair_flops * decodes / compute_rate
-        m0 = (weights + slot_bytes * first_slots) / memory_rate
+        m0 = weight_ms(decodes) + slot_bytes * first_slots / memory_rate
         m1 = slot_bytes * decodes / memory_rate
         fixed = allreduce_ms(decodes) + prm.step_overhead_ms
         return sum_max_linear(c0, c1, m0, m1, 0, steps - 1) + steps * fixed
@@ -259,7 +265,7 @@ def roofline_step_cost(
         pairs0 = chunk * start + chunk * (chunk + 1) / 2
         c0 = (block_flops * tokens + head_flops * decodes + pair_flops * (first_slots + pairs0)) / compute_rate
         c1 = pair_flops * (decodes + chunk * chunk) / compute_rate
-        m0 = (weights + slot_bytes * (first_slots + start + chunk)) / memory_rate
+        m0 = weight_ms(tokens) + slot_bytes * (first_slots + start + chunk) / memory_rate
         m1 = slot_bytes * (decodes + chunk) / memory_rate
         fixed = allreduce_ms(tokens) + prm.step_overhead_ms
         return sum_max_linear(c0, c1, m0, m1, 0, steps - 1) + steps * fixed
@@ -273,7 +279,7 @@ def roofline_step_cost(
         chunk_run_ms=chunk_run_ms,
         source=(
             f"{KV_MEMORY_FRACTION:.0%} of {p} x {acc.memory_bytes / 1e9:,.0f} GB minus "
-            f"{setup.weight_bytes / 1e9:,.1f} GB of weights, {slot_bytes * p / 1e3:,.0f} kB a slot"
+            f"{setup.weight_bytes / 1e9:,.1f} GB of weights, {setup.kv_slot_bytes * 1e-3:,.0f} kB a slot"
         ),
     )
 

@@ -56,26 +56,26 @@ class OutOfMemoryError(ValueError):
 class RooflineParams:
     """How close to the roofs a serving stack runs, and its fixed costs.
 
-    The defaults are round numbers chosen against the 17 published batch-1 measurements in
-    ``tests/data/measured_latency.csv`` (TensorRT-LLM, NIM, llama.cpp and MLC on H100, A100 and
-    RTX 4090; ``pytest -s tests/test_roofline.py`` prints the comparison; median error ~11%, worst
-    1.42x): optimised engines keep about three quarters of peak bandwidth in decode and reach about
-    half of the dense tensor peak in batch-1 prefill (nearer 0.65 on A100 in FP16, nearer 0.45 on
-    H100 in FP8, so one MFU over-predicts the first and under-predicts the second by up to ~35%).
-    The 4 ms prefill overhead matches the single-device 128-token rows (7 ms on H100, 16 ms on A100,
-    where the roofs alone give 2.6 and 10.7 ms). The 0.04 ms per all-reduce (160 a forward pass for
-    an 80-layer model) is a compromise: Llama 2 70B on four GPUs with a 128-token prompt sits 17-18
-    ms above its roofs (about 0.08 ms an all-reduce once the 4 ms overhead is taken off), while
-    Llama 3.3 70B decoding on two H100s (NIM) sits ~4.4 ms a step above (about 0.03 ms).
-    0.3 ms a step covers decode's launch and sampling cost.
+    ``SERVING_STACKS`` holds the presets and says which published rows set each value; the module
+    ``twoclocks.validation`` compares them with every row of ``measured_latency.csv``.
 
     Attributes:
         mfu: model FLOPs utilisation, the fraction of dense tensor peak reached, 0.01..1.
-        mbu: model bandwidth utilisation, the fraction of peak memory bandwidth reached, 0.01..1.
+        mbu: model bandwidth utilisation, the fraction of peak memory bandwidth reached streaming
+            16-bit (or fp8) weights, 0.01..1.
         prefill_overhead_ms: fixed cost of every prefill (scheduling, launches, sampling, and in
             client-side measurements tokenisation and HTTP), ms, 0..10,000.
-        step_overhead_ms: fixed cost of every decode step, ms, 0..1,000.
+        step_overhead_ms: fixed cost of every decode step (kernel launches, sampling, Python), ms,
+            0..1,000.
         allreduce_latency_ms: fixed latency of one tensor-parallel all-reduce, ms, 0..100.
+        int8_dequant_flops_per_weight: ordinary-core operations the stack's kernels spend turning
+            one int8 weight into a 16-bit one (unpack, convert, scale), 0..100.
+        int4_dequant_flops_per_weight: the same for int4, 0..100. At batch 1 every weight is
+            dequantised once per step on the ordinary cores, a third roof beside bandwidth and
+            tensor FLOP/s: ``weights x ops / vector_flops_per_s``. On an A100 (19.5 TFLOP/s of FP32
+            for 2 TB/s) it keeps int4 kernels well below the bandwidth roof; on an RTX 4090 (82.6
+            for 1 TB/s) it does not.
+        kv_efficiency: fraction of ``mbu`` reached reading the KV cache in attention, 0.01..1.
     """
 
     mfu: float = 0.5
@@ -83,6 +83,9 @@ class RooflineParams:
     prefill_overhead_ms: float = 4.0
     step_overhead_ms: float = 0.3
     allreduce_latency_ms: float = 0.04
+    int8_dequant_flops_per_weight: float = 0.0
+    int4_dequant_flops_per_weight: float = 0.0
+    kv_efficiency: float = 1.0
 
     def __post_init__(self) -> None:
         check_float("mfu", self.mfu, 0.01, 1.0)
@@ -90,10 +93,114 @@ class RooflineParams:
         check_float("prefill_overhead_ms", self.prefill_overhead_ms, 0.0, 10_000.0)
         check_float("step_overhead_ms", self.step_overhead_ms, 0.0, 1_000.0)
         check_float("allreduce_latency_ms", self.allreduce_latency_ms, 0.0, 100.0)
+        check_float("int8_dequant_flops_per_weight", self.int8_dequant_flops_per_weight, 0.0, 100.0)
+        check_float("int4_dequant_flops_per_weight", self.int4_dequant_flops_per_weight, 0.0, 100.0)
+        check_float("kv_efficiency", self.kv_efficiency, 0.01, 1.0)
+
+    def dequant_flops_per_weight(self, weight_dtype: str) -> float:
+        """Ordinary-core operations per weight to dequantise ``weight_dtype`` (0 for bf16 and fp8)."""
+        return {"int8": self.int8_dequant_flops_per_weight, "int4": self.int4_dequant_flops_per_weight}.get(
+            weight_dtype, 0.0)
 
 
-DEFAULT_ROOFLINE = RooflineParams()
-"""The parameters the lesson page uses."""
+@dataclass(frozen=True)
+class ServingStack:
+    """A class of serving software, with the utilisations and fixed costs it reaches at batch 1.
+
+    Attributes:
+        id: preset key, e.g. ``"optimised"``.
+        name: display name.
+        examples: the software this class stands for.
+        params: its :class:`RooflineParams`.
+        calibration: which rows of ``measured_latency.csv`` set the parameters, in words.
+    """
+
+    id: str
+    name: str
+    examples: str
+    params: RooflineParams
+    calibration: str
+
+
+SERVING_STACKS = {
+    s.id: s
+    for s in (
+        ServingStack(
+            id="optimised",
+            name="Optimised server",
+            examples="TensorRT-LLM, vLLM, SGLang, and compiled PyTorch (gpt-fast, torchao)",
+            params=RooflineParams(
+                mfu=0.5,
+                mbu=0.72,
+                prefill_overhead_ms=4.0,
+                step_overhead_ms=0.6,
+                allreduce_latency_ms=0.04,
+                int8_dequant_flops_per_weight=18.0,
+                int4_dequant_flops_per_weight=12.0,
+                kv_efficiency=1.0,
+            ),
+            calibration=(
+                "Chosen on the calibration rows (three of every four) of the optimised stack, by a "
+                "coarse grid search minimising the worse of median |error| / 15% and worst factor / "
+                "1.5, then rounded. mfu 0.5 and the 4 ms prefill overhead: the TensorRT-LLM v0.5 "
+                "first-token rows (H100, A100, L40S) and NIM's TTFT rows; mbu 0.72 and 0.6 ms a step: "
+                "the bf16 decode rows of gpt-fast, torchao and vLLM (Qwen2.5 speed benchmark); "
+                "0.04 ms an all-reduce: gpt-fast's tensor-parallel rows, NIM's TP2 rows and the "
+                "TensorRT-LLM TP4 rows; 12 and 18 dequantisation operations a weight: the int4 and "
+                "int8 rows of gpt-fast, torchao and vLLM on A100s (gpt-fast's Mixtral int8 rows, "
+                "which copy the routed experts' weights, pull the int8 figure up)."
+            ),
+        ),
+        ServingStack(
+            id="llama-cpp",
+            name="llama.cpp",
+            examples="llama.cpp (llama-bench), and the runtimes built on it (Ollama, LM Studio)",
+            params=RooflineParams(mbu=0.8, step_overhead_ms=2.5, int4_dequant_flops_per_weight=10.0,
+                                  int8_dequant_flops_per_weight=10.0),
+            calibration=(
+                "Chosen on the calibration rows of the llama.cpp stack (XiongjieDai's llama-bench "
+                "and main runs on RTX 4090, A100 and H100 PCIe): mbu 0.8 from the F16 rows, 2.5 ms "
+                "a step from the small models on data-centre GPUs (7B Q4_0 runs near 7 ms a token "
+                "on an A100, an H100 PCIe and an RTX 4090 alike), 10 operations an int4 weight from "
+                "the 70B Q4_0 A100 row. No int8 row: int8 takes int4's figure, an assumption."
+            ),
+        ),
+        ServingStack(
+            id="eager",
+            name="Eager PyTorch (HF generate)",
+            examples="Hugging Face transformers model.generate without compilation or CUDA graphs",
+            params=RooflineParams(step_overhead_ms=13.0, int4_dequant_flops_per_weight=12.0,
+                                  int8_dequant_flops_per_weight=40.0, kv_efficiency=0.04),
+            calibration=(
+                "Chosen on the calibration rows of the eager stack (Hugging Face transformers rows of "
+                "the Qwen2.5 speed benchmark, Qwen2.5 7B on an A100 at 1 to 30,720 prompt tokens): "
+                "13 ms a step from the 1-token rows (Python and one kernel launch per operation, no "
+                "CUDA graphs), kv_efficiency 0.04 from the growth of the time per token with the "
+                "prompt (the cache is concatenated and attended to by unfused kernels), 40 and 12 "
+                "dequantisation operations a weight from the AutoGPTQ int8 and int4 rows."
+            ),
+        ),
+    )
+}
+"""Serving-stack presets by id."""
+
+DEFAULT_SERVING_STACK = "optimised"
+"""The stack the page starts with."""
+
+DEFAULT_ROOFLINE = SERVING_STACKS[DEFAULT_SERVING_STACK].params
+"""The optimised stack's parameters."""
+
+
+def get_serving_stack(serving_stack: str) -> ServingStack:
+    """Return the serving-stack preset with id ``serving_stack``.
+
+    Raises:
+        ValueError: naming ``serving_stack`` and listing the valid ids, for an unknown id.
+    """
+    if not isinstance(serving_stack, str) or serving_stack not in SERVING_STACKS:
+        valid = ", ".join(repr(k) for k in SERVING_STACKS)
+        raise ValueError(f"serving_stack must be one of {valid}; got {serving_stack!r}")
+    return SERVING_STACKS[serving_stack]
 
 
 def _sum_linear(c0: float, c1: float, lo: int, hi: int) -> float:
@@ -145,15 +252,36 @@ class _Setup:
 
     @property
     def weight_bytes(self) -> float:
-        """Every stored weight, all devices."""
-        return self.model.params * hardware.BYTES_PER_WEIGHT[self.weight_dtype]
+        """Every stored weight, all devices: blocks in the weight format, tables in 16 bits."""
+        m = self.model
+        tables = m.params - m.block_params
+        return m.block_params * self.block_bytes_per_weight + tables * hardware.TABLE_BYTES_PER_WEIGHT
 
     @property
-    def weight_bytes_read_per_device(self) -> float:
-        """Weights one forward pass reads on one device: blocks and LM head, not the embedding table."""
+    def block_bytes_per_weight(self) -> float:
+        return hardware.BYTES_PER_WEIGHT[self.weight_dtype]
+
+    def weight_read_ms(self, tokens: int) -> float:
+        """Time one device spends reading the weights a forward pass over ``tokens`` tokens needs:
+        the blocks (only the experts routed to, in a mixture of experts) in the weight format at
+        the larger of their bytes' time and their dequantisation's time on the ordinary cores, and
+        the 16-bit LM head; not the embedding table (its rows are gathered)."""
+        m, p = self.model, self.tensor_parallel
+        weights = m.block_params_read(tokens) / p
+        dequant_ms = weights * self.params.dequant_flops_per_weight(self.weight_dtype)
+        dequant_ms /= self.accelerator.vector_flops_per_s / 1e3
+        blocks_ms = max(self.memory_ms(weights * self.block_bytes_per_weight), dequant_ms)
+        return blocks_ms + self.memory_ms(m.lm_head_params * hardware.TABLE_BYTES_PER_WEIGHT / p)
+
+    def weight_bytes_read_per_device(self, tokens: int) -> float:
+        """Bytes of weights one device reads for a forward pass over ``tokens`` tokens."""
         m = self.model
-        read = (m.block_params + m.lm_head_params) * hardware.BYTES_PER_WEIGHT[self.weight_dtype]
-        return read / self.tensor_parallel
+        blocks = m.block_params_read(tokens) * self.block_bytes_per_weight
+        return (blocks + m.lm_head_params * hardware.TABLE_BYTES_PER_WEIGHT) / self.tensor_parallel
+
+    def kv_read_ms(self, slots: float) -> float:
+        """Time one device spends touching ``slots`` slots of KV cache."""
+        return self.memory_ms(self.kv_slot_bytes_per_device * slots) / self.params.kv_efficiency
 
     @property
     def kv_slot_bytes(self) -> float:
@@ -194,10 +322,10 @@ class _Setup:
         t = max(n - cached_prefix_tokens, 1)
         m = self.model
         pairs = (n * (n + 1) - (n - t) * (n - t + 1)) // 2
-        flops = (2 * m.block_params * t + 2 * m.lm_head_params) / self.tensor_parallel
+        flops = (2 * m.active_block_params * t + 2 * m.lm_head_params) / self.tensor_parallel
         flops += self.pair_flops_per_device * pairs
-        traffic = self.weight_bytes_read_per_device + self.kv_slot_bytes_per_device * n
-        ms = max(self.compute_ms(flops), self.memory_ms(traffic))
+        traffic = self.weight_bytes_read_per_device(t) + self.kv_slot_bytes_per_device * n
+        ms = max(self.compute_ms(flops), self.weight_read_ms(t) + self.kv_read_ms(n))
         return flops, traffic, ms + self.allreduce_ms(t) + self.params.prefill_overhead_ms
 
     def step_lines(self) -> tuple[float, float, float, float, float]:
@@ -206,20 +334,20 @@ class _Setup:
         ``step_ms(s) = max(c0 + c1 s, m0 + m1 s) + fixed_ms``.
         """
         m = self.model
-        weight_flops = 2 * (m.block_params + m.lm_head_params) / self.tensor_parallel
+        weight_flops = 2 * (m.active_block_params + m.lm_head_params) / self.tensor_parallel
         c0 = self.compute_ms(weight_flops)
         c1 = self.compute_ms(self.pair_flops_per_device)
-        m0 = self.memory_ms(self.weight_bytes_read_per_device)
-        m1 = self.memory_ms(self.kv_slot_bytes_per_device)
+        m0 = self.weight_read_ms(1)
+        m1 = self.kv_read_ms(1)
         return c0, c1, m0, m1, self.allreduce_ms(1) + self.params.step_overhead_ms
 
     def step(self, cache_slots: int) -> tuple[float, float, float, float]:
         """``(flops_per_device, bytes_per_device, compute_ms, memory_ms)`` of one decode step."""
         m = self.model
-        flops = 2 * (m.block_params + m.lm_head_params) / self.tensor_parallel
+        flops = 2 * (m.active_block_params + m.lm_head_params) / self.tensor_parallel
         flops += self.pair_flops_per_device * cache_slots
-        traffic = self.weight_bytes_read_per_device + self.kv_slot_bytes_per_device * cache_slots
-        return flops, traffic, self.compute_ms(flops), self.memory_ms(traffic)
+        traffic = self.weight_bytes_read_per_device(1) + self.kv_slot_bytes_per_device * cache_slots
+        return flops, traffic, self.compute_ms(flops), self.weight_read_ms(1) + self.kv_read_ms(cache_slots)
 
 
 def _check_tensor_parallel(tensor_parallel: object) -> int:
@@ -254,7 +382,8 @@ def roofline_call(
     weight_dtype: str = "bf16",
     kv_dtype: str = "bf16",
     tensor_parallel: int = 1,
-    params: RooflineParams = DEFAULT_ROOFLINE,
+    serving_stack: str = DEFAULT_SERVING_STACK,
+    params: RooflineParams | None = None,
 ) -> dict:
     """Run one batch-1 call through the roofline model and return both clocks and the roofline view.
 
@@ -275,15 +404,17 @@ def roofline_call(
             every decode step, never prefill.
         accelerator: an id from ``hardware.ACCELERATORS`` (e.g. ``"h100-sxm"``).
         model: an id from ``hardware.MODELS`` (e.g. ``"llama-3.1-8b"``).
-        weight_dtype: ``"bf16"``, ``"fp8"`` (only on devices with FP8 tensor cores) or ``"int4"``.
+        weight_dtype: ``"bf16"``, ``"fp8"`` (only on devices with FP8 tensor cores), ``"int8"`` or ``"int4"``.
         kv_dtype: ``"bf16"`` or ``"fp8"``.
         tensor_parallel: devices the model is split across: 1, 2, 4 or 8.
-        params: utilisations and fixed costs (see :class:`RooflineParams`).
+        serving_stack: an id from ``SERVING_STACKS`` (``"optimised"``, ``"llama-cpp"``, ``"eager"``):
+            whose utilisations and fixed costs to use.
+        params: utilisations and fixed costs overriding the serving stack's (see :class:`RooflineParams`).
 
     Returns:
         ``CallReport.to_dict()`` (with ``mode == "roofline"``) plus:
         ``accelerator``, ``accelerator_name``, ``model``, ``model_name``, ``weight_dtype``,
-        ``kv_dtype``, ``tensor_parallel``;
+        ``kv_dtype``, ``tensor_parallel``, ``serving_stack``;
         ``prefill_bound`` and ``decode_bound`` (``"compute"`` or ``"memory"``);
         ``prefill_intensity_flops_per_byte`` and ``decode_intensity_flops_per_byte`` (per device);
         ``ridge_flops_per_byte`` (peak / bandwidth);
@@ -309,6 +440,8 @@ def roofline_call(
     generated, _ = generated_tokens(output_tokens, max_tokens, stop_fires)
     n = check_int("prompt_tokens", prompt_tokens, 1, MAX_PROMPT_TOKENS)
     k = check_int("cached_prefix_tokens", cached_prefix_tokens, 0, n)
+    stack = get_serving_stack(serving_stack)
+    params = stack.params if params is None else params
     if not isinstance(params, RooflineParams):
         raise ValueError(f"params must be a RooflineParams; got {type(params).__name__}")
     setup = _Setup(
@@ -356,7 +489,8 @@ def roofline_call(
     bandwidth = acc.bandwidth_bytes_per_s
     ridge = peak / bandwidth
     prefill_compute_ms = setup.compute_ms(prefill_flops)
-    prefill_memory_ms = setup.memory_ms(prefill_bytes)
+    computed = max(n - k, 1)
+    prefill_memory_ms = setup.weight_read_ms(computed) + setup.kv_read_ms(n)
     prefill_intensity = prefill_flops / prefill_bytes
     prefill_achieved = prefill_flops / (prefill_ms / 1e3)
 
@@ -373,6 +507,7 @@ def roofline_call(
         weight_dtype=setup.weight_dtype,
         kv_dtype=setup.kv_dtype,
         tensor_parallel=p,
+        serving_stack=stack.id,
         prefill_bound="compute" if prefill_compute_ms >= prefill_memory_ms else "memory",
         decode_bound="compute" if step_compute_ms >= step_memory_ms else "memory",
         prefill_intensity_flops_per_byte=prefill_intensity,
@@ -410,7 +545,8 @@ def roofline_options() -> dict:
     Returns:
         ``{"accelerators": [{"id", "name", "supports_fp8", "memory_bytes"}, ...],
         "models": [{"id", "name", "params"}, ...], "weight_dtypes": [...], "kv_dtypes": [...],
-        "tensor_parallel": [1, 2, 4, 8], "defaults": {...}}``; ``defaults`` holds the keyword
+        "tensor_parallel": [1, 2, 4, 8], "serving_stacks": [{"id", "name", "examples"}, ...],
+        "defaults": {...}}``; ``defaults`` holds the keyword
         defaults of :func:`roofline_call` for the hardware choices.
     """
     return {
@@ -429,11 +565,15 @@ def roofline_options() -> dict:
         "weight_dtypes": list(hardware.WEIGHT_DTYPES),
         "kv_dtypes": list(hardware.KV_DTYPES),
         "tensor_parallel": list(hardware.TENSOR_PARALLEL_DEGREES),
+        "serving_stacks": [
+            {"id": s.id, "name": s.name, "examples": s.examples} for s in SERVING_STACKS.values()
+        ],
         "defaults": {
             "accelerator": "h100-sxm",
             "model": "llama-3.1-8b",
             "weight_dtype": "bf16",
             "kv_dtype": "bf16",
             "tensor_parallel": 1,
+            "serving_stack": DEFAULT_SERVING_STACK,
         },
     }

@@ -23,9 +23,10 @@ from .roofline import roofline_call, roofline_options
 from .scenarios import BASE_STATE, MISTAKES, SCENARIOS
 from ._validate import check_int
 from .toy import MAX_PROMPT_TOKENS, ToyConstants
+from .validation import nearest, validation_table
 
 MODES = ("toy", "roofline")
-ROOFLINE_KEYS = ("accelerator", "model", "weight_dtype", "tensor_parallel")
+ROOFLINE_KEYS = ("accelerator", "model", "weight_dtype", "tensor_parallel", "serving_stack")
 
 TOY_CONTEXT_WINDOW_TOKENS = 262_144
 """The toy model's default context window, in tokens (256 Ki, as several current open models): the
@@ -64,6 +65,7 @@ CONTROL_LIMITS = {
     "model": {"kind": "choice", "choices": [m["id"] for m in roofline_options()["models"]]},
     "weight_dtype": {"kind": "choice", "choices": roofline_options()["weight_dtypes"]},
     "tensor_parallel": {"kind": "choice", "choices": roofline_options()["tensor_parallel"]},
+    "serving_stack": {"kind": "choice", "choices": [s["id"] for s in roofline_options()["serving_stacks"]]},
     "toy_constants": {
         "kind": "object",
         "nullable": True,
@@ -247,7 +249,9 @@ def evaluate(state: dict) -> dict:
         in the same mode; ``prompt_doubled.exceeds_window`` says a server would reject the doubled
         prompt), ``agent`` (the agent loop's rows, totals and ``advice``, on the toy model, shared
         between reports with the same settings: treat reports as read-only; None when the agent
-        settings cannot run) and ``agent_error`` (why, or None).
+        settings cannot run) and ``agent_error`` (why, or None). In roofline mode also
+        ``validation``: ``{"nearest": [...]}``, the published measurements nearest the current
+        configuration beside their predictions (:func:`twoclocks.validation.nearest`).
 
     Raises:
         ValueError: for an unknown key (naming it), an invalid value (naming the key and range), or a
@@ -270,8 +274,10 @@ def evaluate(state: dict) -> dict:
     doubled = sens["prompt_doubled"]
     doubled["exceeds_window"] = doubled["prompt_tokens"] + state["max_tokens"] > context["window_tokens"]
     agent, agent_error = agent_section(state)
+    extra = {"validation": {"nearest": nearest({**state, **call_state})}} if state["mode"] == "roofline" else {}
     return {
         **report,
+        **extra,
         "generated_tokens": report["output_tokens"],
         "needed_tokens": report["answer_tokens"],
         "advice": _advice(report),
@@ -349,6 +355,12 @@ def _context_or_none(state: object) -> dict | None:
         return context_window(_complete_state(state))
     except (ValueError, TypeError, KeyError):
         return None
+
+
+def validation_json() -> str:
+    """JSON of :func:`twoclocks.validation.validation_table` for the worker: every published
+    measurement beside its prediction, and the overall figures (computed once, then cached)."""
+    return json.dumps(validation_table(), allow_nan=False)
 
 
 def analyze_log_json(text: str, filename: str) -> str:

@@ -21,13 +21,17 @@ export const MODEL_CONTROLS = [
   },
   {
     key: "weight_dtype", group: "hardware", kind: "select", label: "Weight precision",
-    names: { bf16: "bf16 (2 bytes)", fp8: "fp8 (1 byte)", int4: "int4 (~0.56 bytes)" },
-    help: "Fewer bytes per weight: faster memory-bound decode.",
+    names: { bf16: "bf16 (2 bytes)", fp8: "fp8 (1 byte)", int8: "int8 (~1 byte)", int4: "int4 (~0.56 bytes)" },
+    help: "Fewer bytes per weight: faster memory-bound decode, less so where unpacking int8/int4 costs time.",
   },
   {
     key: "tensor_parallel", group: "hardware", kind: "select", label: "Tensor-parallel devices",
     names: { 1: "1 device", 2: "2 devices", 4: "4 devices", 8: "8 devices" },
     help: "Split every layer across devices: more FLOP/s and bandwidth, plus a little communication.",
+  },
+  {
+    key: "serving_stack", group: "hardware", kind: "select", label: "Serving software", optionsFrom: "serving_stacks",
+    help: "At batch 1 the software's fixed cost per token can matter as much as the GPU.",
   },
 ];
 

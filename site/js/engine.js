@@ -164,6 +164,11 @@ export class Engine {
     return this.request("evaluate", { state }, {}, tag);
   }
 
+  /** Resolves to the validation table (see twoclocks.validation.validation_table). */
+  validation() {
+    return this.request("validation", {});
+  }
+
   /** Parses and fits a log in Python; resolves to {analysis} (see twoclocks.traffic.analyze_log). */
   analyze(text, filename) {
     return this.request("analyze", { text, filename });

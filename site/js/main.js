@@ -21,6 +21,7 @@ import { RooflineChart, formatBytes } from "./rooflinechart.js";
 import { LessonState } from "./state.js";
 import { formatPercent } from "./format.js";
 import { setupGlossary } from "./glossary.js";
+import { setupValidation } from "./validation.js";
 
 const $ = (id) => document.getElementById(id);
 const ANNOUNCE_AFTER_MS = 700; // the live region speaks once the learner stops dragging
@@ -65,6 +66,12 @@ const player = new Player({
 });
 const rooflineChart = new RooflineChart($("roofline-canvas"));
 const onControl = (key, value) => applyState({ [key]: value }, { byControl: true });
+const byId = (list) => Object.fromEntries(list.map((o) => [o.id, o.name]));
+const validationView = setupValidation({
+  canvas: $("validation-canvas"), summary: $("validation-summary"), tbody: $("validation-table"),
+  nearest: $("validation-nearest"), load: () => engine.validation(),
+  names: { models: byId(BUILD.options.models), accelerators: byId(BUILD.options.accelerators), stacks: byId(BUILD.options.serving_stacks) },
+});
 const modelControls = buildControls(
   { mode: $("controls-mode"), hardware: $("controls-hardware") }, MODEL_CONTROLS, BUILD.limits, onControl, BUILD.options,
 );
@@ -135,6 +142,7 @@ function showRoofline(report) {
   $("bounds").textContent = `Prefill: ${prefill}. Decode: ${decode}. KV cache at the end of the call: ` +
     `${formatBytes(report.kv_cache_bytes)}.`;
   rooflineChart.show(report);
+  validationView.show(report);
 }
 
 function showModelError(reply) {
@@ -433,6 +441,7 @@ const api = installApi({
     models: BUILD.options.models.map(({ id, name }) => ({ id, name })),
     weight_dtypes: BUILD.options.weight_dtypes,
     tensor_parallel: BUILD.options.tensor_parallel,
+    serving_stacks: BUILD.options.serving_stacks.map(({ id, name }) => ({ id, name })),
     scenarios: BUILD.scenarios.map(({ id, name }) => ({ id, name })),
   }),
   version: BUILD.version,

@@ -67,7 +67,8 @@ export function describeModel(state, options) {
   if (state.mode === "roofline") {
     const accelerator = options.accelerators.find((a) => a.id === state.accelerator).name;
     const model = options.models.find((m) => m.id === state.model).name;
-    return `Cost model: roofline, ${model} in ${state.weight_dtype} on ${state.tensor_parallel} × ${accelerator}, batch 1`;
+    const stack = options.serving_stacks.find((s) => s.id === state.serving_stack).name;
+    return `Cost model: roofline, ${model} in ${state.weight_dtype} on ${state.tensor_parallel} × ${accelerator}, ${stack}, batch 1`;
   }
   return `Cost model: ${describeToy(state)}`;
 }

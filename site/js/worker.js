@@ -113,7 +113,7 @@ async function boot() {
   forgetPrecompiled();
   mark("model-installed");
   const module = pyodide.pyimport("twoclocks.web"); // kept: the functions are borrowed from it
-  web = Object.fromEntries(["evaluate_json", "analyze_log_json", "run_cell"].map((name) => [name, module[name]]));
+  web = Object.fromEntries(["evaluate_json", "validation_json", "analyze_log_json", "run_cell"].map((name) => [name, module[name]]));
   mark("model-imported");
   return performance.now() - started;
 }
@@ -122,6 +122,11 @@ async function boot() {
 // report's few hundred small arrays (the page parses it once).
 function evaluate({ id, state }) {
   post({ type: "result", id, json: web.evaluate_json(JSON.stringify(state)) });
+}
+
+// Every published measurement beside its prediction (computed once in Python, then cached there).
+function validation({ id }) {
+  post({ type: "result", id, json: web.validation_json() });
 }
 
 // A learner's log: parsed, fitted and diagnosed in Python, here in the worker (it never leaves).
@@ -225,7 +230,7 @@ function shareBuffers({ interrupt, stdin }) {
   pyodide.setInterruptBuffer(interruptBuffer);
 }
 
-const handlers = { evaluate, analyze, run, shareBuffers };
+const handlers = { evaluate, validation, analyze, run, shareBuffers };
 const booted = boot();
 
 booted.then(
