@@ -154,6 +154,20 @@ def test_a_broken_agent_setting_leaves_the_call_and_show_me_working(lesson):
     assert len(lesson.errors) == errors
 
 
+def test_a_fitted_model_with_a_broken_agent_setting_still_draws_the_fitted_call(lesson):
+    """Case 3: with a fitted model in use, a broken agent setting neither dims the call nor makes the
+    model line describe clocks it did not draw."""
+    fitted = {"attention_ms_per_token_sq": 2e-6, "linear_ms_per_token": 0.1, "prefill_overhead_ms": 5.0,
+              "decode_base_ms": 25.0, "decode_ms_per_slot": 1e-4}
+    agent = {**DEFAULT_STATE["agent"], "turns": 10, "tool_calls_per_turn": 8, "tool_result_tokens": 50_000}
+    assert settle(lesson, {"toy_constants": fitted, "agent": agent}) == "true"
+    assert "fitted to your log" in lesson.text_content("#model-name")
+    assert "lab-stale" not in lesson.get_attribute("#lab", "class")
+    expected = evaluate({**DEFAULT_STATE, "toy_constants": fitted})["ttft_ms"]
+    assert float(lesson.get_attribute("#ttft-ms", "data-ms")) == pytest.approx(expected, rel=1e-12)
+    settle(lesson, {"toy_constants": None})
+
+
 def in_view(page, selector: str) -> bool:
     return page.evaluate(
         """(selector) => { const r = document.querySelector(selector).getBoundingClientRect();

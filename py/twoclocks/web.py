@@ -193,9 +193,9 @@ def check_context_window(context: dict) -> None:
         return
     raise ValueError(
         f"{context['model']}'s context window holds {context['window_tokens']:,} tokens, but this call "
-        f"asks for {context['requested_tokens']:,} ({context['prompt_tokens']:,} of prompt plus "
-        f"max_tokens = {context['reserved_output_tokens']:,} reserved for the answer). A server rejects "
-        f"it before prefill: shorten the prompt or lower max_tokens"
+        f"asks for {context['requested_tokens']:,}: {context['prompt_tokens']:,} of prompt plus "
+        f"{context['reserved_output_tokens']:,} reserved by max_tokens. A server rejects it before "
+        f"prefill: shorten the prompt or lower max_tokens"
     )
 
 

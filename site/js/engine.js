@@ -2,6 +2,17 @@
 // All latency arithmetic happens in Python in the worker; this file only carries messages.
 // The page runs two engines: one answers the controls, the other runs the code cell, so a cell that
 // never ends cannot freeze the clocks, and stopping it never touches the lesson's own model.
+// Page <-> worker protocol (engine.js sends, worker.js answers; every request carries an id):
+//   page -> worker  {type: "evaluate", id, state}        reply {type: "result", id, json}  (twoclocks.web.evaluate_json:
+//                                                         '{"report": {...}}' or '{"error": "...", "context": {...}}')
+//   page -> worker  {type: "validation", id}             reply {type: "result", id, json}  (the roofline validation table)
+//   page -> worker  {type: "analyze", id, text, filename} reply {type: "result", id, analysis} (the log tools)
+//   page -> worker  {type: "run", id, code, limit}       replies {type: "output", id, text}*, {type: "input-request", id}?,
+//                                                         then {type: "done", id, ok, hidden, exited?}
+//   page -> worker  {type: "shareBuffers", interrupt, stdin}  (cross-origin isolated pages only; no reply)
+//   worker -> page  {type: "status", text} while booting, then {type: "ready", bootMs} or {type: "boot-error", message}
+//   worker -> page  {type: "exited"} after the cell's Python exited (the page starts a fresh worker)
+//   worker -> page  {type: "error", id, error} for a request that failed
 
 const INTERRUPT_EVERY_MS = 10; // Pyodide sometimes misses one write of the interrupt buffer
 const INTERRUPT_DEADLINE_MS = 600; // then fall back to terminating the worker

@@ -147,7 +147,8 @@ function showRoofline(report) {
 
 function showModelError(reply) {
   const text = reply.error
-    ? `The model rejected this setting: ${reply.error}. The clocks show the last call that ran (${describeModel(drawnState, BUILD.options).replace("Cost model: ", "")}).`
+    ? `The model rejected this setting: ${reply.error}. The dimmed clocks show the last call that ran; ` +
+      `${describeModel(drawnState, BUILD.options).replace(/^Cost model/, "its cost model")}.`
     : "";
   setText($("model-error"), text);
   if (reply.error) showContext(reply.context); // the bar shows how far past the window the call is

@@ -1,5 +1,16 @@
 // The worker: boots Pyodide, installs our wheel with micropip, and runs the model.
 // It only runs Python; the page sends small {type, id, ...} messages and gets plain data back.
+// Page <-> worker protocol (engine.js sends, worker.js answers; every request carries an id):
+//   page -> worker  {type: "evaluate", id, state}        reply {type: "result", id, json}  (twoclocks.web.evaluate_json:
+//                                                         '{"report": {...}}' or '{"error": "...", "context": {...}}')
+//   page -> worker  {type: "validation", id}             reply {type: "result", id, json}  (the roofline validation table)
+//   page -> worker  {type: "analyze", id, text, filename} reply {type: "result", id, analysis} (the log tools)
+//   page -> worker  {type: "run", id, code, limit}       replies {type: "output", id, text}*, {type: "input-request", id}?,
+//                                                         then {type: "done", id, ok, hidden, exited?}
+//   page -> worker  {type: "shareBuffers", interrupt, stdin}  (cross-origin isolated pages only; no reply)
+//   worker -> page  {type: "status", text} while booting, then {type: "ready", bootMs} or {type: "boot-error", message}
+//   worker -> page  {type: "exited"} after the cell's Python exited (the page starts a fresh worker)
+//   worker -> page  {type: "error", id, error} for a request that failed
 import { BUILD } from "./build.js";
 import { usePrecompiled } from "./bytecode.js";
 
