@@ -28,6 +28,13 @@ elements (grouped-query attention stores only the KV heads)::
 
     B_p    = W + kv_slot_bytes x n        B_d(s) = W + kv_slot_bytes x s
 
+``W`` is the block weights in the weight format (scales included) plus the 16-bit LM head; the
+memory side of a phase is the sum of its streams' times: blocks at ``mbu`` (or, for int8/int4, the
+longer of that and their dequantisation on the ordinary cores, ``weights x ops / vector FLOP/s``),
+the LM head at ``mbu``, the KV cache at ``mbu x kv_efficiency``. A mixture of experts multiplies
+only the experts each token is routed to (``P_b`` above is then the active block weights) and reads
+the experts a pass touches (``ModelSpec.block_params_read``).
+
 Tensor parallelism over ``p`` devices (Shoeybi et al., "Megatron-LM", 2019) splits FLOPs, weights and
 KV heads ``p`` ways (KV heads are replicated when there are fewer than ``p``) and adds two all-reduces
 of the ``t x hidden`` bf16 activations per layer, each a ring costing a fixed latency plus
@@ -389,8 +396,8 @@ def roofline_call(
 
     Example: Llama 3.1 8B in bf16 on one H100 SXM with an 8,000-token prompt and a 20-token answer
     (the defaults) spends ~264 ms in compute-bound prefill (1.28e14 FLOPs at 50% of 989 TFLOP/s,
-    plus 4 ms) and ~6.7 ms in each memory-bound decode step (15.0 GB of weights and 1.05 GB of KV
-    cache at 75% of 3.35 TB/s, plus 0.3 ms): TTFT ~264 ms, TTLT ~391 ms.
+    plus 4 ms) and ~7.3 ms in each memory-bound decode step (15.0 GB of weights and 1.05 GB of KV
+    cache at 72% of 3.35 TB/s, plus 0.6 ms; the optimised stack): TTFT ~264 ms, TTLT ~402 ms.
 
     Args:
         prompt_tokens: tokens in the prompt, 1..1,000,000.
