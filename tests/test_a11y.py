@@ -303,8 +303,9 @@ def test_on_a_phone_tab_goes_down_the_screen_and_never_under_the_sticky_clocks(o
     assert under_clocks >= 10
 
 
-CALL_SLIDERS = ["prompt_tokens", "output_tokens", "max_tokens", "cached_prefix_tokens", "speculative_speedup"]
-LOG_SLIDERS = {"prompt_tokens", "output_tokens", "max_tokens"}  # 1,000 positions on a log scale
+CALL_SLIDERS = ["prompt_tokens", "output_tokens", "max_tokens", "context_window_tokens", "cached_prefix_tokens",
+                "speculative_speedup"]
+LOG_SLIDERS = {"prompt_tokens", "output_tokens", "max_tokens", "context_window_tokens"}  # 1,000 log positions
 AGENT_SLIDERS = ["tool_calls_per_turn", "tool_result_tokens", "summary_tokens", "stable_prefix_tokens",
                  "turns", "output_tokens_per_turn"]
 
@@ -483,8 +484,16 @@ def test_the_code_cell_indents_with_tab_and_escape_then_tab_leaves_it(lesson):
 
 
 def describe(page, report: dict) -> str:
-    return (f"First token after {format_ms(report['ttft_ms'])}; last token after "
-            f"{format_ms(report['ttlt_ms'])}; prefill is "
+    """The clocks in words, as the canvas's text alternative says them: the stopwatches (one turn a
+    second, full turns counted), then both clocks and the prefill share."""
+    def dial(name: str, ms: float) -> str:
+        turns = int(ms // 1000)
+        counted = f" ({turns:,} full {'turn' if turns == 1 else 'turns'} and a bit)" if turns else ""
+        return f"{name} {format_ms(ms)}{counted}"
+
+    return (f"Two stopwatches, one turn = {format_ms(1000)}: {dial('TTFT', report['ttft_ms'])}; "
+            f"{dial('TTLT', report['ttlt_ms'])}. First token after {format_ms(report['ttft_ms'])}; "
+            f"last token after {format_ms(report['ttlt_ms'])}; prefill is "
             f"{round(report['diagnosis']['prefill_share'] * 100)}% of the wait.")
 
 
@@ -521,7 +530,7 @@ def test_numbers_read_well_and_the_canvas_says_the_clocks_in_words(lesson):
     state = lesson.evaluate("() => window.TwoClocks.setState({prompt_tokens: 12000})")
     check_clocks(lesson)
     report = evaluate(state)
-    assert lesson.get_attribute("#clocks-canvas", "aria-label") == f"Two clocks. {describe(lesson, report)}"
+    assert lesson.get_attribute("#clocks-canvas", "aria-label") == describe(lesson, report)
     assert lesson.get_attribute("#prompt_tokens-slider", "aria-valuetext") == "12,000 tokens"
     for output in ("#ttft-ms", "#ttlt-ms", "#tpot-ms", "#visible-ms"):
         assert re.fullmatch(r"\d{1,3}(,\d{3})* ms|\d+\.\d ms|\d\.\d\d s|\d\d\.\d s|\d+ min \d+ s", lesson.text_content(output))

@@ -36,7 +36,8 @@ def test_each_scenario_sets_the_controls_and_readouts(lesson, scenario):
     assert lesson.input_value("#prompt_tokens-number") == str(scenario["state"]["prompt_tokens"])
     assert lesson.is_checked("#stop_fires-toggle") == scenario["state"]["stop_fires"]
     report = wait_for_model(lesson, scenario["state"])
-    assert text_of(lesson, "#takeaway") == scenario["takeaway"]
+    short = report["advice"]["short"]
+    assert text_of(lesson, "#takeaway") == f"{scenario['setup']} {short[0].upper()}{short[1:]}"
     assert text_of(lesson, "#diagnosis") == report["diagnosis"]["sentence"]
     assert lesson.get_attribute(f'button[data-scenario="{scenario["id"]}"]', "aria-pressed") == "true"
 
@@ -90,9 +91,8 @@ def test_doubling_cards_show_the_models_changes(lesson):
     answer_card = cards.nth(1).text_content()
     assert "Double the prompt" in prompt_card and "+" in prompt_card
     assert "TTFT no change" in " ".join(answer_card.split())
-    lever = report["sensitivities"]["lever"]
-    assert lever == "prompt_tokens"
-    assert text_of(lesson, "#lever") == "What to cut first for this call: the prompt."
+    assert report["advice"]["lever"] == "prompt"
+    assert text_of(lesson, "#lever") == f"What to cut first for this call: {report['advice']['short']}"
 
 
 def test_play_replays_the_call_and_logs_a_row(lesson):

@@ -89,9 +89,17 @@ def test_with_the_stop_off_ttlt_follows_max_tokens(lesson):
 
 
 def test_run_prints_the_models_numbers(lesson, dist_dir):
-    """Run executes the example cell, and its numbers equal CPython's for the same model."""
+    """Run executes both examples (the self-contained toy and the package's), and their numbers
+    equal CPython's model for the same calls."""
     example = (dist_dir.parent / "site" / "example_cell.py").read_text()
     output = run_cell(lesson, example)
+    rows = re.findall(r"^ *(\d+) +([\d.]+) ms +([\d.]+) ms +[\d.]+ ms$", output, re.M)
+    assert len(rows) >= 4, output
+    for prompt, prefill, decode in rows:
+        call = simulate_call(prompt_tokens=int(prompt), output_tokens=20, max_tokens=256)
+        assert (prefill, decode) == (f"{call.prefill_ms:.1f}", f"{call.decode_ms:.1f}")
+    lesson.click("#package-example")
+    output = run_cell(lesson, lesson.input_value("#code"))
     rows = re.findall(r"(\d+) prompt tokens: prefill +([\d.]+) ms, decode +([\d.]+) ms", output)
     assert len(rows) >= 4, output
     for prompt, prefill, decode in rows:
