@@ -479,7 +479,9 @@ _json_value = st.recursive(
 @given(
     st.dictionaries(
         st.sampled_from(["input_lens", "output_lens", "ttfts", "itls", "errors", "benchmarks",
-                         "metrics", "metadata", "prompt_tokens", "ttft_ms", "e2e_latency_ms"]),
+                         "metrics", "metadata", "prompt_tokens", "ttft_ms", "e2e_latency_ms",
+                         "backend", "median_e2e_latency_ms", "experiments", "records",
+                         "start_time", "end_time", "request_totals", "config", "error_code"]),
         _json_value,
         max_size=6,
     )
@@ -500,3 +502,51 @@ def test_identical_output_lengths_are_not_called_a_cap_for_sure():
     assert diagnosis["max_tokens"]["hit"]
     assert diagnosis["max_tokens"]["text"].startswith("Every request produced exactly 200 output tokens")
     assert "ignore_eos" in diagnosis["max_tokens"]["text"]
+
+
+_JSON_FIXTURES = sorted(p.name for p in DATA.iterdir() if p.suffix in (".json", ".jsonl"))
+
+
+def _load_fixture(name: str):
+    text = (DATA / name).read_text()
+    if name.endswith(".jsonl"):
+        return [_line(line) for line in text.splitlines()]
+    return json.loads(text)
+
+
+def _line(line: str):
+    """One JSON Lines record, or the line's text if it is not JSON (a cut-off line)."""
+    try:
+        return json.loads(line)
+    except ValueError:
+        return line
+
+
+def _mutate(value, data):
+    """``value`` with one leaf somewhere below it replaced by an arbitrary JSON value."""
+    if isinstance(value, dict) and value and data.draw(st.booleans()):
+        key = data.draw(st.sampled_from(sorted(value)))
+        return {**value, key: _mutate(value[key], data)}
+    if isinstance(value, list) and value and data.draw(st.booleans()):
+        index = data.draw(st.integers(0, len(value) - 1))
+        return value[:index] + [_mutate(value[index], data)] + value[index + 1:]
+    return data.draw(_json_value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_mutated_tool_files_never_raise(data):
+    """Every JSON fixture with a few of its values replaced by arbitrary JSON gives a report."""
+    name = data.draw(st.sampled_from(_JSON_FIXTURES))
+    document = _load_fixture(name)
+    for _ in range(data.draw(st.integers(1, 4))):
+        document = _mutate(document, data)
+    if name.endswith(".jsonl") and isinstance(document, list):
+        text = "\n".join(v if isinstance(v, str) else json.dumps(v) for v in document)
+    else:
+        text = json.dumps(document)
+    result = analyze_log(text)
+    assert isinstance(result["ok"], bool)
+    assert_json_safe(result)
+    if result["ok"]:
+        assert result["rows_used"] + sum(result["skipped"].values()) == result["rows_total"]

@@ -83,7 +83,7 @@ def _read(source: Source, log: ParsedLog) -> None:
     if source.kind == "jsonl" and source.text.lstrip().startswith("["):
         log.error = f"The file starts like JSON but is not valid. Accepted: {ACCEPTED}."
         return
-    for reader in READERS[:-1]:
+    for reader in READERS[:-1]:  # every tool's own reader before the generic table
         if reader.recognise(source):
             reader.read(source, log, ACCEPTED)
             return
@@ -95,7 +95,7 @@ def _read(source: Source, log: ParsedLog) -> None:
             f"Accepted: {ACCEPTED}."
         )
         return
-    if not (source.kind == "json" and not isinstance(source.document, (list, dict))):
+    if tables.recognise(source):
         tables.read(source, log, ACCEPTED)
         return
     log.error = f"The file is a single JSON value, not a request log. Accepted: {ACCEPTED}."
