@@ -45,6 +45,8 @@ def test_aiperf_0_1_records_with_ttft_are_read_and_a_missing_one_is_named():
     ("name", "tool", "per_request_file"),
     [
         ("aiperf_0_1_summary.json", "AIPerf", "profile_export.jsonl"),
+        ("aiperf_profile_export_aiperf.json", "AIPerf", "profile_export.jsonl"),
+        ("llmperf_summary.json", "llmperf", "_individual_responses.json"),
         ("genai_perf_profile_export_genai_perf.json", "GenAI-Perf", "profile_export.json"),
         ("genai_perf_profile_export_genai_perf.csv", "GenAI-Perf", "profile_export.json"),
         ("llmperf_summary_transposed.csv", "llmperf", "_individual_responses.json"),
