@@ -64,6 +64,13 @@ def test_summary_exports_are_recognised_and_name_the_per_request_file(name, tool
     assert re.search(r"--export-level|no option needed|--results-dir", result["error"])
 
 
+def test_a_vllm_result_with_a_backend_key_is_still_vllms():
+    """vLLM's saved result carries ``backend`` too; it is told from SGLang's by its own keys."""
+    doc = json.loads((DATA / "vllm_benchmark_serving.json").read_text()) | {"backend": "vllm"}
+    result = analyze_log(json.dumps(doc))
+    assert ("vllm", 7) == (result["format"], result["rows_used"])
+
+
 def test_vllm_and_sglang_summaries_name_their_options():
     """Results saved without per-request arrays name the option that saves them."""
     vllm = json.loads((DATA / "vllm_benchmark_serving.json").read_text())

@@ -219,7 +219,7 @@ def _check(quad: tuple, ttft_factor: float, ttlt_factor: float, is_tpot: bool) -
 
 
 def _not_numbers(quad: tuple) -> tuple:
-    """``(reason, index)`` for raw values ``float()`` refused: ``missing`` before ``not_a_number``."""
+    """``(reason, index)`` for values ``float()`` refused: ``missing`` before ``not_a_number``."""
     for index, raw in enumerate(quad):
         if raw is None or (isinstance(raw, str) and not raw.strip()):
             return "missing", index
