@@ -18,6 +18,7 @@ from .parsed import ParsedLog
 from .tables import UNITS
 
 FORMAT = "aiperf"
+ORDER = 50
 NAME = "AIPerf profile_export.jsonl"
 ACCEPTS = "AIPerf's `profile_export.jsonl`"
 PER_REQUEST = (

@@ -25,6 +25,7 @@ from .aiperf import is_stats
 from .parsed import ParsedLog
 
 FORMAT = "genai_perf"
+ORDER = 40
 NAME = "GenAI-Perf profile_export.json"
 ACCEPTS = "GenAI-Perf's raw `profile_export.json`"
 PER_REQUEST = (

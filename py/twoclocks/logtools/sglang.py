@@ -13,6 +13,7 @@ from . import vllm
 from .parsed import ParsedLog
 
 FORMAT = "sglang"
+ORDER = 10
 NAME = "SGLang bench_serving --output-details JSON Lines"
 ACCEPTS = "SGLang's serving benchmark output (`sglang.bench_serving --output-details`)"
 OPTION = "--output-details"

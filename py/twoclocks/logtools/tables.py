@@ -21,6 +21,7 @@ import re
 from .parsed import ParsedLog
 
 FORMAT = "table"
+ORDER = 100
 NAME = "CSV or JSON Lines with one request per row"
 ACCEPTS = (
     "a CSV, TSV or JSON Lines file (or a JSON array) with one request per row and columns for "

@@ -20,6 +20,7 @@ from math import fsum
 from .parsed import ParsedLog
 
 FORMAT = "vllm"
+ORDER = 20
 NAME = "vLLM benchmark_serving --save-result JSON"
 ACCEPTS = "vLLM's serving benchmark result (`vllm bench serve --save-result --save-detailed`)"
 
