@@ -124,7 +124,16 @@ class ParsedLog:
             lines[reason] = line
         return lines
 
-    def add(self, prompt, output, ttft, ttlt, ttft_factor=1.0, ttlt_factor=1.0, ttlt_is_tpot=False):
+    def add(
+        self,
+        prompt: object,
+        output: object,
+        ttft: object,
+        ttlt: object,
+        ttft_factor: float = 1.0,
+        ttlt_factor: float = 1.0,
+        ttlt_is_tpot: bool = False,
+    ) -> None:
         """:meth:`extend` for one request."""
         self.extend(((prompt, output, ttft, ttlt),), ttft_factor, ttlt_factor, ttlt_is_tpot)
 
