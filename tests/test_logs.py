@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from twoclocks import fit, toy, traffic
-from twoclocks import logtools as logs
+from twoclocks import logtools
 from twoclocks.logtools import parsed as parsed_module
 from twoclocks.toy import ToyConstants
 from twoclocks.traffic import analyze_log
@@ -54,7 +54,7 @@ def assert_json_safe(result: dict) -> None:
 def test_vllm_result_reads_per_request_arrays_and_sums_itls_for_ttlt():
     """A vLLM --save-result file gives one request per array slot, TTLT = ttft + sum(itls), in ms."""
     raw = json.loads(read("vllm_benchmark_serving.json"))
-    parsed = logs.parse_log(read("vllm_benchmark_serving.json"))
+    parsed = logtools.parse_log(read("vllm_benchmark_serving.json"))
     assert ("vllm", 8, 7, {"failed": 1}) == (
         parsed.format, parsed.rows_total, parsed.rows_used, parsed.skipped
     )
@@ -67,7 +67,7 @@ def test_vllm_result_reads_per_request_arrays_and_sums_itls_for_ttlt():
 def test_llmperf_individual_responses_use_second_suffixes_and_skip_errors():
     """llmperf's records are read in seconds from their _s suffix, and the 429 row is skipped."""
     raw = json.loads(read("llmperf_individual_responses.json"))
-    parsed = logs.parse_log(read("llmperf_individual_responses.json"))
+    parsed = logtools.parse_log(read("llmperf_individual_responses.json"))
     assert ("llmperf", 6, 5, {"failed": 1}) == (
         parsed.format, parsed.rows_total, parsed.rows_used, parsed.skipped
     )
@@ -86,7 +86,7 @@ def test_llmperf_individual_responses_use_second_suffixes_and_skip_errors():
 def test_guidellm_reports_pool_successful_requests_and_count_the_rest(name, total, used, skipped):
     """GuideLLM reports (old and new schema) keep successful requests and count errored/incomplete."""
     raw = json.loads(read(name))
-    parsed = logs.parse_log(read(name))
+    parsed = logtools.parse_log(read(name))
     first = raw["benchmarks"][0]["requests"]["successful"][0]
     assert ("guidellm", total, used, skipped) == (
         parsed.format, parsed.rows_total, parsed.rows_used, parsed.skipped
@@ -104,7 +104,7 @@ def test_guidellm_request_without_computed_fields_falls_back_to_timestamps():
                              "request_end": 101.5}},
     }
     report = {"benchmarks": [{"requests": {"successful": [request], "errored": []}}]}
-    parsed = logs.parse_log(json.dumps(report))
+    parsed = logtools.parse_log(json.dumps(report))
     assert ([250.0], [1500.0]) == (
         [round(v, 6) for v in parsed.ttft_ms], [round(v, 6) for v in parsed.ttlt_ms]
     )
@@ -113,7 +113,7 @@ def test_guidellm_request_without_computed_fields_falls_back_to_timestamps():
 def test_aiperf_records_use_their_unit_fields_and_skip_failed_records():
     """AIPerf profile_export.jsonl metrics are read with their own units; the cancelled one is skipped."""
     first = json.loads(read("aiperf_profile_export.jsonl").splitlines()[0])
-    parsed = logs.parse_log(read("aiperf_profile_export.jsonl"))
+    parsed = logtools.parse_log(read("aiperf_profile_export.jsonl"))
     assert ("aiperf", 6, 5, {"failed": 1}) == (
         parsed.format, parsed.rows_total, parsed.rows_used, parsed.skipped
     )
@@ -132,13 +132,13 @@ def test_aiperf_nanosecond_unit_is_converted():
         },
         "error": None,
     }
-    parsed = logs.parse_log(json.dumps(record) + "\n")
+    parsed = logtools.parse_log(json.dumps(record) + "\n")
     assert ([50.0], [250.0]) == (parsed.ttft_ms, parsed.ttlt_ms)
 
 
 def test_generic_json_lines_read_nested_usage_and_count_errors_and_broken_lines():
     """JSON Lines with usage.prompt_tokens are read; an error record and a cut-off line are counted."""
-    parsed = logs.parse_log(read("requests.jsonl"))
+    parsed = logtools.parse_log(read("requests.jsonl"))
     assert ("table", 7, 5, {"failed": 1, "bad_line": 1}) == (
         parsed.format, parsed.rows_total, parsed.rows_used, parsed.skipped
     )
@@ -189,7 +189,7 @@ def test_non_bytes_input_is_reported_not_raised():
 )
 def test_time_unit_comes_from_the_column_name_suffix(header, row, unit):
     """Each unit suffix converts times to ms and is reported as the interpretation used."""
-    parsed = logs.parse_log(f"{header}\n{row}\n")
+    parsed = logtools.parse_log(f"{header}\n{row}\n")
     ttft_column = parsed.columns["ttft_ms"]
     assert ([704.0], [1107.0]) == (
         [round(v, 6) for v in parsed.ttft_ms], [round(v, 6) for v in parsed.ttlt_ms]
@@ -205,7 +205,7 @@ def test_time_unit_comes_from_the_column_name_suffix(header, row, unit):
 )
 def test_table_fixtures_agree_on_the_same_requests_in_ms(name, unit):
     """The same eight requests written in different units all read as sub-minute times in ms."""
-    parsed = logs.parse_log(read(name))
+    parsed = logtools.parse_log(read(name))
     assert (8, unit) == (parsed.rows_used, parsed.units[parsed.columns["ttft_ms"]].split(" ")[0])
     assert all(30 < t < 10_000 for t in parsed.ttft_ms)
     assert all(100 < t < 60_000 for t in parsed.ttlt_ms)
@@ -213,13 +213,13 @@ def test_table_fixtures_agree_on_the_same_requests_in_ms(name, unit):
 
 def test_unitless_times_are_inferred_and_the_guess_is_stated():
     """Columns without a unit suffix are read by magnitude and the reason is reported."""
-    parsed = logs.parse_log(read("table_no_unit.csv"))
+    parsed = logtools.parse_log(read("table_no_unit.csv"))
     assert parsed.units["TTFT"].startswith("seconds (no unit in the name;")
 
 
 def test_tpot_column_stands_in_for_end_to_end_latency():
     """With ttft and tpot but no latency column, TTLT = TTFT + tpot x (output - 1)."""
-    parsed = logs.parse_log("prompt_tokens,output_tokens,ttft_ms,tpot_ms\n1000,11,100,20\n")
+    parsed = logtools.parse_log("prompt_tokens,output_tokens,ttft_ms,tpot_ms\n1000,11,100,20\n")
     assert [300.0] == parsed.ttlt_ms
 
 
@@ -228,7 +228,7 @@ def test_tpot_column_stands_in_for_end_to_end_latency():
 
 def test_each_kind_of_bad_row_is_skipped_and_counted():
     """The bad-rows fixture keeps its 3 good rows and counts every other row under its reason."""
-    parsed = logs.parse_log(read("table_bad_rows.csv"))
+    parsed = logtools.parse_log(read("table_bad_rows.csv"))
     expected = {
         "missing": 2, "not_a_number": 2, "negative": 1, "fractional_tokens": 1, "zero_tokens": 1,
         "zero_ttft": 1, "ttlt_before_ttft": 1, "not_streamed": 1, "too_large": 1,
@@ -254,7 +254,7 @@ def test_bad_json_values_are_skipped_with_their_reason(record, reason):
     """JSON records with booleans, text, nulls, lists, infinities or errors are skipped by reason."""
     good = {"prompt_tokens": 10, "output_tokens": 5, "ttft_ms": 10, "ttlt_ms": 20}
     text = json.dumps(good) + "\n" + json.dumps(record).replace("Infinity", "1e400") + "\n"
-    parsed = logs.parse_log(text)
+    parsed = logtools.parse_log(text)
     assert (1, {reason: 1}) == (parsed.rows_used, parsed.skipped)
 
 
@@ -268,7 +268,7 @@ def test_file_with_only_bad_rows_reports_why_nothing_was_usable():
 def test_rows_beyond_the_limit_are_counted_not_kept(monkeypatch):
     """Rows after MAX_REQUESTS usable ones are counted as over_limit."""
     monkeypatch.setattr(parsed_module, "MAX_REQUESTS", 2)
-    parsed = logs.parse_log(csv_text([(10, 5, 10, 20)] * 5))
+    parsed = logtools.parse_log(csv_text([(10, 5, 10, 20)] * 5))
     assert (5, 2, {"over_limit": 3}) == (parsed.rows_total, parsed.rows_used, parsed.skipped)
 
 
@@ -479,7 +479,9 @@ _json_value = st.recursive(
 @given(
     st.dictionaries(
         st.sampled_from(["input_lens", "output_lens", "ttfts", "itls", "errors", "benchmarks",
-                         "metrics", "metadata", "prompt_tokens", "ttft_ms", "e2e_latency_ms"]),
+                         "metrics", "metadata", "prompt_tokens", "ttft_ms", "e2e_latency_ms",
+                         "backend", "median_e2e_latency_ms", "experiments", "records",
+                         "start_time", "end_time", "request_totals", "config", "error_code"]),
         _json_value,
         max_size=6,
     )
@@ -500,3 +502,51 @@ def test_identical_output_lengths_are_not_called_a_cap_for_sure():
     assert diagnosis["max_tokens"]["hit"]
     assert diagnosis["max_tokens"]["text"].startswith("Every request produced exactly 200 output tokens")
     assert "ignore_eos" in diagnosis["max_tokens"]["text"]
+
+
+_JSON_FIXTURES = sorted(p.name for p in DATA.iterdir() if p.suffix in (".json", ".jsonl"))
+
+
+def _load_fixture(name: str):
+    text = (DATA / name).read_text()
+    if name.endswith(".jsonl"):
+        return [_line(line) for line in text.splitlines()]
+    return json.loads(text)
+
+
+def _line(line: str):
+    """One JSON Lines record, or the line's text if it is not JSON (a cut-off line)."""
+    try:
+        return json.loads(line)
+    except ValueError:
+        return line
+
+
+def _mutate(value, data):
+    """``value`` with one leaf somewhere below it replaced by an arbitrary JSON value."""
+    if isinstance(value, dict) and value and data.draw(st.booleans()):
+        key = data.draw(st.sampled_from(sorted(value)))
+        return {**value, key: _mutate(value[key], data)}
+    if isinstance(value, list) and value and data.draw(st.booleans()):
+        index = data.draw(st.integers(0, len(value) - 1))
+        return value[:index] + [_mutate(value[index], data)] + value[index + 1:]
+    return data.draw(_json_value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_mutated_tool_files_never_raise(data):
+    """Every JSON fixture with a few of its values replaced by arbitrary JSON gives a report."""
+    name = data.draw(st.sampled_from(_JSON_FIXTURES))
+    document = _load_fixture(name)
+    for _ in range(data.draw(st.integers(1, 4))):
+        document = _mutate(document, data)
+    if name.endswith(".jsonl") and isinstance(document, list):
+        text = "\n".join(v if isinstance(v, str) else json.dumps(v) for v in document)
+    else:
+        text = json.dumps(document)
+    result = analyze_log(text)
+    assert isinstance(result["ok"], bool)
+    assert_json_safe(result)
+    if result["ok"]:
+        assert result["rows_used"] + sum(result["skipped"].values()) == result["rows_total"]

@@ -45,6 +45,8 @@ def test_aiperf_0_1_records_with_ttft_are_read_and_a_missing_one_is_named():
     ("name", "tool", "per_request_file"),
     [
         ("aiperf_0_1_summary.json", "AIPerf", "profile_export.jsonl"),
+        ("aiperf_profile_export_aiperf.json", "AIPerf", "profile_export.jsonl"),
+        ("llmperf_summary.json", "llmperf", "_individual_responses.json"),
         ("genai_perf_profile_export_genai_perf.json", "GenAI-Perf", "profile_export.json"),
         ("genai_perf_profile_export_genai_perf.csv", "GenAI-Perf", "profile_export.json"),
         ("llmperf_summary_transposed.csv", "llmperf", "_individual_responses.json"),
@@ -60,6 +62,13 @@ def test_summary_exports_are_recognised_and_name_the_per_request_file(name, tool
     assert tool in result["error"]
     assert "not a finite number" not in result["error"]
     assert re.search(r"--export-level|no option needed|--results-dir", result["error"])
+
+
+def test_a_vllm_result_with_a_backend_key_is_still_vllms():
+    """vLLM's saved result carries ``backend`` too; it is told from SGLang's by its own keys."""
+    doc = json.loads((DATA / "vllm_benchmark_serving.json").read_text()) | {"backend": "vllm"}
+    result = analyze_log(json.dumps(doc))
+    assert ("vllm", 7) == (result["format"], result["rows_used"])
 
 
 def test_vllm_and_sglang_summaries_name_their_options():

@@ -327,14 +327,16 @@ def why_not_offered(prefill: dict, prompt_tokens: Sequence[int]) -> str:
     r_squared = prefill.get("r_squared")
     if r_squared is None or r_squared < MIN_OFFER_R_SQUARED:
         shown = "cannot be computed (every TTFT is equal)" if r_squared is None else (
-            f"is {r_squared:.2f}: the curve explains {max(0.0, r_squared):.0%} of the spread in TTFT"
+            f"is {r_squared:.2f}: the curve explains {max(0.0, r_squared):.0%} of the spread in "
+            "TTFT"
         )
         problems.append(f"the prefill fit's R² {shown} (the rule needs {MIN_OFFER_R_SQUARED:.2f})")
     distinct = prefill.get("distinct_prompt_lengths", 0)
     shortest, longest = min(prompt_tokens), max(prompt_tokens)
     if distinct < MIN_OFFER_PROMPT_LENGTHS:
         problems.append(
-            f"the log has {distinct} distinct prompt length(s) (the rule needs {MIN_OFFER_PROMPT_LENGTHS})"
+            f"the log has {distinct} distinct prompt length(s) (the rule needs "
+            f"{MIN_OFFER_PROMPT_LENGTHS})"
         )
     if longest < MIN_OFFER_PROMPT_SPREAD * shortest:
         problems.append(

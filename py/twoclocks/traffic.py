@@ -4,8 +4,8 @@ Units: token counts are integers (``*_tokens``); times are milliseconds (``*_ms`
 fractions in [0, 1] (the page formats them as percentages).
 
 The page's one entry point is :func:`analyze_log`: bytes in, a JSON-safe dict out. It parses the
-file (:mod:`twoclocks.logtools`), fits the toy model (:mod:`twoclocks.fit`) and runs :func:`diagnose`,
-which follows the lesson's decision guide:
+file (:mod:`twoclocks.logtools`), fits the toy model (:mod:`twoclocks.fit`) and runs
+:func:`diagnose`, which follows the lesson's decision guide:
 
 * first token slow (prefill holds ``advice.PREFILL_SHARE_PREFILL`` or more of all waiting, or p90
   TTFT >= ``SLOW_TTFT_MS``) -> ``advice.PROMPT_FIX``;
@@ -413,7 +413,7 @@ def read_warnings(parsed: logtools.ParsedLog) -> list[str]:
 
 
 def sample_note(parsed: logtools.ParsedLog) -> str:
-    """"" or, when the file holds a sample of the requests, a line saying the percentiles do too."""
+    """The line under the percentiles when the file lists only a sample of the requests, else ""."""
     if not parsed.sample_of:
         return ""
     return (
@@ -439,8 +439,8 @@ def analyze_log(data: bytes | str, *, filename: str | None = None) -> dict:
         one line}), "fit" (:func:`twoclocks.fit.fit_toy`), "diagnosis" (:func:`diagnose`),
         "recommendation" (str), "points" (:func:`picture_points`), "warnings" (lines for the top
         of the result, :func:`read_warnings`), "percentile_note" (:func:`sample_note`)}``.
-        Otherwise ``{"ok": False,
-        "error", "format", "rows_total", "skipped", "skip_reasons", "formats_accepted"}``.
+        Otherwise ``{"ok": False, "error", "format", "rows_total", "skipped", "skip_reasons",
+        "formats_accepted"}``.
 
     Raises:
         Nothing: every failure is reported in the returned dict.

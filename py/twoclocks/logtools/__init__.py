@@ -8,8 +8,8 @@ Layout (one job per module):
 * ``tables``: tables with one request per row (CSV, JSON arrays, JSON Lines) and unit inference;
 * one module per tool (``vllm``, ``sglang``, ``llmperf``, ``guidellm``, ``aiperf``,
   ``genai_perf``), each with ``recognise(source)`` and ``read(source, log)``;
-* ``registry``: the ordered list of readers, what is accepted (generated from that list), and
-  :func:`parse_log`.
+* ``registry``: the readers, found in the package and ordered by their ``ORDER``, what is
+  accepted (generated from them), and :func:`parse_log`. Adding a format is adding a module.
 
 This package, with ``twoclocks.fit`` and ``twoclocks.traffic`` (``WHEEL_COMPANIONS``), ships in the
 second wheel, ``twoclocks-logs``, which the page installs the first time a log is analysed.

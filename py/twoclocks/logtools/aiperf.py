@@ -1,4 +1,4 @@
-"""AIPerf's per-request records: ``profile_export.jsonl`` (ai-dynamo/aiperf, GenAI-Perf's successor).
+"""AIPerf's per-request records: ``profile_export.jsonl`` (ai-dynamo/aiperf, after GenAI-Perf).
 
 Shape (``docs/tutorials/working-with-profile-exports.md``): one JSON record per line,
 ``{"metadata": {...}, "metrics": {name: {"value", "unit"}}, "error": null | {code, type,
@@ -18,6 +18,7 @@ from .parsed import ParsedLog
 from .tables import UNITS
 
 FORMAT = "aiperf"
+ORDER = 50
 NAME = "AIPerf profile_export.jsonl"
 ACCEPTS = "AIPerf's `profile_export.jsonl`"
 PER_REQUEST = (
@@ -99,7 +100,8 @@ def read(source, log: ParsedLog, accepted: str = "") -> None:
         output = _value(metrics.get("output_sequence_length", metrics.get("output_token_count")))
         first = next((metrics[n] for n in FIRST_TOKEN if n in metrics), None)
         times = []
-        for name, item in ((first_token, first), ("request_latency", metrics.get("request_latency"))):
+        last = metrics.get("request_latency")
+        for name, item in ((first_token, first), ("request_latency", last)):
             unit = item.get("unit") if isinstance(item, dict) else None
             factor = UNITS.get(str(unit).strip().lower())
             if item is not None and unit is not None and factor is None:

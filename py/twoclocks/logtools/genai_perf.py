@@ -25,6 +25,7 @@ from .aiperf import is_stats
 from .parsed import ParsedLog
 
 FORMAT = "genai_perf"
+ORDER = 40
 NAME = "GenAI-Perf profile_export.json"
 ACCEPTS = "GenAI-Perf's raw `profile_export.json`"
 PER_REQUEST = (
@@ -147,7 +148,8 @@ def _text_and_usage(output: object) -> tuple[str, dict]:
         if isinstance(choice, dict):
             delta = choice.get("delta") if isinstance(choice.get("delta"), dict) else {}
             message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
-            texts.append(str(delta.get("content") or message.get("content") or choice.get("text") or ""))
+            text = delta.get("content") or message.get("content") or choice.get("text")
+            texts.append(str(text or ""))
     return "".join(texts), usage
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 from .parsed import ParsedLog
 
 FORMAT = "guidellm"
+ORDER = 30
 NAME = "GuideLLM benchmarks report JSON"
 ACCEPTS = "GuideLLM's `benchmarks.json`"
 _SLACK_S = 1e-6  # timestamps equal to the window's edge, up to float rounding, are inside it

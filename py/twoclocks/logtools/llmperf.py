@@ -23,6 +23,7 @@ from . import tables
 from .parsed import ParsedLog
 
 FORMAT = "llmperf"
+ORDER = 60
 NAME = "llmperf individual_responses JSON"
 ACCEPTS = "llmperf's `*_individual_responses.json`"
 PER_REQUEST = (

@@ -124,7 +124,16 @@ class ParsedLog:
             lines[reason] = line
         return lines
 
-    def add(self, prompt, output, ttft, ttlt, ttft_factor=1.0, ttlt_factor=1.0, ttlt_is_tpot=False):
+    def add(
+        self,
+        prompt: object,
+        output: object,
+        ttft: object,
+        ttlt: object,
+        ttft_factor: float = 1.0,
+        ttlt_factor: float = 1.0,
+        ttlt_is_tpot: bool = False,
+    ) -> None:
         """:meth:`extend` for one request."""
         self.extend(((prompt, output, ttft, ttlt),), ttft_factor, ttlt_factor, ttlt_is_tpot)
 
@@ -219,7 +228,7 @@ def _check(quad: tuple, ttft_factor: float, ttlt_factor: float, is_tpot: bool) -
 
 
 def _not_numbers(quad: tuple) -> tuple:
-    """``(reason, index)`` for raw values ``float()`` refused: ``missing`` before ``not_a_number``."""
+    """``(reason, index)`` for values ``float()`` refused: ``missing`` before ``not_a_number``."""
     for index, raw in enumerate(quad):
         if raw is None or (isinstance(raw, str) and not raw.strip()):
             return "missing", index

@@ -1,20 +1,36 @@
 """The list of log readers, and the one function that picks one for a file.
 
 Each reader is a module of this package exposing ``FORMAT`` (an id), ``NAME`` (for the page),
-``ACCEPTS`` (a phrase for the README and error messages), ``recognise(source) -> bool`` and
+``ACCEPTS`` (a phrase for the README and error messages), ``ORDER`` (readers are tried in
+ascending order: a more specific shape before a looser one), ``recognise(source) -> bool`` and
 ``read(source, log, accepted)``; a tool whose summary exports people mistake for a log also
-exposes ``summary(source) -> str | None``, the message naming its per-request file. Adding a format
-means adding a module and listing it in ``READERS`` (with a fixture in ``tests/data/logs``).
+exposes ``summary(source) -> str | None``, the message naming its per-request file. The registry
+finds the readers itself (every module of the package with a ``FORMAT``), so adding a format means
+adding one module, and its fixture in ``tests/data/logs`` (a test asks for one per format).
 """
 
 from __future__ import annotations
 
-from . import aiperf, genai_perf, guidellm, llmperf, sglang, tables, vllm
+import importlib
+import pkgutil
+
+from . import tables
 from .parsed import SKIP_REASONS, ParsedLog
 from .source import Source, decode
 
-READERS = (sglang, vllm, guidellm, genai_perf, aiperf, llmperf, tables)
-"""Every reader, tried in this order; ``tables`` (any table of requests) comes last."""
+
+def _find_readers() -> tuple:
+    """Every module of this package that defines ``FORMAT``, in ``ORDER``."""
+    package = __name__.rpartition(".")[0]
+    modules = [
+        importlib.import_module(f"{package}.{info.name}")
+        for info in pkgutil.iter_modules(importlib.import_module(package).__path__)
+    ]
+    return tuple(sorted((m for m in modules if hasattr(m, "FORMAT")), key=lambda m: m.ORDER))
+
+
+READERS = _find_readers()
+"""Every reader, in the order they are tried; ``tables`` (any table of requests) comes last."""
 
 FORMATS = {reader.FORMAT: reader.NAME for reader in READERS}
 """Format ids and their names as the page shows them."""
@@ -83,7 +99,7 @@ def _read(source: Source, log: ParsedLog) -> None:
     if source.kind == "jsonl" and source.text.lstrip().startswith("["):
         log.error = f"The file starts like JSON but is not valid. Accepted: {ACCEPTED}."
         return
-    for reader in READERS[:-1]:
+    for reader in READERS[:-1]:  # every tool's own reader before the generic table (last)
         if reader.recognise(source):
             reader.read(source, log, ACCEPTED)
             return
@@ -95,7 +111,7 @@ def _read(source: Source, log: ParsedLog) -> None:
             f"Accepted: {ACCEPTED}."
         )
         return
-    if not (source.kind == "json" and not isinstance(source.document, (list, dict))):
+    if tables.recognise(source):
         tables.read(source, log, ACCEPTED)
         return
     log.error = f"The file is a single JSON value, not a request log. Accepted: {ACCEPTED}."

@@ -13,6 +13,7 @@ from . import vllm
 from .parsed import ParsedLog
 
 FORMAT = "sglang"
+ORDER = 10
 NAME = "SGLang bench_serving --output-details JSON Lines"
 ACCEPTS = "SGLang's serving benchmark output (`sglang.bench_serving --output-details`)"
 OPTION = "--output-details"
@@ -27,6 +28,7 @@ def _runs(source) -> list:
 
 
 def _is_run(run: object) -> bool:
+    """SGLang's summary keys (vLLM's result has ``backend`` too, but ``median_e2el_ms``)."""
     return isinstance(run, dict) and "backend" in run and (
         "median_e2e_latency_ms" in run or "total_output_tokens_retokenized" in run
     )

@@ -21,6 +21,7 @@ import re
 from .parsed import ParsedLog
 
 FORMAT = "table"
+ORDER = 100
 NAME = "CSV or JSON Lines with one request per row"
 ACCEPTS = (
     "a CSV, TSV or JSON Lines file (or a JSON array) with one request per row and columns for "
@@ -321,7 +322,8 @@ def generic_failure(record: dict, error_keys: list[str], has_success: bool) -> s
         if value not in (None, "", 0, [], {}, False) and not (
             isinstance(value, str) and value.strip().lower() in ("none", "null", "0", "false")
         ):
-            return f"{key}: {str(value).strip().splitlines()[-1][:80]}" if str(value).strip() else key
+            text = str(value).strip()
+            return f"{key}: {text.splitlines()[-1][:80]}" if text else key
     if has_success:
         success = record.get("success")
         if success is False or (isinstance(success, str) and success.strip().lower() == "false"):

@@ -1,5 +1,5 @@
-"""vLLM's serving benchmark result: ``vllm bench serve`` (formerly ``benchmarks/benchmark_serving.py``)
-with ``--save-result --save-detailed``.
+"""vLLM's serving benchmark result: ``vllm bench serve`` (formerly
+``benchmarks/benchmark_serving.py``) with ``--save-result --save-detailed``.
 
 Shape (vllm-project/vllm ``vllm/benchmarks/serve.py``, the ``result`` dict): one JSON object with
 summary figures (``completed``, ``median_e2el_ms``...) and per-request arrays ``input_lens``,
@@ -20,6 +20,7 @@ from math import fsum
 from .parsed import ParsedLog
 
 FORMAT = "vllm"
+ORDER = 20
 NAME = "vLLM benchmark_serving --save-result JSON"
 ACCEPTS = "vLLM's serving benchmark result (`vllm bench serve --save-result --save-detailed`)"
 
@@ -27,17 +28,23 @@ ACCEPTS = "vLLM's serving benchmark result (`vllm bench serve --save-result --sa
 OPTION = "--save-result --save-detailed"
 
 
+_SGLANG_KEYS = ("median_e2e_latency_ms", "total_output_tokens_retokenized")  # vLLM: median_e2el_ms
+
+
 def recognise(source) -> bool:
-    """One JSON object with vLLM's per-request arrays (SGLang's carry a ``backend`` key)."""
+    """One JSON object with vLLM's per-request arrays (the registry tries SGLang's reader first)."""
     doc = source.document
-    return isinstance(doc, dict) and "backend" not in doc and "input_lens" in doc and "ttfts" in doc
+    return isinstance(doc, dict) and "input_lens" in doc and "ttfts" in doc
 
 
 def summary(source) -> str | None:
     """The message for a vLLM result saved without its per-request arrays, else None."""
     doc = source.document
-    if isinstance(doc, dict) and "backend" not in doc and "input_lens" not in doc and (
-        "median_e2el_ms" in doc or "mean_ttft_ms" in doc or "completed" in doc
+    if (
+        isinstance(doc, dict)
+        and "input_lens" not in doc
+        and not any(key in doc for key in _SGLANG_KEYS)
+        and ("median_e2el_ms" in doc or "mean_ttft_ms" in doc or "completed" in doc)
     ):
         return (
             "This is a vLLM benchmark summary without per-request data. vLLM saves every "
@@ -77,7 +84,9 @@ def read_arrays(doc: dict, log: ParsedLog, *, tool: str, option: str, median_key
     }
     arrays = [doc.get(key) for key in ("input_lens", "output_lens", "ttfts")]
     if not all(isinstance(a, list) for a in arrays):
-        log.error = f"This {tool} result has no per-request arrays (input_lens, output_lens, ttfts)."
+        log.error = (
+            f"This {tool} result has no per-request arrays (input_lens, output_lens, ttfts)."
+        )
         return
     inputs, outputs, ttfts = arrays
     itls, errors = doc.get("itls"), doc.get("errors")

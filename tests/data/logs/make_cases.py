@@ -55,6 +55,26 @@ def summaries() -> None:
         "inter_token_latency": stats("ms", 20.9, 20.7), "request_throughput": {"unit": "requests/sec", "avg": 1.1},
         "input_sequence_length": stats("tokens", 275.0, 260.0),
     }, "input_config": {"cli_command": "aiperf profile -m llama --streaming"}})
+    write_json("aiperf_profile_export_aiperf.json", {
+        "request_throughput": {"unit": "requests/sec", "avg": 13.2},
+        "request_latency": stats("ms", 6550.4, 5799.9),
+        "time_to_first_token": stats("ms", 1588.8, 787.5),
+        "output_sequence_length": stats("tokens", 96.9, 97.0),
+        "request_count": {"unit": "requests", "avg": 200.0},
+        "was_cancelled": False, "start_time": "2025-10-17T20:22:08.939332",
+        "error_summary": [{"error_details": {"code": 500, "type": "InternalServerError",
+                                             "message": "Server encountered an internal error"}, "count": 3}],
+        "input_config": {"endpoint": {"model_names": ["llama"], "type": "chat", "streaming": True},
+                         "cli_command": "aiperf profile -m llama --streaming --concurrency 100"},
+    })
+    write_json("llmperf_summary.json", {
+        "version": "2023-08-31", "name": "llama_550_150_summary", "model": "llama",
+        "mean_input_tokens": 550, "num_concurrent_requests": 4,
+        "results_ttft_s_quantiles_p50": 0.069, "results_ttft_s_mean": 0.071,
+        "results_end_to_end_latency_s_quantiles_p50": 2.71, "results_end_to_end_latency_s_mean": 2.74,
+        "results_inter_token_latency_s_mean": 0.0179, "results_num_completed_requests": 150,
+        "results_error_rate": 0.0,
+    })
     write_json("genai_perf_profile_export_genai_perf.json", {
         "request_throughput": {"unit": "requests/sec", "avg": 2.3},
         "request_latency": stats("ms", 1203.4, 1190.2),
