@@ -390,22 +390,27 @@ def test_a_new_deploy_never_mixes_old_and_new_files(browser, tmp_path):
 
 
 def test_a_rejected_state_is_flagged_not_settled(lesson):
-    """An agent loop the model rejects (a prompt over the limit) shows the reason next to the agent
-    controls, dims the clocks and leaves the page "error", not "settled"."""
-    lesson.evaluate(
-        "() => TwoClocks.setState({agent: {tool_calls_per_turn: 8, tool_result_tokens: 50000, turns: 10}})"
-    )
+    """A call the model rejects (past its context window) says why next to the clocks, dims them and
+    leaves the page "error", not "settled"; an agent loop it rejects is the agent section's error only."""
+    lesson.evaluate("() => TwoClocks.setState({prompt_tokens: 300000})")
     state = lesson.evaluate(
         """async () => { while (document.body.dataset.settled !== "error")
              await new Promise(requestAnimationFrame); return document.body.dataset.settled; }"""
     )
     assert state == "error"
-    assert "1,000,000" in lesson.text_content("#agent-error")
+    assert "262,144" in lesson.text_content("#model-error")
     assert lesson.evaluate("() => document.getElementById('lab').classList.contains('lab-stale')")
-    lesson.evaluate("() => TwoClocks.setState({agent: {tool_calls_per_turn: 3, tool_result_tokens: 10000, turns: 4}})")
+    lesson.evaluate("() => TwoClocks.setState({prompt_tokens: 8000, agent: {tool_calls_per_turn: 8, "
+                    "tool_result_tokens: 50000, turns: 10}})")
     report = evaluate(DEFAULT_STATE)
     wait_for_readouts(lesson, report["ttft_ms"], report["ttlt_ms"])
-    assert lesson.text_content("#agent-error") == ""
+    assert "1,000,000" in lesson.text_content("#agent-error")
+    assert lesson.text_content("#model-error") == ""
+    lesson.evaluate("() => TwoClocks.setState({agent: {tool_calls_per_turn: 3, tool_result_tokens: 10000, turns: 4}})")
+    assert lesson.evaluate(
+        """async () => { while (document.getElementById("agent-error").textContent !== "")
+             await new Promise(requestAnimationFrame); return true; }"""
+    )
 
 
 def test_hidden_sections_do_not_break_the_page(browser, server):
