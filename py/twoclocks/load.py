@@ -729,7 +729,12 @@ def load_sweep(*, levels: tuple = SWEEP_CONCURRENCY, **load) -> dict:
     checked = [check_int("levels", level, 1, MAX_CONCURRENCY) for level in levels]
     if checked != sorted(set(checked)):
         raise ValueError("levels must be ascending and distinct")
-    points = [simulate_load(concurrency=level, **load) for level in checked]
+    return mark_knee([simulate_load(concurrency=level, **load) for level in checked])
+
+
+def mark_knee(points: list) -> dict:
+    """``{"points", "knee_index", "ttft_doubles_at"}`` for load points in ascending load (see
+    :func:`load_sweep`)."""
     base = points[0]["ttft_ms_p50"]
     knee, doubles_at = len(points) - 1, None
     for index, point in enumerate(points):
@@ -763,6 +768,7 @@ __all__ = [
     "SCHEDULERS",
     "StepCost",
     "load_sweep",
+    "mark_knee",
     "roofline_step_cost",
     "simulate_load",
     "toy_step_cost",
