@@ -432,6 +432,7 @@ class _Simulation:
         self.now = 0.0
         self.waiting = deque()
         self.prefilling = deque()  # [request, next position, end position]
+        self.prefill_positions = 0  # the prefilling prompts' next positions, summed: their KV in use
         self.reserved = 0
         self.running = 0  # admitted and unfinished
         self.decodes = 0
@@ -496,8 +497,7 @@ class _Simulation:
         self.now += elapsed
 
     def _in_use(self) -> float:
-        prefill = sum(position for _, position, _ in self.prefilling)
-        return self.decode_slots + prefill
+        return self.decode_slots + self.prefill_positions
 
     def run(self) -> None:
         while self.finished < self.count:
@@ -553,6 +553,7 @@ class _Simulation:
         in_use = self._in_use() + decodes * (steps - 1) / 2 + budget * steps / 2
         self._advance(total, in_use)
         self.prefilling[0][1] = position + budget * steps
+        self.prefill_positions += budget * steps
         if decodes:
             self._tokens_out(steps, total - first, parts)
         return True
@@ -572,6 +573,7 @@ class _Simulation:
             self._admit(request)
             start, end = self._prefill_range(request)
             self.prefilling.append([request, start, end])
+            self.prefill_positions += start
             take = min(budget, end - start)
             chunks.append((request, start, start + take))
             budget -= take
@@ -594,9 +596,11 @@ class _Simulation:
         if self.chunked:
             ends = {request: end for request, _, end in chunks}
             for entry in self.prefilling:
-                entry[1] = ends.get(entry[0], entry[1])
+                if entry[0] in ends:
+                    self.prefill_positions += ends[entry[0]] - entry[1]
+                    entry[1] = ends[entry[0]]
             while self.prefilling and self.prefilling[0][1] == self.prefilling[0][2]:
-                self.prefilling.popleft()
+                self.prefill_positions -= self.prefilling.popleft()[1]
             if decodes:
                 self._tokens_out(1)
         for request in finishing:
