@@ -159,7 +159,8 @@ def toy_step_cost(
     if not isinstance(constants, toy.ToyConstants):
         raise ValueError(f"constants must be a ToyConstants; got {type(constants).__name__}")
     capacity = check_int("capacity_slots", capacity_slots, 2, toy.MAX_CACHE_SLOTS)
-    a, b, c = constants.attention_ms_per_token_sq, constants.linear_ms_per_token, constants.prefill_overhead_ms
+    a, b = constants.attention_ms_per_token_sq, constants.linear_ms_per_token
+    c = constants.prefill_overhead_ms
     d, e = constants.decode_base_ms, constants.decode_ms_per_slot
 
     def mixed_ms(tokens, decodes, decode_slots, finishing, pair_work, prefill_slots):
@@ -170,7 +171,7 @@ def toy_step_cost(
         return steps * base + e * (steps * first_slots + decodes * steps * (steps - 1) / 2)
 
     def chunk_run_ms(decodes, first_slots, chunk, start, steps):
-        # step j: chunk [start + chunk j, start + chunk (j + 1)); its a-term 2 chunk (start + chunk j) + chunk^2
+        # step j computes [s, s + chunk) with s = start + chunk j: its a-term is 2 chunk s + chunk^2
         base = max(d if decodes else 0.0, b * (decodes + chunk))
         triangle = steps * (steps - 1) / 2
         attention = a * (steps * (2 * chunk * start + chunk * chunk) + 2 * chunk * chunk * triangle)
@@ -257,7 +258,8 @@ def roofline_step_cost(
         # context touched s + chunk; decodes read first_slots + decodes j
         tokens = decodes + chunk
         pairs0 = chunk * start + chunk * (chunk + 1) / 2
-        c0 = (block_flops * tokens + head_flops * decodes + pair_flops * (first_slots + pairs0)) / compute_rate
+        c0 = block_flops * tokens + head_flops * decodes + pair_flops * (first_slots + pairs0)
+        c0 /= compute_rate
         c1 = pair_flops * (decodes + chunk * chunk) / compute_rate
         m0 = (weights + slot_bytes * (first_slots + start + chunk)) / memory_rate
         m1 = slot_bytes * (decodes + chunk) / memory_rate
@@ -549,7 +551,8 @@ class _Simulation:
         if steps < 2:
             return False
         run, decodes, slots = self.cost.chunk_run_ms, self.decodes, self.decode_slots
-        parts, total, first = _run_parts(lambda count: run(decodes, slots, budget, position, count), steps, 1.0)
+        elapsed = lambda count: run(decodes, slots, budget, position, count)  # noqa: E731
+        parts, total, first = _run_parts(elapsed, steps, 1.0)
         in_use = self._in_use() + decodes * (steps - 1) / 2 + budget * steps / 2
         self._advance(total, in_use)
         self.prefilling[0][1] = position + budget * steps
