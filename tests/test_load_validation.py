@@ -158,8 +158,8 @@ def test_ttft_within_2x_at_every_level(sweep):
 
 @pytest.mark.xfail(strict=True, reason=(
     "known gap: on the RTX 4090 sweep the measured median TTFT rises to 277 ms at 32 and 840 ms at 48 "
-    "users while the model, with no queue until the KV cache fills, stays near one prefill plus a "
-    "few chunk steps (about 55 and 250 ms); see the README's validation notes"))
+    "users while the model, with no queue (the KV cache is far from full), stays near one prefill "
+    "plus a few chunk steps (about 55 and 250 ms); see the README's validation notes"))
 def test_ttft_within_2x_at_every_level_rtx4090():
     """The same 2x target on the RTX 4090 sweep (fails today at its two heaviest levels)."""
     test_ttft_within_2x_at_every_level("mistral7b-rtx4090-vllm")
