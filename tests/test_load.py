@@ -301,3 +301,13 @@ def test_more_users_than_requests_simulates_every_request_once():
     """A closed loop of 1,024 users and 100 requests runs each request once."""
     point = simulate_load(**CHAT, concurrency=1024, requests=100)
     assert point["requests"] == 100 and point["ttft_ms_p50"] > 0
+
+
+def test_evaluate_load_sweep_marks_the_knee_for_the_page_state():
+    """web.evaluate_load_sweep sweeps 1..1,024 users with the state's scheduler and marks the knee."""
+    sweep = web.evaluate_load_sweep({"prompt_tokens": 2000, "load": {"scheduler": "chunked", "requests_per_s": 3.0}})
+    points = sweep["points"]
+    assert [p["concurrency"] for p in points] == [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
+    assert all(p["scheduler"] == "chunked" and p["requests_per_s"] is None for p in points)
+    assert points[sweep["knee_index"]]["ttft_ms_p50"] <= 2 * points[0]["ttft_ms_p50"]
+    assert sweep["ttft_doubles_at"] == points[sweep["knee_index"] + 1]["concurrency"]

@@ -161,7 +161,8 @@ def toy_step_cost(
     if not isinstance(constants, toy.ToyConstants):
         raise ValueError(f"constants must be a ToyConstants; got {type(constants).__name__}")
     capacity = check_int("capacity_slots", capacity_slots, 2, toy.MAX_CACHE_SLOTS)
-    a, b, c = constants.attention_ms_per_token_sq, constants.linear_ms_per_token, constants.prefill_overhead_ms
+    a, b = constants.attention_ms_per_token_sq, constants.linear_ms_per_token
+    c = constants.prefill_overhead_ms
     d, e = constants.decode_base_ms, constants.decode_ms_per_slot
 
     def mixed_ms(tokens, decodes, decode_slots, finishing, pair_work, prefill_slots):
@@ -172,7 +173,7 @@ def toy_step_cost(
         return steps * base + e * (steps * first_slots + decodes * steps * (steps - 1) / 2)
 
     def chunk_run_ms(decodes, first_slots, chunk, start, steps):
-        # step j: chunk [start + chunk j, start + chunk (j + 1)); its a-term 2 chunk (start + chunk j) + chunk^2
+        # step j computes [s, s + chunk) with s = start + chunk j: its a-term is 2 chunk s + chunk^2
         base = max(d if decodes else 0.0, b * (decodes + chunk))
         triangle = steps * (steps - 1) / 2
         attention = a * (steps * (2 * chunk * start + chunk * chunk) + 2 * chunk * chunk * triangle)
@@ -263,7 +264,8 @@ def roofline_step_cost(
         # context touched s + chunk; decodes read first_slots + decodes j
         tokens = decodes + chunk
         pairs0 = chunk * start + chunk * (chunk + 1) / 2
-        c0 = (block_flops * tokens + head_flops * decodes + pair_flops * (first_slots + pairs0)) / compute_rate
+        c0 = block_flops * tokens + head_flops * decodes + pair_flops * (first_slots + pairs0)
+        c0 /= compute_rate
         c1 = pair_flops * (decodes + chunk * chunk) / compute_rate
         m0 = weight_ms(tokens) + slot_bytes * (first_slots + start + chunk) / memory_rate
         m1 = slot_bytes * (decodes + chunk) / memory_rate
@@ -438,6 +440,7 @@ class _Simulation:
         self.now = 0.0
         self.waiting = deque()
         self.prefilling = deque()  # [request, next position, end position]
+        self.prefill_positions = 0  # the prefilling prompts' next positions, summed: their KV in use
         self.reserved = 0
         self.running = 0  # admitted and unfinished
         self.decodes = 0
@@ -502,8 +505,7 @@ class _Simulation:
         self.now += elapsed
 
     def _in_use(self) -> float:
-        prefill = sum(position for _, position, _ in self.prefilling)
-        return self.decode_slots + prefill
+        return self.decode_slots + self.prefill_positions
 
     def run(self) -> None:
         while self.finished < self.count:
@@ -555,10 +557,12 @@ class _Simulation:
         if steps < 2:
             return False
         run, decodes, slots = self.cost.chunk_run_ms, self.decodes, self.decode_slots
-        parts, total, first = _run_parts(lambda count: run(decodes, slots, budget, position, count), steps, 1.0)
+        elapsed = lambda count: run(decodes, slots, budget, position, count)  # noqa: E731
+        parts, total, first = _run_parts(elapsed, steps, 1.0)
         in_use = self._in_use() + decodes * (steps - 1) / 2 + budget * steps / 2
         self._advance(total, in_use)
         self.prefilling[0][1] = position + budget * steps
+        self.prefill_positions += budget * steps
         if decodes:
             self._tokens_out(steps, total - first, parts)
         return True
@@ -578,6 +582,7 @@ class _Simulation:
             self._admit(request)
             start, end = self._prefill_range(request)
             self.prefilling.append([request, start, end])
+            self.prefill_positions += start
             take = min(budget, end - start)
             chunks.append((request, start, start + take))
             budget -= take
@@ -600,9 +605,11 @@ class _Simulation:
         if self.chunked:
             ends = {request: end for request, _, end in chunks}
             for entry in self.prefilling:
-                entry[1] = ends.get(entry[0], entry[1])
+                if entry[0] in ends:
+                    self.prefill_positions += ends[entry[0]] - entry[1]
+                    entry[1] = ends[entry[0]]
             while self.prefilling and self.prefilling[0][1] == self.prefilling[0][2]:
-                self.prefilling.popleft()
+                self.prefill_positions -= self.prefilling.popleft()[1]
             if decodes:
                 self._tokens_out(1)
         for request in finishing:
@@ -735,7 +742,12 @@ def load_sweep(*, levels: tuple = SWEEP_CONCURRENCY, **load) -> dict:
     checked = [check_int("levels", level, 1, MAX_CONCURRENCY) for level in levels]
     if checked != sorted(set(checked)):
         raise ValueError("levels must be ascending and distinct")
-    points = [simulate_load(concurrency=level, **load) for level in checked]
+    return mark_knee([simulate_load(concurrency=level, **load) for level in checked])
+
+
+def mark_knee(points: list) -> dict:
+    """``{"points", "knee_index", "ttft_doubles_at"}`` for load points in ascending load (see
+    :func:`load_sweep`)."""
     base = points[0]["ttft_ms_p50"]
     knee, doubles_at = len(points) - 1, None
     for index, point in enumerate(points):
@@ -769,6 +781,7 @@ __all__ = [
     "SCHEDULERS",
     "StepCost",
     "load_sweep",
+    "mark_knee",
     "roofline_step_cost",
     "simulate_load",
     "toy_step_cost",

@@ -335,6 +335,27 @@ def evaluate_load(state: dict) -> dict:
     return simulate_load(**call, **load, cost=cost)
 
 
+def evaluate_load_sweep(state: dict) -> dict:
+    """The latency vs throughput curve for a page state: :func:`evaluate_load` at each closed-loop
+    concurrency of ``twoclocks.load.SWEEP_CONCURRENCY`` (1 to 1,024 users; the state's ``load``
+    gives the scheduler and chunk size), with the knee marked by :func:`twoclocks.load.mark_knee`.
+
+    Returns:
+        ``{"points": [load point, ...], "knee_index": i, "ttft_doubles_at": concurrency or None}``.
+
+    Raises:
+        ValueError: as :func:`evaluate_load`.
+    """
+    from .load import SWEEP_CONCURRENCY, check_load_state, mark_knee
+
+    if not isinstance(state, dict):
+        raise ValueError(f"state must be an object of settings; got {type(state).__name__}")
+    load = {**check_load_state(state.get("load")), "requests_per_s": None}
+    return mark_knee([
+        evaluate_load({**state, "load": {**load, "concurrency": level}}) for level in SWEEP_CONCURRENCY
+    ])
+
+
 def evaluate_json(state_json: str) -> str:
     """JSON wrapper of :func:`evaluate` for the worker: ``{"report": {...}}`` or ``{"error": "..."}``.
 
