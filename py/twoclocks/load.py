@@ -69,9 +69,7 @@ from typing import Callable
 from . import hardware, toy
 from ._validate import check_float, check_int
 from .call import MAX_SPECULATIVE_SPEEDUP, generated_tokens
-from .roofline import (
-    DEFAULT_SERVING_STACK, RooflineParams, _check_tensor_parallel, _Setup, get_serving_stack, sum_max_linear,
-)
+from .roofline import DEFAULT_SERVING_STACK, RooflineParams, _Setup, make_setup, sum_max_linear
 
 SCHEDULERS = ("prefill-first", "chunked")
 """The engine's schedulers (see the module docstring)."""
@@ -211,17 +209,9 @@ def roofline_step_cost(
             for a KV cache in ``KV_MEMORY_FRACTION`` of the devices' memory.
     """
     if setup is None:
-        params = get_serving_stack(serving_stack).params if params is None else params
-        if not isinstance(params, RooflineParams):
-            raise ValueError(f"params must be a RooflineParams; got {type(params).__name__}")
-        setup = _Setup(
-            accelerator=hardware.get_accelerator(accelerator),
-            model=hardware.get_model(model),
-            weight_dtype=hardware.check_weight_dtype(weight_dtype),
-            kv_dtype=hardware.check_kv_dtype(kv_dtype),
-            tensor_parallel=_check_tensor_parallel(tensor_parallel),
-            params=params,
-        )
+        setup = make_setup(accelerator=accelerator, model=model, weight_dtype=weight_dtype,
+                           kv_dtype=kv_dtype, tensor_parallel=tensor_parallel,
+                           serving_stack=serving_stack, params=params)
     setup.peak_flops_per_s  # raises for fp8 on a device without FP8
     acc, spec, p, prm = setup.accelerator, setup.model, setup.tensor_parallel, setup.params
     free_bytes = acc.memory_bytes * KV_MEMORY_FRACTION - setup.weight_bytes / p

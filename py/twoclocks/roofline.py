@@ -375,6 +375,36 @@ def _attainable(setup: _Setup, intensity: float) -> float:
     return min(setup.peak_flops_per_s, intensity * setup.accelerator.bandwidth_bytes_per_s)
 
 
+def make_setup(
+    *,
+    accelerator: str,
+    model: str,
+    weight_dtype: str,
+    kv_dtype: str,
+    tensor_parallel: int,
+    serving_stack: str = DEFAULT_SERVING_STACK,
+    params: RooflineParams | None = None,
+) -> _Setup:
+    """The checked per-device setup of one deployment, shared by the single call and the load model.
+
+    ``params`` None means the serving stack's own efficiencies and overheads.
+
+    Raises:
+        ValueError: naming an unknown preset, dtype, tensor-parallel degree or serving stack.
+    """
+    params = get_serving_stack(serving_stack).params if params is None else params
+    if not isinstance(params, RooflineParams):
+        raise ValueError(f"params must be a RooflineParams; got {type(params).__name__}")
+    return _Setup(
+        accelerator=hardware.get_accelerator(accelerator),
+        model=hardware.get_model(model),
+        weight_dtype=hardware.check_weight_dtype(weight_dtype),
+        kv_dtype=hardware.check_kv_dtype(kv_dtype),
+        tensor_parallel=_check_tensor_parallel(tensor_parallel),
+        params=params,
+    )
+
+
 def roofline_call(
     *,
     prompt_tokens: int,
@@ -447,18 +477,8 @@ def roofline_call(
     generated, _ = generated_tokens(output_tokens, max_tokens, stop_fires)
     n = check_int("prompt_tokens", prompt_tokens, 1, MAX_PROMPT_TOKENS)
     k = check_int("cached_prefix_tokens", cached_prefix_tokens, 0, n)
-    stack = get_serving_stack(serving_stack)
-    params = stack.params if params is None else params
-    if not isinstance(params, RooflineParams):
-        raise ValueError(f"params must be a RooflineParams; got {type(params).__name__}")
-    setup = _Setup(
-        accelerator=hardware.get_accelerator(accelerator),
-        model=hardware.get_model(model),
-        weight_dtype=hardware.check_weight_dtype(weight_dtype),
-        kv_dtype=hardware.check_kv_dtype(kv_dtype),
-        tensor_parallel=_check_tensor_parallel(tensor_parallel),
-        params=params,
-    )
+    setup = make_setup(accelerator=accelerator, model=model, weight_dtype=weight_dtype, kv_dtype=kv_dtype,
+                       tensor_parallel=tensor_parallel, serving_stack=serving_stack, params=params)
     peak = setup.peak_flops_per_s  # raises for fp8 on a device without FP8
     acc, spec, p = setup.accelerator, setup.model, setup.tensor_parallel
 
@@ -514,7 +534,7 @@ def roofline_call(
         weight_dtype=setup.weight_dtype,
         kv_dtype=setup.kv_dtype,
         tensor_parallel=p,
-        serving_stack=stack.id,
+        serving_stack=get_serving_stack(serving_stack).id,
         prefill_bound="compute" if prefill_compute_ms >= prefill_memory_ms else "memory",
         decode_bound="compute" if step_compute_ms >= step_memory_ms else "memory",
         prefill_intensity_flops_per_byte=prefill_intensity,
