@@ -15,6 +15,7 @@ import { CallLog } from "./log.js";
 import { buildMistakes } from "./mistakes.js";
 import { Player } from "./play.js";
 import { RooflineChart, formatBytes } from "./rooflinechart.js";
+import { applySections } from "./sections.js";
 import { parseUrl, toQuery } from "./urlstate.js";
 
 const $ = (id) => document.getElementById(id);
@@ -356,9 +357,7 @@ function applyView() {
   root.classList.toggle("embed", view.embed);
   if (view.theme === "auto") delete root.dataset.theme;
   else root.dataset.theme = view.theme;
-  for (const section of document.querySelectorAll("[data-section]")) {
-    section.hidden = !view.sections.includes(section.dataset.section);
-  }
+  applySections(view.sections);
   if (view.readonly) {
     for (const controls of [modelControls, callControls, agentControls]) controls.setLocked(true);
     for (const button of document.querySelectorAll(".chip, .show-me, #model-reset")) button.disabled = true;
