@@ -142,6 +142,21 @@ def test_the_whole_lesson_works_over_plain_http_under_a_host_name(named_host_bro
     server.close()
 
 
+def test_a_changed_wheel_still_stops_the_boot_with_its_name(named_host_browser, dist_dir):
+    """The integrity check moved from crypto.subtle to Python's hashlib, over plain http too: a wheel
+    whose bytes differ from the recorded sha256 is never installed, and the status names it."""
+    server = PlainServer(dist_dir)
+    page = named_host_browser.new_page()
+    wheel = next(dist_dir.glob("app-*/twoclocks-*-py3-none-any.whl"))
+    page.route(f"**/{wheel.name}", lambda route: route.fulfill(body=wheel.read_bytes() + b"tampered"))
+    page.goto(f"http://lessons.example:{server.port}/")
+    text = wait_until(page, "() => /sha256/.test(document.getElementById('status-text').textContent)"
+                            " && document.getElementById('status-text').textContent", deadline_ms=DEADLINE_MS * 2)
+    assert text and wheel.name in text and "does not match its recorded sha256" in text
+    page.close()
+    server.close()
+
+
 # --- 2. a sandboxed iframe ---------------------------------------------------------------------
 
 
