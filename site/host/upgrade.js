@@ -30,7 +30,7 @@
     if (!installed || typeof installed.app !== "string") return;
     if (installed.app === script.dataset.app) return forget();
     stale = true;
-    if (remember(installed.app)) return location.reload();
+    if (remember(installed.app)) return refresh();
     var text = "A newer version of this lesson is installed (" + installed.version + "; this page is " +
       script.dataset.version + "): reload the page to use it.";
     whenParsed(function () {
@@ -47,6 +47,13 @@
       document.body.prepend(notice);
       if (!window.TwoClocks) status(text);
     });
+  }
+
+  // Reload with the installed HTML. The page is fetched past the cache first (which stores the new
+  // copy): a plain reload revalidates, and a release built in the same second as the old one (zip
+  // dates have 2-second steps) would look unchanged (304) and bring the old page back.
+  function refresh() {
+    fetch(location.href, { cache: "reload" }).catch(function () {}).then(function () { location.reload(); });
   }
 
   // True the first time this tab sees `app` installed while showing another: then reload.
