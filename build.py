@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import time
 import tomllib
 import venv
 import zipfile
@@ -450,7 +451,8 @@ def site_assets() -> dict[str, bytes]:
 
 
 def host_files() -> dict[str, bytes]:
-    """Files for the embedding page (embed.js), written to dist/'s top level under a stable name."""
+    """Files written to dist/'s top level under a stable name: embed.js (for the embedding page) and
+    upgrade.js (the pages' check for a newer install, which must load even if the app folder is gone)."""
     return {path.name: path.read_bytes() for path in sorted((SITE_DIR / "host").glob("*"))}
 
 
@@ -501,6 +503,7 @@ def render_page(
         "%%APP%%": app_dir,
         "%%HTML_CLASS%%": ' class="embed"' if embed else "",
         "%%ZIP%%": zip_name(version),
+        "%%VERSION%%": html.escape(version),
         "%%INITIAL_JSON%%": initial,
         "%%EXAMPLE_CELL%%": html.escape(example, quote=False),
         "%%EXAMPLE_PACKAGE%%": html.escape(package_example, quote=False),
@@ -548,6 +551,8 @@ def build(dist: Path = DIST, version: str | None = None) -> Path:
     (dist / "index.html").write_text(render_page(template, app_dir, version, preloads))
     (dist / "embed.html").write_text(render_page(template, app_dir, version, preloads, embed=True))
     write_files(dist, host_files())
+    # Fetched (never cached) by upgrade.js: a page from an older install notices it is stale.
+    (dist / "version.json").write_text(json.dumps({"version": version, "app": app_dir}) + "\n")
     write_zip(dist, dist / zip_name(version))
     step("done")
     return dist
@@ -558,13 +563,22 @@ def zip_name(version: str) -> str:
     return f"twoclocks-{version}.zip"
 
 
+def zip_timestamp() -> tuple[int, ...]:
+    """The zip entries' date: the build's time ($SOURCE_DATE_EPOCH if set), not a fixed one. `unzip`
+    gives each file this date; a static server sends it as Last-Modified, so the HTML of a release
+    unzipped over an older one must look newer, or browsers keep the old page (304 Not Modified)."""
+    epoch = int(os.environ.get("SOURCE_DATE_EPOCH", time.time()))
+    return time.localtime(max(epoch, 315532800))[:6]  # zip dates start in 1980
+
+
 def write_zip(dist: Path, target: Path) -> None:
     """Zip dist/ (the site, ready to upload under any path) for course authors."""
     step(f"packing {target}")
     files = sorted(p for p in dist.rglob("*") if p.is_file() and p != target)
+    stamp = zip_timestamp()
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
         for path in files:
-            info = zipfile.ZipInfo(f"two-clocks/{path.relative_to(dist).as_posix()}", WHEEL_TIMESTAMP)
+            info = zipfile.ZipInfo(f"two-clocks/{path.relative_to(dist).as_posix()}", stamp)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
             archive.writestr(info, path.read_bytes())

@@ -2,22 +2,31 @@
 // - it applies ?theme=light|dark at once, so a dark page never flashes light first;
 // - it starts the lesson's Python worker at once, before the page's modules have loaded (Pyodide's
 //   boot is the long pole; main.js adopts the worker and the messages it sent meanwhile);
-// - it runs even from file://, where browsers refuse the page's ES modules, and then explains
-//   that the lesson must be served.
+// - it runs even where browsers refuse the page's ES modules, and then says why in words: opened
+//   from file://, or in an iframe sandboxed without allow-same-origin (an LMS's default), whose
+//   opaque origin ("null") fails the modules' and the worker's same-origin checks.
 (function () {
   "use strict";
   var theme = new URLSearchParams(location.search).get("theme");
   if (theme === "light" || theme === "dark") document.documentElement.dataset.theme = theme;
-  if (location.protocol !== "file:") {
+  if (location.protocol === "file:") {
+    explain("This page must be served over HTTP, not opened as a file: run `python3 build.py serve` " +
+      "in the project folder and open the address it prints. The lesson text below still reads fine.");
+  } else if (self.origin === "null") {
+    explain("This lesson is embedded in a sandboxed frame that blocks its scripts. Ask the course " +
+      "page's author to set sandbox=\"allow-scripts allow-same-origin\" on the iframe (both are " +
+      "needed); allow=\"clipboard-write\" on the iframe also lets the copy buttons work. " +
+      "The lesson text below still reads fine.");
+  } else {
     startWorker();
-    return;
   }
-  document.addEventListener("DOMContentLoaded", function () {
-    document.getElementById("status").classList.add("status-error");
-    document.getElementById("status-text").textContent =
-      "This page must be served over HTTP, not opened as a file: run `python3 build.py serve` " +
-      "in the project folder and open the address it prints. The lesson text below still reads fine.";
-  });
+
+  function explain(text) {
+    document.addEventListener("DOMContentLoaded", function () {
+      document.getElementById("status").classList.add("status-error");
+      document.getElementById("status-text").textContent = text;
+    });
+  }
 
   function startWorker() {
     var early = { worker: null, messages: [], error: null };

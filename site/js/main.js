@@ -22,6 +22,7 @@ import { LessonState } from "./state.js";
 import { formatPercent } from "./format.js";
 import { setupGlossary } from "./glossary.js";
 import { setupValidation } from "./validation.js";
+import { applySections } from "./sections.js";
 
 const $ = (id) => document.getElementById(id);
 const ANNOUNCE_AFTER_MS = 700; // the live region speaks once the learner stops dragging
@@ -348,9 +349,7 @@ function applyView() {
   root.classList.toggle("embed", view.embed);
   if (view.theme === "auto") delete root.dataset.theme;
   else root.dataset.theme = view.theme;
-  for (const section of document.querySelectorAll("[data-section]")) {
-    section.hidden = !view.sections.includes(section.dataset.section);
-  }
+  applySections(view.sections);
   if (view.readonly) {
     for (const controls of [modelControls, callControls, agentControls]) controls.setLocked(true);
     for (const button of document.querySelectorAll(".chip, .show-me, #model-reset")) button.disabled = true;

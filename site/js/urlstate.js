@@ -3,7 +3,8 @@
 // Keys are the model's keyword names (agent-loop keys as `agent.turns`); see README, "Embedding".
 import { formatNumber } from "./format.js";
 
-export const SECTIONS = ["clocks", "agent", "logs", "mistakes", "code"];
+// "lab" is the controls and the clocks alone (the first part of "clocks"), for a compact embed.
+export const SECTIONS = ["clocks", "lab", "agent", "logs", "mistakes", "code"];
 export const THEMES = ["auto", "light", "dark"];
 const FLAGS = ["embed", "readonly", "theme", "sections", "scenario"];
 const TRUE = ["1", "true", "yes", "on"];

@@ -27,22 +27,31 @@ const mark = (phase) => performance.mark(`boot:${phase}`);
 mark("worker-start");
 const status = (text) => post({ type: "status", text });
 
-async function sha256Hex(buffer) {
-  const digest = await crypto.subtle.digest("SHA-256", buffer);
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-// Our files (the wheels, the boot's bytecode) are fetched, the model's while Pyodide boots, and
-// checked against the hash build.py recorded before Python sees them.
-async function fetchChecked(name, sha256) {
+// Our files (the wheels, the boot's bytecode) are fetched early, the model's while Pyodide boots,
+// and checked against the sha256 build.py recorded before they are installed or imported. The hash
+// is computed by Python's hashlib, not crypto.subtle: that exists only in secure contexts, and a
+// course's plain-http server (http://lessons.example/) is not one.
+async function fetchBytes(name) {
   const response = await fetch(new URL(`../${name}`, import.meta.url));
   if (!response.ok) throw new Error(`could not fetch ${name} (HTTP ${response.status})`);
-  const bytes = await response.arrayBuffer();
-  const actual = await sha256Hex(bytes);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+let sha256Hex = null; // Python's hashlib.sha256 over a Uint8Array, once Pyodide is loaded
+function checked(name, bytes, sha256) {
+  sha256Hex ??= pyodide.runPython("import hashlib\nlambda data: hashlib.sha256(data.to_bytes()).hexdigest()");
+  const actual = sha256Hex(bytes);
   if (actual !== sha256) {
     throw new Error(`${name} does not match its recorded sha256 (got ${actual.slice(0, 12)}…)`);
   }
-  return new Uint8Array(bytes);
+  return bytes;
+}
+
+// Fetch now; the returned function checks the bytes once Python is there.
+function fetchChecked(name, sha256) {
+  const download = fetchBytes(name);
+  download.catch(() => {}); // awaited later; avoid an unhandled-rejection report meanwhile
+  return async () => checked(name, await download, sha256);
 }
 
 async function installWheel(name, bytes) {
@@ -60,8 +69,8 @@ async function installWheel(name, bytes) {
 // model's bytes, installed the first time a log is analysed; the code cell's worker, where a learner
 // may import any module of the package, installs them while it boots.
 let logTools = null;
-function installLogTools(download = null) { // download: the wheel's bytes, if already being fetched
-  logTools ??= (download ?? fetchChecked(BUILD.logsWheel, BUILD.logsWheelSha256))
+function installLogTools(download = null) { // download: fetchChecked's function, if already fetching
+  logTools ??= (download ?? fetchChecked(BUILD.logsWheel, BUILD.logsWheelSha256))()
     .then((bytes) => installWheel(BUILD.logsWheel, bytes))
     .catch((error) => {
       logTools = null; // the next request tries again
@@ -97,13 +106,9 @@ async function boot() {
   // micropip's wheel (PyPI's, pinned by build.py) is fetched and checked here too, then unpacked
   // into site-packages: loadPyodide's `packages` option costs ~0.4 s more here for the same result.
   const micropipWheel = fetchChecked(`../${BUILD.pyodideDir}/${BUILD.micropipWheel}`, BUILD.micropipSha256);
-  micropipWheel.catch(() => {});
   const bytecode = BUILD.bytecode ? fetchChecked(BUILD.bytecode, BUILD.bytecodeSha256) : null;
-  bytecode?.catch(() => {});
   const withLogTools = new URL(import.meta.url).searchParams.has("logtools"); // the code cell's worker
   const logsWheel = withLogTools ? fetchChecked(BUILD.logsWheel, BUILD.logsWheelSha256) : null;
-  logsWheel?.catch(() => {});
-  wheel.catch(() => {}); // awaited below; avoid an unhandled-rejection report meanwhile
   status("Downloading the Python runtime (Pyodide)…");
   const { loadPyodide } = await import(new URL("pyodide.mjs", pyodideBase).href);
   pyodide = await Promise.race([downloadFailed, loadPyodide({
@@ -114,9 +119,9 @@ async function boot() {
   })]);
   mark("pyodide-loaded");
   status("Installing the twoclocks model…");
-  pyodide.unpackArchive(await micropipWheel, "wheel");
-  const bytes = await wheel;
-  const forgetPrecompiled = bytecode ? usePrecompiled(pyodide, await bytecode) : () => {};
+  pyodide.unpackArchive(await micropipWheel(), "wheel");
+  const bytes = await wheel();
+  const forgetPrecompiled = bytecode ? usePrecompiled(pyodide, await bytecode()) : () => {};
   pyodide.pyimport("micropip").destroy(); // imported on its own only to time it (boot marks)
   mark("micropip-imported");
   await installWheel(BUILD.wheel, bytes);
