@@ -140,6 +140,14 @@ def test_two_hundred_random_states_give_one_lever_each(lesson):
             check_levers(lesson)
 
 
+def show_mistake(page, card: str) -> None:
+    """Press a mistake card's Show me and wait for this press's result (not an earlier test's)."""
+    page.evaluate("(id) => document.querySelector(`#mistake-${id} .result`).replaceChildren()", card)
+    page.click(f"#mistake-{card} .show-me")
+    page.wait_for_selector(f"#mistake-{card} .result li", timeout=DEADLINE_MS)
+    settle(page)
+
+
 def test_a_broken_agent_setting_leaves_the_call_and_show_me_working(lesson):
     """Case 3: an agent loop past 1,000,000 tokens errs in its section only; Show me still works."""
     errors = len(lesson.errors)
@@ -149,8 +157,8 @@ def test_a_broken_agent_setting_leaves_the_call_and_show_me_working(lesson):
     assert lesson.text_content("#model-error") == ""
     assert "lab-stale" not in lesson.get_attribute("#lab", "class")
     for card in ("cut-max-tokens", "streaming-solves-it", "total-latency-only", "fat-tool-dumps"):
-        lesson.click(f"#mistake-{card} .show-me")
-        lesson.wait_for_selector(f"#mistake-{card} .result li", timeout=DEADLINE_MS)
+        show_mistake(lesson, card)
+    settle(lesson)
     assert len(lesson.errors) == errors
 
 
@@ -245,8 +253,7 @@ def test_a_prompt_past_the_models_window_is_refused_next_to_the_clocks(lesson):
 def test_words_and_numbers(lesson):
     """Case 8: same-looking totals are "about the same"; the CSV has no float noise; the report
     names needed and generated tokens; every glossary term's first use links to it."""
-    lesson.click("#mistake-total-latency-only .show-me")
-    lesson.wait_for_selector("#mistake-total-latency-only .result li", timeout=DEADLINE_MS)
+    show_mistake(lesson, "total-latency-only")
     assert "(slower)" not in lesson.text_content("#mistake-total-latency-only .result")
     report = lesson.evaluate("() => window.TwoClocks.report()")
     assert report["needed_tokens"] == report["answer_tokens"] and report["generated_tokens"] == report["output_tokens"]
