@@ -355,3 +355,28 @@ def test_a_seeded_random_walk_leaves_no_errors_and_a_settled_page(browser, serve
     assert page.evaluate(_SETTLE, DEADLINE_MS) in ("true", "error")
     assert errors == [], errors
     page.close()
+
+
+@pytest.mark.parametrize(("typed", "expected"), [("12.7", 13), ("2000000", 131_072), ("1e9", 131_072)])
+def test_a_typed_number_out_of_range_is_set_to_the_nearest_allowed_value_and_said(lesson, typed, expected):
+    """A number typed past a limit (or a fraction for a whole number) becomes the nearest allowed
+    value on Enter, and the help line says so: never a silently different number."""
+    settle(lesson)
+    lesson.click("#output_tokens-number", click_count=3)
+    lesson.keyboard.type(typed)
+    lesson.keyboard.press("Enter")
+    settle(lesson)
+    assert lesson.evaluate("() => window.TwoClocks.getState().output_tokens") == expected
+    assert f"Set to {expected:,}" in lesson.text_content("#output_tokens-help")
+
+
+def test_the_first_tab_into_the_controls_shows_the_whole_clocks(browser, server):
+    """At 1280x800 the first control reached with Tab from the top brings the whole clocks into view."""
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(server)
+    page.evaluate("() => window.TwoClocks.ready")
+    page.focus("#copy-link")
+    page.keyboard.press("Tab")
+    assert page.evaluate("() => document.activeElement.closest('#controls') !== null")
+    assert in_view(page, "#clocks-canvas")
+    page.close()

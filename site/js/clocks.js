@@ -80,10 +80,11 @@ function drawHand(ctx, colors, { x, y, r }, handDeg) {
 /** The turn counter: how many full seconds the hand has gone round, like a stopwatch's sub-dial. */
 function drawTurns(ctx, colors, { x, y, r }, turns) {
   if (!turns) return;
-  const text = `+${formatNumber(turns)} ${turns === 1 ? "turn" : "turns"}`;
-  ctx.font = "600 12px system-ui, sans-serif";
+  const small = r < 60; // a phone's dial: the count alone, lower down, clear of most of the face
+  const text = small ? `+${formatNumber(turns)}` : `+${formatNumber(turns)} ${turns === 1 ? "turn" : "turns"}`;
+  ctx.font = `600 ${small ? 10 : 12}px system-ui, sans-serif`;
   const width = ctx.measureText(text).width + 12;
-  const top = y + r * 0.32;
+  const top = y + r * (small ? 0.42 : 0.32);
   ctx.fillStyle = colors.bg;
   ctx.strokeStyle = colors.line;
   ctx.lineWidth = 1;

@@ -152,6 +152,12 @@ export function checkValue(key, value, limits, state) {
   }
 }
 
+/** The allowed value nearest a typed number: rounded for a whole-number setting, then clamped. */
+function nearestAllowed(value, limit, state) {
+  const max = limit.at_most ? Math.min(limit.max, state[limit.at_most]) : limit.max;
+  return clamp(limit.kind === "int" ? Math.round(value) : value, limit.min, max);
+}
+
 function rangeMarkup(id, control, limit) {
   const { label, unit } = control;
   const step = control.step ?? 1;
@@ -225,9 +231,20 @@ function buildRange(control, limits, onChange) {
     flag(problem);
     if (!problem) onChange(key, value);
   });
-  // On commit (Enter or leaving the box) an invalid entry reverts to the current value.
+  // On commit (Enter or leaving the box) a number out of range, or a fraction where a whole number
+  // is needed, is set to the nearest allowed value and the help line says so; an entry that is no
+  // number at all reverts to the current value.
   number.addEventListener("change", () => {
+    const typed = number.valueAsNumber;
+    const problem = number.value === "" ? null : checkValue(key, typed, limits, context);
     flag(null);
+    if (problem && Number.isFinite(typed)) {
+      const nearest = nearestAllowed(typed, limits[key], context);
+      helpLine.textContent = `Set to ${readable(nearest)}: ${problem.replace(key, control.label)}.`;
+      if (nearest !== current) onChange(key, nearest);
+      number.value = String(nearest);
+      return;
+    }
     number.value = String(current);
   });
   let shown = ""; // value and slider range last written: an unchanged control is not touched
@@ -235,9 +252,9 @@ function buildRange(control, limits, onChange) {
     current = value;
     context = state;
     const max = sliderMax();
-    if (document.activeElement !== number || number.valueAsNumber !== value) {
-      if (number.value !== String(value)) number.value = String(value);
-    }
+    // While the learner types in the box, answers to their keystrokes must not overwrite it (a late
+    // answer for "1" would turn "12" back into "1"); the commit writes the final value.
+    if (document.activeElement !== number && number.value !== String(value)) number.value = String(value);
     if (`${value} ${max}` === shown) return;
     shown = `${value} ${max}`;
     if (kind === "log") {

@@ -107,7 +107,8 @@ function showReport(report, state) {
 }
 
 function showAgent(report) {
-  setText($("agent-error"), report.agent_error ? `The agent loop cannot run with these settings: ${report.agent_error}.` : "");
+  setText($("agent-error"), report.agent_error ? `The agent loop cannot run with these settings: ${report.agent_error}. ` +
+    "The dimmed bars, advice and totals are the last loop that ran." : "");
   $("agent").classList.toggle("agent-stale", Boolean(report.agent_error));
   if (!report.agent) return; // the bars keep the last loop that ran, dimmed
   const agent = JSON.stringify(report.agent);
@@ -147,6 +148,11 @@ function showRoofline(report) {
 }
 
 function showModelError(reply) {
+  const scenario = activeScenario();
+  if (reply.error && scenario) { // the pressed scenario's own words, not the last call's advice
+    setText($("takeaway"), `${scenario.setup} It cannot run with these settings: see the message above the clocks.`);
+    $("takeaway").removeAttribute("data-lever");
+  }
   const text = reply.error
     ? `The model rejected this setting: ${reply.error}. The dimmed clocks show the last call that ran; ` +
       `${describeModel(drawnState, BUILD.options).replace(/^Cost model/, "its cost model")}.`
@@ -260,6 +266,23 @@ async function evaluateState(partial) {
   return reply.report;
 }
 
+/**
+ * A control that takes focus where the clocks are not wholly in view (the first Tab into the
+ * controls, before the sticky clocks have reached the top) scrolls just enough to show them,
+ * keeping the control itself in view.
+ */
+function keepInView(controls, chart) {
+  controls.addEventListener("focusin", (event) => {
+    if (getComputedStyle(chart).position !== "sticky") return;
+    const clocks = chart.getBoundingClientRect();
+    const control = event.target.getBoundingClientRect();
+    const below = clocks.bottom - innerHeight;
+    if (below > 0) scrollBy({ top: Math.min(below, clocks.top, control.top - 8), behavior: "instant" });
+  });
+}
+keepInView($("controls"), $("clocks-wrap"));
+keepInView($("agent-controls"), document.querySelector(".agent-chart"));
+
 // --- scenarios, wrong pictures, mistakes ------------------------------------------------------
 
 const scenarioButtons = new Map();
@@ -268,9 +291,15 @@ function activeScenario() {
   return null;
 }
 
+let markedScenario = null;
 function markScenario() {
   const active = activeScenario();
   for (const [scenario, button] of scenarioButtons) setAttr(button, "aria-pressed", String(scenario === active));
+  if (active && active !== markedScenario) { // its advice arrives with its report
+    setText($("takeaway"), active.setup);
+    $("takeaway").removeAttribute("data-lever");
+  }
+  markedScenario = active;
   if (!active) { // a takeaway belongs to its scenario only
     setText($("takeaway"), "");
     $("takeaway").removeAttribute("data-lever");

@@ -28,7 +28,8 @@ export function buildMistakes(container, mistakes, { compare, show }) {
     article.id = `mistake-${mistake.id}`;
     article.innerHTML = `<h3></h3><p class="muted change"></p>
       <button type="button" class="show-me">Show me</button>
-      <ul class="result" aria-live="polite"></ul><p class="lesson" hidden></p>`;
+      <ul class="result" aria-live="polite"></ul><p class="lesson" hidden></p>
+      <p class="muted small shown-note" hidden>The call at the top of the lesson now runs the “after” setting.</p>`;
     article.querySelector("h3").textContent = mistake.title;
     article.querySelector(".change").textContent = `Tried: ${mistake.change}.`;
     article.querySelector(".lesson").textContent = mistake.lesson;
@@ -40,6 +41,7 @@ export function buildMistakes(container, mistakes, { compare, show }) {
         change("First text visible", before.first_visible_ms, after.first_visible_ms),
       );
       article.querySelector(".lesson").hidden = false;
+      article.querySelector(".shown-note").hidden = false;
       show(mistake.after);
     };
     article.querySelector("button").addEventListener("click", run);

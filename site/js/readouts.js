@@ -44,9 +44,13 @@ export function showAgentAdvice(agent) {
  * The context window as one bar: the prompt, the room reserved for the answer (max_tokens) and what
  * is left, to scale; past the window the bar overflows and says by how much.
  */
+let shownContext = ""; // the bar as last drawn: a drag that leaves it alone writes no style
+
 export function showContext(context) {
   const bar = $("context-bar");
-  if (!context) return;
+  const key = JSON.stringify(context);
+  if (!context || key === shownContext) return;
+  shownContext = key;
   const { window_tokens: window, prompt_tokens: prompt, reserved_output_tokens: reserved } = context;
   const scale = Math.max(window, context.requested_tokens);
   const share = (tokens) => `${(100 * tokens) / scale}%`;
