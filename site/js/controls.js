@@ -225,16 +225,26 @@ function buildRange(control, limits, onChange) {
     helpLine.textContent = problem ? `Not applied: ${problem.replace(key, control.label)}.` : help;
     helpLine.classList.toggle("help-error", Boolean(problem));
   };
+  // Values this box is sending while the learner types (and the value before): answers for them
+  // must not overwrite the box (a late answer for "1" would turn "12" back into "1"). Any other
+  // value (a scenario, the host's setState) ends the typing and is shown.
+  let typing = null;
   number.addEventListener("input", () => {
     const value = number.valueAsNumber;
     const problem = number.value === "" ? `${key} needs a number` : checkValue(key, value, limits, context);
+    typing ??= new Set([current]);
     flag(problem);
-    if (!problem) onChange(key, value);
+    if (!problem) {
+      typing.add(value);
+      onChange(key, value);
+    }
   });
   // On commit (Enter or leaving the box) a number out of range, or a fraction where a whole number
   // is needed, is set to the nearest allowed value and the help line says so; an entry that is no
   // number at all reverts to the current value.
   number.addEventListener("change", () => {
+    if (!typing) return; // the entry was already replaced by a change from elsewhere
+    typing = null;
     const typed = number.valueAsNumber;
     const problem = number.value === "" ? null : checkValue(key, typed, limits, context);
     flag(null);
@@ -252,9 +262,13 @@ function buildRange(control, limits, onChange) {
     current = value;
     context = state;
     const max = sliderMax();
-    // While the learner types in the box, answers to their keystrokes must not overwrite it (a late
-    // answer for "1" would turn "12" back into "1"); the commit writes the final value.
-    if (document.activeElement !== number && number.value !== String(value)) number.value = String(value);
+    if (!(typing?.has(value) && document.activeElement === number)) {
+      if (typing) { // a change from elsewhere replaces what was being typed
+        typing = null;
+        flag(null);
+      }
+      if (number.value !== String(value)) number.value = String(value);
+    }
     if (`${value} ${max}` === shown) return;
     shown = `${value} ${max}`;
     if (kind === "log") {
