@@ -351,8 +351,7 @@ def recommend(diagnosis: dict) -> str:
             text += " " + diagnosis["max_tokens"]["text"]
         parts.append(text)
     if diagnosis["verdict"] == "both":
-        both = ": the first token mostly waits" if waiting.get("detected") else ", so fix both"
-        parts.insert(0, f"Both clocks are slow{both}.")
+        parts.insert(0, "Both clocks are slow." if waiting.get("detected") else "Both clocks are slow, so fix both.")
     return " ".join(parts)
 
 

@@ -138,7 +138,8 @@ def detect_waiting(*, prompt_tokens: list, ttft_ms: list, load_levels: list | No
         "queue_share" (estimated waiting / all TTFT), "queue_ms" and "prefill_ms" (totals of the
         estimate), "queue_ms_p50", "prefill_ms_p50" (per request), "spread" (same-length TTFT spread,
         or None), "above_ceiling_share" (requests whose TTFT exceeds :func:`prefill_ceiling_ms`),
-        "evidence": [sentences], "text": the finding with the lever, "" when not detected}``.
+        "evidence": [sentences], "text": the finding, the evidence in brief and the lever, "" when not
+        detected}``.
 
     Raises:
         ValueError: if the lists are empty or differ in length.
@@ -156,9 +157,10 @@ def detect_waiting(*, prompt_tokens: list, ttft_ms: list, load_levels: list | No
     above = sum(t > prefill_ceiling_ms(p) for p, t in zip(prompt_tokens, ttft_ms)) / count
     detected = share >= WAITING_SHARE
     busy = [level for level in levels if _busy(level)]
-    evidence = []
+    evidence, short = [], []
     if busy:
         evidence.append("The file records the load: " + "; ".join(_load_text(x) for x in busy) + ".")
+        short.append("the file records " + "; ".join(_load_text(x) for x in busy))
     if spread and spread["ratio"] and spread["ratio"] >= SPREAD_RATIO:
         evidence.append(
             f"At a constant prompt of about {spread['prompt_tokens']:,} tokens ({spread['requests']:,} "
@@ -166,6 +168,7 @@ def detect_waiting(*, prompt_tokens: list, ttft_ms: list, load_levels: list | No
             f"to {_s(spread['ttft_ms_p90'])} (p90): prefill of the same prompt costs the same each "
             "time, so the difference is waiting."
         )
+        short.append(f"TTFT spreads {spread['ratio']:.1f}x at one prompt length")
     if above >= 0.5:
         mid = round(_quantile(sorted(prompt_tokens), 50))
         evidence.append(
@@ -173,6 +176,7 @@ def detect_waiting(*, prompt_tokens: list, ttft_ms: list, load_levels: list | No
             f"prompt can take on any real server ({SLOWEST_PREFILL_TOKENS_PER_S:,.0f} tokens/s plus "
             f"{_s(PREFILL_OVERHEAD_MS)}: at most {_s(prefill_ceiling_ms(mid))} for {mid:,} tokens)."
         )
+        short.append(f"{above:.0%} of first tokens came later than any real prefill takes")
     ordered_q, ordered_p = sorted(queue), sorted(prefill)
     result = {
         "detected": detected,
@@ -192,7 +196,8 @@ def detect_waiting(*, prompt_tokens: list, ttft_ms: list, load_levels: list | No
         result["text"] = (
             f"The requests were waiting, not prefilling: about {share:.0%} of all TTFT is time before "
             f"prefill began (median {_s(result['queue_ms_p50'])} of waiting against at most "
-            f"{_s(result['prefill_ms_p50'])} of prefill). {' '.join(evidence)} "
-            f"{WAITING_FIX[0].upper()}{WAITING_FIX[1:]}."
-        ).replace("  ", " ")
+            f"{_s(result['prefill_ms_p50'])} of prefill"
+            + (f"; {', '.join(short)}" if short else "")
+            + f"). {WAITING_FIX[0].upper()}{WAITING_FIX[1:]}."
+        )
     return result
