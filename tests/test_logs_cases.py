@@ -302,6 +302,8 @@ INDEPENDENT = {
         row for line in (DATA / n).read_text().splitlines() if "input_lens" in line
         for row in _arrays(json.loads(line))],
     "llmperf_individual_responses.json": _llmperf,
+    "llmperf_waiting_individual_responses.json": _llmperf,
+    "vllm_concurrency_64.json": lambda n: _arrays(json.loads((DATA / n).read_text())),
     "llmperf_flagged_individual_responses.json": _llmperf,
     "guidellm_benchmarks_v02.json": _guidellm,
     "guidellm_benchmarks_v04.json": _guidellm,

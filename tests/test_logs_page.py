@@ -300,3 +300,21 @@ def test_the_charts_are_drawn_described_and_fit_a_phone(logs):
     finally:
         logs.set_viewport_size({"width": 1280, "height": 900})
     assert logs.request_log.foreign() == []
+
+
+def test_a_log_that_was_waiting_shows_the_waiting_finding_with_its_evidence(logs):
+    """Issue 15's llmperf case: the page says the first tokens were waiting, with CPython's evidence
+    and split, and its advice never says to cut the prompt; an idle-server log shows no such finding."""
+    path = LOGS / "llmperf_waiting_individual_responses.json"
+    expected = expected_for(path)["diagnosis"]["waiting"]
+    assert upload(logs, path) == "done"
+    block = "#logs-waiting"
+    assert logs.is_visible(block)
+    assert logs.get_attribute(block, "data-source") == expected["source"] == "data"
+    assert float(logs.get_attribute(block, "data-queue-share")) == pytest.approx(expected["queue_share"])
+    assert logs.locator("#logs-waiting-evidence li").all_text_contents() == expected["evidence"]
+    assert f"{round(expected['queue_share'] * 100)}%" in logs.text_content("#logs-waiting-split")
+    advice_text = logs.text_content("#logs-recommendation")
+    assert "waiting" in advice_text and "cut the prompt" not in advice_text.lower()
+    assert upload(logs, LOGS / "llmperf_individual_responses.json") == "done"
+    assert logs.locator(block).count() == 0

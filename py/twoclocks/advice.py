@@ -42,6 +42,18 @@ PROMPT_FIX = "cut the prompt: packing, a cached stable prefix, summarised tool d
 OUTPUT_FIX = "cut the output: a shorter answer, with max_tokens near its real length"
 STOP_FIX = "fix the stop: end decode when the answer is complete (for JSON, when the schema closes)"
 
+WAITING_FIX = (
+    "add serving capacity (more replicas or GPUs), lower the concurrency each replica takes, or "
+    "turn on chunked prefill so a new prompt does not stall the batch; cutting the prompt will "
+    "not shorten a queue much"
+)
+"""The lever when a log's first tokens were waiting (a queue, or other requests' prefills)
+rather than prefilling: capacity, concurrency, chunked prefill; never the prompt alone."""
+
+WAITING_SHARE = 0.5
+"""Share of all TTFT estimated as waiting (TTFT above the prefill estimate) at or above which a log's
+first tokens are diagnosed as waiting rather than prefilling: a majority, as for the clock rule."""
+
 SHORT = {
     "prompt": f"{PROMPT_FIX}.",
     "output": f"{OUTPUT_FIX}.",

@@ -13,6 +13,10 @@ file (:mod:`twoclocks.logtools`), fits the toy model (:mod:`twoclocks.fit`) and 
   ``SLOW_DECODE_MS``) -> ``advice.OUTPUT_FIX`` and ``advice.STOP_FIX``;
 * both, or a share between the two cut-offs -> both.
 
+Before any of these, :func:`twoclocks.waiting.detect_waiting` asks whether the first tokens were
+waiting (a queue, other requests' prefills) rather than prefilling; if so the first-token advice is
+``advice.WAITING_FIX`` (capacity, concurrency, chunked prefill), never the prompt.
+
 The share cut-offs and the lever phrases are the lesson's own (:mod:`twoclocks.advice`), so a log
 and a single call with the same split get the same answer.
 """
@@ -26,6 +30,7 @@ import math
 import random
 
 from . import fit, logtools
+from .waiting import detect_waiting
 from .advice import FINE_TTLT_MS, OUTPUT_FIX, PREFILL_SHARE_DECODE, PREFILL_SHARE_PREFILL, PROMPT_FIX, STOP_FIX
 
 SLOW_TTFT_MS = FINE_TTLT_MS
@@ -229,12 +234,14 @@ def diagnose(
     output_tokens: list,
     ttft_ms: list,
     ttlt_ms: list,
+    load_levels: list | None = None,
 ) -> dict:
     """Where the waiting goes in a set of requests, and which of the lesson's mistakes show.
 
     Args:
         prompt_tokens, output_tokens: per request, ints >= 1 (equal lengths, at least one row).
         ttft_ms, ttlt_ms: per request, ms, ``0 < ttft_ms <= ttlt_ms``.
+        load_levels: the load the file records (``ParsedLog.load_levels``), or None.
 
     Returns:
         ``{"requests", "total_wait_ms", "prefill_ms", "decode_ms", "prefill_share",
@@ -242,7 +249,9 @@ def diagnose(
         page], "dominant_prompts", "dominant_outputs" (see :func:`dominant_bucket`, or None),
         "max_tokens", "short_after_long" (mistake checks, each with "hit" and "text"),
         "first_token_slow", "stream_crawls", "verdict": "prefill" | "decode" | "both",
-        "recommendation": str}``.
+        "waiting" (:func:`twoclocks.waiting.detect_waiting`: were the first tokens waiting rather
+        than prefilling, with the evidence), "recommendation": str}``. ``prefill_ms`` and
+        ``prefill_share`` are all of TTFT (waiting included), as the clocks measure it.
 
     Raises:
         ValueError: if there are no requests or the lists differ in length.
@@ -304,6 +313,7 @@ def diagnose(
         "first_token_slow": first_token_slow,
         "stream_crawls": stream_crawls,
         "verdict": verdict,
+        "waiting": detect_waiting(prompt_tokens=prompt_tokens, ttft_ms=ttft_ms, load_levels=load_levels),
     }
     result["recommendation"] = recommend(result)
     return result
@@ -316,7 +326,10 @@ def recommend(diagnosis: dict) -> str:
     decode = diagnosis["percentiles"]["decode_ms"]
     prompt = diagnosis["percentiles"]["prompt_tokens"]
     parts = []
-    if diagnosis["verdict"] in ("prefill", "both"):
+    waiting = diagnosis.get("waiting") or {}
+    if waiting.get("detected"):  # a queue is not cut by a shorter prompt: never PROMPT_FIX here
+        parts.append(waiting["text"])
+    elif diagnosis["verdict"] in ("prefill", "both"):
         text = (
             f"The first token is slow: prefill takes {_share_text(share)} of all waiting and the "
             f"p90 TTFT is {ttft['p90']:,.0f} ms, for prompts of {prompt['p50']:,.0f} tokens "
@@ -338,7 +351,7 @@ def recommend(diagnosis: dict) -> str:
             text += " " + diagnosis["max_tokens"]["text"]
         parts.append(text)
     if diagnosis["verdict"] == "both":
-        parts.insert(0, "Both clocks are slow, so fix both.")
+        parts.insert(0, "Both clocks are slow." if waiting.get("detected") else "Both clocks are slow, so fix both.")
     return " ".join(parts)
 
 
@@ -422,6 +435,22 @@ def sample_note(parsed: logtools.ParsedLog) -> str:
     )
 
 
+def _fit_measures_waiting(fitted: dict, waiting: dict) -> None:
+    """Say on the fit that its "prefill" is mostly waiting, and do not offer it to the lesson."""
+    why = (
+        f"Not offered: about {waiting['queue_share']:.0%} of this log's TTFT is waiting, not "
+        "prefill, so a prefill fitted to it would teach the lesson a queue as prefill."
+    )
+    if fitted["prefill"].get("ok"):
+        fitted["prefill"].setdefault("notes", []).append(
+            "This curve is fitted to TTFT, which here is mostly waiting (a queue, or other "
+            "requests' prefills): it measures the load, not what prefill costs."
+        )
+    fitted["toy_constants"] = None
+    fitted["not_offered"] = True
+    fitted["message"] = f"{fitted['message']} {why}".strip()
+
+
 def analyze_log(data: bytes | str, *, filename: str | None = None) -> dict:
     """Parse a user's log, fit the toy model to it and diagnose it: the page's one entry point.
 
@@ -470,7 +499,9 @@ def analyze_log(data: bytes | str, *, filename: str | None = None) -> dict:
             "ttlt_ms": parsed.ttlt_ms,
         }
         fitted = fit.fit_toy(**columns)
-        diagnosis = diagnose(**columns)
+        diagnosis = diagnose(**columns, load_levels=parsed.load_levels)
+        if diagnosis["waiting"]["detected"]:
+            _fit_measures_waiting(fitted, diagnosis["waiting"])
         return _json_safe(
             {
                 **base,

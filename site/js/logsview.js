@@ -529,6 +529,7 @@ export function setupLogs(root, { analyze, useFitted, sampleUrl, readonly = fals
         el("h3", { text: "What to change first" }),
         el("p", { text: analysis.recommendation, attrs: { id: "logs-recommendation" } }),
       ]),
+      waitingBlock(d.waiting),
       el("div", { cls: "cards cards-2 logs-cards" }, [readCard(analysis, filename), fitCard(analysis.fit)]),
     ].filter(Boolean));
     resultsBottom.replaceChildren(...[
@@ -561,6 +562,23 @@ export function setupLogs(root, { analyze, useFitted, sampleUrl, readonly = fals
     ].filter(Boolean));
     resultsTop.hidden = false;
     resultsBottom.hidden = false;
+  }
+
+  // The first tokens were waiting, not prefilling (twoclocks.waiting): the split and its evidence.
+  function waitingBlock(w) {
+    if (!w?.detected) return null;
+    const split = `About ${formatPercent(w.queue_share)} of all time to first token was waiting: ` +
+      `${formatMs(w.queue_ms_p50)} waiting and at most ${formatMs(w.prefill_ms_p50)} of prefill for the median request.`;
+    return el("section", {
+      cls: "logs-waiting",
+      attrs: { id: "logs-waiting", "aria-labelledby": "logs-waiting-title" },
+      data: { detected: "true", source: w.source, queueShare: String(w.queue_share) },
+    }, [
+      el("h3", { text: "The first tokens were waiting, not prefilling", attrs: { id: "logs-waiting-title" } }),
+      el("p", { text: split, attrs: { id: "logs-waiting-split" } }),
+      el("p", { cls: "muted", text: w.source === "file" ? "How we know: the load this file records, and its numbers." : "How we know: the file records no load, so from its numbers alone." }),
+      sentenceList("logs-waiting-evidence", w.evidence.map((text) => ({ text }))),
+    ]);
   }
 
   function readCard(analysis, filename) {

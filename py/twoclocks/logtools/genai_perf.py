@@ -65,6 +65,7 @@ def read(source, log: ParsedLog, accepted: str = "") -> None:
     how = {"usage": 0, "estimated": 0}
     quads = []
     for experiment in experiments:
+        _read_load(experiment.get("experiment"), log)
         requests = experiment.get("requests")
         for request in requests if isinstance(requests, list) else []:
             row = _request(request, how)
@@ -89,6 +90,17 @@ def read(source, log: ParsedLog, accepted: str = "") -> None:
         )
     if len(experiments) > 1:
         log.notes.append(f"{len(experiments)} experiments (load levels) are pooled into one log.")
+
+
+def _read_load(setting: object, log: ParsedLog) -> None:
+    """An experiment's load: ``{"mode": "concurrency" | "request_rate", "value": n}``."""
+    if not isinstance(setting, dict):
+        return
+    mode, value = setting.get("mode"), setting.get("value")
+    if mode == "concurrency":
+        log.add_load(concurrency=value, field="experiment.value (mode concurrency)")
+    elif mode == "request_rate":
+        log.add_load(requests_per_s=value, field="experiment.value (mode request_rate)")
 
 
 def _request(request: object, how: dict) -> tuple | str:

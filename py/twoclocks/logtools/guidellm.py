@@ -66,6 +66,7 @@ def read(source, log: ParsedLog, accepted: str = "") -> None:
         successful = requests.get("successful")
         if not isinstance(successful, list):
             continue
+        _read_load(bench, log)
         window = _window(bench)
         kept = 0
         for r in successful:
@@ -110,6 +111,32 @@ def read(source, log: ParsedLog, accepted: str = "") -> None:
         log.notes.append("Some requests had no computed TTFT/latency; used their timestamps.")
     if not log.rows_total:
         log.error = "This GuideLLM report holds no per-request records."
+
+
+def _strategy(bench: dict) -> dict | None:
+    """The benchmark's scheduling strategy: ``args.strategy`` (0.2), ``scheduler.strategy`` (0.4)
+    or ``config.strategy`` (0.5), e.g. ``{"type_": "concurrent", "streams": 64}``."""
+    for holder in ("args", "scheduler", "config"):
+        strategy = (bench.get(holder) or {}).get("strategy") if isinstance(bench.get(holder), dict) else None
+        if isinstance(strategy, dict):
+            return strategy
+    return None
+
+
+def _read_load(bench: dict, log: ParsedLog) -> None:
+    """The load GuideLLM ran this benchmark at: synchronous is one request at a time, concurrent
+    has ``streams`` clients, constant and poisson have a ``rate`` in requests per second;
+    throughput (as fast as it can) records no number."""
+    strategy = _strategy(bench)
+    if not strategy:
+        return
+    kind = strategy.get("type_")
+    if kind == "synchronous":
+        log.add_load(concurrency=1, field="strategy synchronous")
+    elif kind == "concurrent":
+        log.add_load(concurrency=strategy.get("streams"), field="strategy concurrent (streams)")
+    elif kind in ("constant", "poisson"):
+        log.add_load(requests_per_s=strategy.get("rate"), field=f"strategy {kind} (rate)")
 
 
 def _window(bench: dict) -> tuple[float, float] | None:

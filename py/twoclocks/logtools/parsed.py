@@ -72,6 +72,9 @@ class ParsedLog:
         details: ``SKIP_REASONS`` id -> {detail: count}: the field that was missing, or the
             file's own words for a failure (e.g. ``"429: Too Many Requests"``).
         sample_of: how many requests the tool ran when the file lists only a sample (else None).
+        load_levels: the load the file records, one entry per benchmark it holds:
+            ``{"concurrency": int >= 1 or None, "requests_per_s": float > 0 or None, "field": the
+            source field}`` (empty when the format does not record it). See :meth:`add_load`.
         prompt_tokens, output_tokens: token counts per used request (ints >= 1).
         ttft_ms, ttlt_ms: times per used request in ms (0 < ttft_ms <= ttlt_ms).
     """
@@ -87,6 +90,7 @@ class ParsedLog:
     skipped: dict = field(default_factory=dict)
     details: dict = field(default_factory=dict)
     sample_of: int | None = None
+    load_levels: list = field(default_factory=list)
     prompt_tokens: list = field(default_factory=list)
     output_tokens: list = field(default_factory=list)
     ttft_ms: list = field(default_factory=list)
@@ -96,6 +100,18 @@ class ParsedLog:
     def rows_used(self) -> int:
         """Number of requests kept."""
         return len(self.ttft_ms)
+
+    def add_load(self, *, concurrency: object = None, requests_per_s: object = None,
+                 field: str = "") -> None:
+        """Record a load level the file states: ``concurrency`` (clients in flight, an int >= 1)
+        and/or ``requests_per_s`` (an arrival rate > 0). Values that are not such numbers ("inf",
+        null, text) are ignored, so an unlimited rate records nothing; a repeat is not added."""
+        users = _positive(concurrency)
+        users = int(users) if users is not None and users.is_integer() and users >= 1 else None
+        rate = _positive(requests_per_s)
+        level = {"concurrency": users, "requests_per_s": rate, "field": field}
+        if (users is not None or rate is not None) and level not in self.load_levels:
+            self.load_levels.append(level)
 
     def skip(self, reason: str, count: int = 1, detail: str | None = None) -> None:
         """Count ``count`` rows skipped for ``reason`` (a ``SKIP_REASONS`` id).
@@ -225,6 +241,14 @@ def _check(quad: tuple, ttft_factor: float, ttlt_factor: float, is_tpot: bool) -
     if lt < ft:
         return "ttlt_before_ttft", None
     return "not_streamed", None
+
+
+def _positive(value: object) -> float | None:
+    """``value`` as a finite float > 0, else None (bools, text, "inf" and NaN are not loads)."""
+    if value.__class__ is bool or not isinstance(value, (int, float)):
+        return None
+    number = float(value)
+    return number if math.isfinite(number) and number > 0 else None
 
 
 def _not_numbers(quad: tuple) -> tuple:

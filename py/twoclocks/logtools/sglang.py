@@ -72,6 +72,8 @@ def read(source, log: ParsedLog, accepted: str = "") -> None:
         pooled["median_e2e_latency_ms"] = detailed[0].get("median_e2e_latency_ms")
         pooled["completed"] = detailed[0].get("completed")
     vllm.read_arrays(pooled, log, tool="SGLang", option=OPTION, median_key="median_e2e_latency_ms")
+    for run in detailed:  # SGLang saves request_rate and max_concurrency with each run, as vLLM does
+        vllm.read_load(run, log)
     if len(detailed) > 1:
         log.notes.append(f"{len(detailed)} runs (e.g. request rates) are pooled into one log.")
     if len(runs) > len(detailed):

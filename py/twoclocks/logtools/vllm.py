@@ -118,6 +118,14 @@ def read_arrays(doc: dict, log: ParsedLog, *, tool: str, option: str, median_key
         "end-to-end latency."
     )
     _compare_median(doc.get(median_key), doc.get("completed"), log, tool, median_key)
+    read_load(doc, log)
+
+
+def read_load(doc: dict, log: ParsedLog) -> None:
+    """The load the run was started with: ``--max-concurrency`` and ``--request-rate``, saved as
+    ``max_concurrency`` and ``request_rate`` ("inf" when unlimited, which records no rate)."""
+    log.add_load(concurrency=doc.get("max_concurrency"), field="max_concurrency")
+    log.add_load(requests_per_s=doc.get("request_rate"), field="request_rate")
 
 
 def _last_token_s(ttft: object, gaps: object) -> object:

@@ -312,6 +312,38 @@ def genai_perf_raw() -> None:
                                                   "experiments": experiments, "version": "0.0.8"}, indent=None)
 
 
+def llmperf_waiting() -> None:
+    """Issue 15's case: 20 llmperf rows, every prompt 550 tokens, TTFT rising 5.0 -> 19.25 s and
+    end-to-end latency TTFT + 10 s: requests waiting in a queue, not prefilling."""
+    rows = []
+    for i in range(20):
+        ttft = 5.0 + 0.75 * i
+        rows.append({"error_code": None, "error_msg": "", "inter_token_latency_s": 10.0 / 149,
+                     "ttft_s": ttft, "end_to_end_latency_s": ttft + 10.0,
+                     "request_output_throughput_token_per_s": 150 / (ttft + 10.0),
+                     "number_total_tokens": 700, "number_output_tokens": 150,
+                     "number_input_tokens": 550})
+    write_json("llmperf_waiting_individual_responses.json", rows, indent=4)
+
+
+def vllm_concurrency_64() -> None:
+    """A vLLM result saved at --max-concurrency 64 (request_rate "inf"): 64 prompts of 550
+    tokens whose TTFT is set by the queue (8-26 s), with 60 ms inter-token gaps."""
+    rng = random.Random(15)
+    count = 64
+    ttfts = [round(rng.uniform(8.0, 26.0), 4) for _ in range(count)]
+    itls = [[round(rng.uniform(0.055, 0.065), 5) for _ in range(149)] for _ in range(count)]
+    e2e = sorted(t + sum(g) for t, g in zip(ttfts, itls))
+    result = {"date": "20251130-120000", "endpoint_type": "openai", "label": None,
+              "model_id": "llama", "tokenizer_id": "llama", "num_prompts": count,
+              "request_rate": "inf", "burstiness": 1.0, "max_concurrency": count,
+              "duration": 120.0, "completed": count, "failed": 0,
+              "input_lens": [550] * count, "output_lens": [150] * count, "ttfts": ttfts,
+              "itls": itls, "generated_texts": ["..."] * count, "errors": [""] * count,
+              "median_e2el_ms": 1000 * (e2e[31] + e2e[32]) / 2}
+    write_json("vllm_concurrency_64.json", result, indent=None)
+
+
 if __name__ == "__main__":
     aiperf_0_1()
     summaries()
@@ -324,3 +356,5 @@ if __name__ == "__main__":
     fit_explains_nothing()
     sglang()
     genai_perf_raw()
+    llmperf_waiting()
+    vllm_concurrency_64()

@@ -1,0 +1,203 @@
+"""Waiting or prefilling? Telling a log's queue time from its prefill time.
+
+Units: token counts are integers (``*_tokens``); times are milliseconds (``*_ms``); shares are
+fractions in [0, 1].
+
+TTFT is queue wait plus prefill. One call alone on an idle server has no queue, but a benchmark at
+64 concurrent requests mostly waits (behind other requests, or behind their prefills), and fitting
+"prefill" to such TTFTs measures the queue. Three signs tell the two apart:
+
+* the load the file records (``ParsedLog.load_levels``: vLLM's ``max_concurrency``, GuideLLM's
+  strategy, GenAI-Perf's experiment...);
+* TTFT spread at a constant prompt length: prefill of the same prompt costs the same each time, so
+  a p90 / p10 ratio of ``SPREAD_RATIO`` or more among same-length prompts is waiting;
+* TTFT far above what prefill costs: per request, the prefill estimate is the lower of the lower
+  envelope (the ``ENVELOPE_PERCENTILE``-th percentile TTFT of prompts of similar length, as a line
+  in the prompt length) and a ceiling no real server exceeds (:func:`prefill_ceiling_ms`); the rest
+  of TTFT is waiting.
+
+The log's first tokens are diagnosed as waiting when the waiting so estimated holds
+``advice.WAITING_SHARE`` or more of all TTFT.
+"""
+
+from __future__ import annotations
+
+from math import fsum
+
+from .advice import WAITING_FIX, WAITING_SHARE
+
+SAME_PROMPT_SPREAD = 0.1
+"""Prompts within +-10 % of the median prompt length count as one constant length."""
+
+MIN_GROUP_ROWS = 10
+"""Fewest same-length requests for the spread sign."""
+
+SPREAD_RATIO = 2.0
+"""p90 / p10 TTFT among same-length prompts at or above which the spread says "waiting": prefill of a
+fixed length varies by a few per cent run to run, not by 2x."""
+
+SLOWEST_PREFILL_TOKENS_PER_S = 500.0
+"""A prefill rate every real deployment beats: a dense 70B model in 16-bit on one A100 (312 TFLOP/s
+peak, NVIDIA's datasheet) at 30 % MFU prefills 0.3 x 312e12 / (2 x 70e9 FLOP per token) ~ 670
+tokens per second (Kaplan et al. 2020, 2N FLOPs per token)."""
+
+PREFILL_OVERHEAD_MS = 1000.0
+"""Time to the first token besides prefill on an idle server (network, tokenising, scheduling, one
+decode step), generously: the ceiling adds it to prefill at ``SLOWEST_PREFILL_TOKENS_PER_S``."""
+
+ENVELOPE_PERCENTILE = 10
+"""The lower envelope follows this percentile of TTFT in each prompt-length bin."""
+
+MAX_BINS, MIN_BIN_ROWS = 8, 5
+"""The envelope's prompt-length bins: at most 8, each with at least 5 requests."""
+
+
+def prefill_ceiling_ms(prompt_tokens: float) -> float:
+    """Most TTFT prefill of ``prompt_tokens`` (>= 0) can explain on an idle server, ms:
+    ``PREFILL_OVERHEAD_MS + prompt_tokens / SLOWEST_PREFILL_TOKENS_PER_S`` seconds."""
+    return PREFILL_OVERHEAD_MS + prompt_tokens * 1000.0 / SLOWEST_PREFILL_TOKENS_PER_S
+
+
+def _quantile(ordered: list, p: float) -> float:
+    position = p / 100 * (len(ordered) - 1)
+    low = int(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def lower_envelope(prompt_tokens: list, ttft_ms: list):
+    """A line ``c + a * n`` (a, c >= 0) through the fastest requests' TTFT, as a function of n.
+
+    Requests are sorted by prompt length into up to ``MAX_BINS`` equal-count bins of at least
+    ``MIN_BIN_ROWS``; each bin gives (median prompt, ``ENVELOPE_PERCENTILE``-th percentile TTFT);
+    least squares through those points, a negative slope replaced by the lowest point. With too few
+    requests for two bins, an envelope exists only if every prompt has about the same length (one
+    bin then stands for them all); otherwise returns None.
+    """
+    order = sorted(range(len(ttft_ms)), key=lambda i: prompt_tokens[i])
+    bins = max(1, min(MAX_BINS, len(order) // MIN_BIN_ROWS))
+    mid = _quantile([prompt_tokens[i] for i in order], 50)
+    if bins == 1 and any(abs(p - mid) > SAME_PROMPT_SPREAD * mid for p in prompt_tokens):
+        return None
+    points = []
+    for b in range(bins):
+        chunk = order[b * len(order) // bins:(b + 1) * len(order) // bins]
+        prompts = sorted(prompt_tokens[i] for i in chunk)
+        points.append((_quantile(prompts, 50), _quantile(sorted(ttft_ms[i] for i in chunk), ENVELOPE_PERCENTILE)))
+    xs, ys = [x for x, _ in points], [y for _, y in points]
+    mean_x, mean_y = fsum(xs) / len(xs), fsum(ys) / len(ys)
+    var_x = fsum((x - mean_x) ** 2 for x in xs)
+    slope = fsum((x - mean_x) * (y - mean_y) for x, y in points) / var_x if var_x > 0 else 0.0
+    if slope <= 0:
+        low = min(ys)
+        return lambda n: low
+    intercept = max(0.0, mean_y - slope * mean_x)
+    return lambda n: intercept + slope * n
+
+
+def _spread(prompt_tokens: list, ttft_ms: list) -> dict | None:
+    """TTFT p10 / p90 among prompts within ``SAME_PROMPT_SPREAD`` of the median length."""
+    mid = _quantile(sorted(prompt_tokens), 50)
+    same = sorted(t for p, t in zip(prompt_tokens, ttft_ms) if abs(p - mid) <= SAME_PROMPT_SPREAD * mid)
+    if len(same) < MIN_GROUP_ROWS:
+        return None
+    p10, p90 = _quantile(same, 10), _quantile(same, 90)
+    return {"prompt_tokens": round(mid), "requests": len(same), "ttft_ms_p10": p10,
+            "ttft_ms_p90": p90, "ratio": p90 / p10 if p10 > 0 else None}
+
+
+def _s(ms: float) -> str:
+    return f"{ms:,.0f} ms" if ms < 1000 else f"{ms / 1000:,.1f} s"
+
+
+def _load_text(level: dict) -> str:
+    parts = []
+    if level["concurrency"] is not None:
+        parts.append(f"concurrency {level['concurrency']:,}")
+    if level["requests_per_s"] is not None:
+        parts.append(f"{level['requests_per_s']:g} requests/s")
+    return " and ".join(parts) + f" ({level['field']})"
+
+
+def _busy(level: dict) -> bool:
+    """A recorded level that is more than one request at a time."""
+    return level["requests_per_s"] is not None or (level["concurrency"] or 1) > 1
+
+
+def detect_waiting(*, prompt_tokens: list, ttft_ms: list, load_levels: list | None = None) -> dict:
+    """Estimate how much of a log's TTFT is waiting rather than prefill, with the evidence.
+
+    Args:
+        prompt_tokens: per request, ints >= 1.
+        ttft_ms: per request, ms > 0 (as long as ``prompt_tokens``, at least one).
+        load_levels: the load the file records (``ParsedLog.load_levels``), or None.
+
+    Returns:
+        ``{"detected": bool, "source": "file" | "data" | None (where the load is known from: the
+        file records a load above one request at a time, or only the data shows it), "load_levels",
+        "queue_share" (estimated waiting / all TTFT), "queue_ms" and "prefill_ms" (totals of the
+        estimate), "queue_ms_p50", "prefill_ms_p50" (per request), "spread" (same-length TTFT spread,
+        or None), "above_ceiling_share" (requests whose TTFT exceeds :func:`prefill_ceiling_ms`),
+        "evidence": [sentences], "text": the finding, the evidence in brief and the lever, "" when not
+        detected}``.
+
+    Raises:
+        ValueError: if the lists are empty or differ in length.
+    """
+    count = len(ttft_ms)
+    if not count or len(prompt_tokens) != count:
+        raise ValueError("detect_waiting needs one or more requests, prompt_tokens as long as ttft_ms")
+    levels = list(load_levels or [])
+    envelope = lower_envelope(prompt_tokens, ttft_ms) or prefill_ceiling_ms
+    prefill = [min(t, envelope(p), prefill_ceiling_ms(p)) for p, t in zip(prompt_tokens, ttft_ms)]
+    queue = [t - e for t, e in zip(ttft_ms, prefill)]
+    total = fsum(ttft_ms)
+    share = fsum(queue) / total if total > 0 else 0.0
+    spread = _spread(prompt_tokens, ttft_ms)
+    above = sum(t > prefill_ceiling_ms(p) for p, t in zip(prompt_tokens, ttft_ms)) / count
+    detected = share >= WAITING_SHARE
+    busy = [level for level in levels if _busy(level)]
+    evidence, short = [], []
+    if busy:
+        evidence.append("The file records the load: " + "; ".join(_load_text(x) for x in busy) + ".")
+        short.append("the file records " + "; ".join(_load_text(x) for x in busy))
+    if spread and spread["ratio"] and spread["ratio"] >= SPREAD_RATIO:
+        evidence.append(
+            f"At a constant prompt of about {spread['prompt_tokens']:,} tokens ({spread['requests']:,} "
+            f"requests), TTFT spreads {spread['ratio']:.1f}x, from {_s(spread['ttft_ms_p10'])} (p10) "
+            f"to {_s(spread['ttft_ms_p90'])} (p90): prefill of the same prompt costs the same each "
+            "time, so the difference is waiting."
+        )
+        short.append(f"TTFT spreads {spread['ratio']:.1f}x at one prompt length")
+    if above >= 0.5:
+        mid = round(_quantile(sorted(prompt_tokens), 50))
+        evidence.append(
+            f"{above:.0%} of requests waited longer for their first token than prefill of their "
+            f"prompt can take on any real server ({SLOWEST_PREFILL_TOKENS_PER_S:,.0f} tokens/s plus "
+            f"{_s(PREFILL_OVERHEAD_MS)}: at most {_s(prefill_ceiling_ms(mid))} for {mid:,} tokens)."
+        )
+        short.append(f"{above:.0%} of first tokens came later than any real prefill takes")
+    ordered_q, ordered_p = sorted(queue), sorted(prefill)
+    result = {
+        "detected": detected,
+        "source": ("file" if busy else "data") if detected else None,
+        "load_levels": levels,
+        "queue_share": share,
+        "queue_ms": fsum(queue),
+        "prefill_ms": fsum(prefill),
+        "queue_ms_p50": _quantile(ordered_q, 50),
+        "prefill_ms_p50": _quantile(ordered_p, 50),
+        "spread": spread,
+        "above_ceiling_share": above,
+        "evidence": evidence,
+        "text": "",
+    }
+    if detected:
+        result["text"] = (
+            f"The requests were waiting, not prefilling: about {share:.0%} of all TTFT is time before "
+            f"prefill began (median {_s(result['queue_ms_p50'])} of waiting against at most "
+            f"{_s(result['prefill_ms_p50'])} of prefill"
+            + (f"; {', '.join(short)}" if short else "")
+            + f"). {WAITING_FIX[0].upper()}{WAITING_FIX[1:]}."
+        )
+    return result
