@@ -130,3 +130,22 @@ def open_logs(page) -> None:
     """Scroll to the log section, whose tools load when it comes near, and wait until they are built."""
     page.locator("#logs").scroll_into_view_if_needed()
     page.wait_for_selector("#logs-root[data-state]", state="attached", timeout=DEADLINE_MS)
+
+
+def wait_until(page, condition_js: str, arg=None, deadline_ms: int = DEADLINE_MS):
+    """Check the arrow function `condition_js` (called with `arg`) once per frame until it returns a
+    truthy value; return that value (or the last falsy one at the deadline). The condition becomes
+    part of the function Playwright runs, so nothing is eval'ed inside the page."""
+    return page.evaluate(
+        f"""async ([arg, deadline]) => {{
+          const condition = {condition_js};
+          const start = performance.now();
+          let value = condition(arg);
+          while (!value && performance.now() - start < deadline) {{
+            await new Promise(requestAnimationFrame);
+            value = condition(arg);
+          }}
+          return value;
+        }}""",
+        [arg, deadline_ms],
+    )

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from pagewait import DEADLINE_MS, format_ms, open_logs, wait_for_readouts
+from pagewait import DEADLINE_MS, format_ms, open_logs, wait_for_readouts, wait_until
 
 from twoclocks.web import evaluate
 
@@ -53,25 +53,6 @@ _FRAMES = "async (n) => { for (let i = 0; i < n; i++) await new Promise(requestA
 
 def settle(page) -> None:
     page.evaluate(_SETTLE, DEADLINE_MS)
-
-
-def wait_until(page, condition_js: str, arg=None, deadline_ms: int = DEADLINE_MS):
-    """Check the arrow function `condition_js` (called with `arg`) once per frame until it returns a
-    truthy value; return that value (or the last falsy one at the deadline). The condition becomes
-    part of the function Playwright runs, so nothing is eval'ed inside the page."""
-    return page.evaluate(
-        f"""async ([arg, deadline]) => {{
-          const condition = {condition_js};
-          const start = performance.now();
-          let value = condition(arg);
-          while (!value && performance.now() - start < deadline) {{
-            await new Promise(requestAnimationFrame);
-            value = condition(arg);
-          }}
-          return value;
-        }}""",
-        [arg, deadline_ms],
-    )
 
 
 # --- fixtures ---------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from pagewait import DEADLINE_MS
+from pagewait import DEADLINE_MS, wait_until
 
 from twoclocks.validation import nearest, validation_table
 from twoclocks.web import DEFAULT_STATE
@@ -16,24 +16,6 @@ QWEN_EAGER = {
     "mode": "roofline", "model": "qwen2.5-7b", "accelerator": "a100-80gb", "weight_dtype": "int4",
     "serving_stack": "eager", "prompt_tokens": 6000,
 }
-
-
-def wait_until(page, condition_js: str, arg=None):
-    """Check `condition_js` (an arrow function of `arg`) once a frame until it is truthy; return it.
-    (The page's CSP forbids Playwright's wait_for_function.)"""
-    return page.evaluate(
-        f"""async ([arg, deadline]) => {{
-          const condition = {condition_js};
-          const start = performance.now();
-          let value = condition(arg);
-          while (!value && performance.now() - start < deadline) {{
-            await new Promise(requestAnimationFrame);
-            value = condition(arg);
-          }}
-          return value;
-        }}""",
-        [arg, DEADLINE_MS],
-    )
 
 
 def points_drawn(page) -> int:

@@ -243,10 +243,15 @@ def diagnose(report: dict, *, fine_ttlt_ms: float = FINE_TTLT_MS) -> dict:
     if stop_reason not in ("stop", "max_tokens"):
         raise ValueError(f"stop_reason must be 'stop' or 'max_tokens'; got {stop_reason!r}")
 
-    advice = advise_call(
+    return diagnosis_from_advice(advise_call(
         ttft_ms=ttft, ttlt_ms=ttlt, prompt_tokens=prompt, needed_tokens=answer,
         generated_tokens=generated, max_tokens=budget, stop_reason=stop_reason, fine_ttlt_ms=fine_ms,
-    )
+    ))
+
+
+def diagnosis_from_advice(advice: dict) -> dict:
+    """The diagnosis's keys from :func:`twoclocks.advice.advise_call`'s answer (``sentence`` is its
+    ``text``), so a caller that already has the advice does not decide twice."""
     return {
         "label": advice["label"],
         "sentence": advice["text"],

@@ -17,7 +17,7 @@ from .advice import advise_agent, advise_call
 from .agent import DEFAULT_AGENT, MAX_TOOL_CALLS_PER_TURN, MAX_TOOL_RESULT_TOKENS, MAX_TURNS, agent_loop
 from .bill import bill_breakdown
 from .call import MAX_OUTPUT_TOKENS, MAX_SPECULATIVE_SPEEDUP, simulate_call
-from .lesson import CALL_KEYS, diagnose, sensitivities
+from .lesson import CALL_KEYS, diagnosis_from_advice, sensitivities
 from .hardware import get_model
 from .roofline import roofline_call, roofline_options
 from .scenarios import BASE_STATE, MISTAKES, SCENARIOS
@@ -269,7 +269,8 @@ def evaluate(state: dict) -> dict:
         return report if call == call_state else model(**call)
 
     bill = bill_breakdown(report)
-    diagnosis = diagnose(report)
+    advice = _advice(report)
+    diagnosis = diagnosis_from_advice(advice)  # the same decision, made once
     sens = sensitivities(call_state, call=rerun)
     doubled = sens["prompt_doubled"]
     doubled["exceeds_window"] = doubled["prompt_tokens"] + state["max_tokens"] > context["window_tokens"]
@@ -280,7 +281,7 @@ def evaluate(state: dict) -> dict:
         **extra,
         "generated_tokens": report["output_tokens"],
         "needed_tokens": report["answer_tokens"],
-        "advice": _advice(report),
+        "advice": advice,
         "diagnosis": diagnosis,
         "context": context,
         "bill": bill,

@@ -93,9 +93,9 @@ function showReport(report, state) {
   shownReport = report;
   drawnState = state;
   if (!player.playing) clocks.show(report); // the clocks first: what the learner is watching
-  const before = { ttft: $("ttft-ms").dataset.ms, ttlt: $("ttlt-ms").dataset.ms, visible: $("visible-ms").dataset.ms };
+  const before = markChanges && readoutValues(); // only a "Show me" marks what moved
   showReadouts(report);
-  if (markChanges) markChanged(before);
+  if (before) markChanged(before);
   showAdvice(report, activeScenario());
   showContext(report.context);
   setText($("model-name"), describeModel(state, BUILD.options));
@@ -117,6 +117,10 @@ function showAgent(report) {
   agentView.show(report.agent);
   showAgentAdvice(report.agent);
   $("agent-canvas").setAttribute("aria-label", `Agent loop bars. ${$("agent-totals").textContent}`);
+}
+
+function readoutValues() {
+  return { ttft: $("ttft-ms").dataset.ms, ttlt: $("ttlt-ms").dataset.ms, visible: $("visible-ms").dataset.ms };
 }
 
 /** Mark the readouts a "Show me" changed, so the learner sees what moved. */
