@@ -18,7 +18,7 @@ The decision, with ``share = ttft_ms / ttlt_ms`` (the prefill share of the whole
 
 from __future__ import annotations
 
-LEVERS = ("prompt", "output", "stop", "both", "none")
+LEVERS = ("prompt", "output", "stop", "both", "waiting", "none")
 """Every lever the advisor can name, as ``report()["advice"]["lever"]`` and ``data-lever`` carry it."""
 
 CLOCKS = ("prefill", "decode", "both", "fine")
@@ -44,11 +44,12 @@ STOP_FIX = "fix the stop: end decode when the answer is complete (for JSON, when
 
 WAITING_FIX = (
     "add serving capacity (more replicas or GPUs), lower the concurrency each replica takes, or "
-    "turn on chunked prefill so a new prompt does not stall the batch; cutting the prompt will "
-    "not shorten a queue much"
+    "turn on chunked prefill so a new prompt does not stall the batch; a shorter prompt shortens "
+    "the queue only as far as the queue waits on other prompts' prefills"
 )
-"""The lever when a log's first tokens were waiting (a queue, or other requests' prefills)
-rather than prefilling: capacity, concurrency, chunked prefill; never the prompt alone."""
+"""The lever when first tokens were waiting (a queue, or other requests' prefills) rather than
+prefilling, in a log or under the page's load: capacity, concurrency, chunked prefill; never the
+prompt alone."""
 
 WAITING_SHARE = 0.5
 """Share of all TTFT estimated as waiting (TTFT above the prefill estimate) at or above which a log's
@@ -60,6 +61,7 @@ SHORT = {
     "stop": f"{STOP_FIX}.",
     "both": "cut both: the prompt (packing, a cached prefix, summarised dumps) and the output "
     "(length, stop rules).",
+    "waiting": f"{WAITING_FIX}.",
     "none": f"nothing yet: the whole call ends within {FINE_TTLT_MS / 1000:g} s.",
 }
 """The lever as one short imperative, after "What to cut first for this call: "."""
@@ -82,11 +84,14 @@ def clock_label(prefill_share: float, ttlt_ms: float, *, fine_ttlt_ms: float = F
     return "both"
 
 
-def choose_lever(label: str, *, missing_stop: bool) -> str:
+def choose_lever(label: str, *, missing_stop: bool, waiting: bool = False) -> str:
     """The lever that comes first for a clock ``label``; a stop that never fired is fixed before
-    the answer's length is."""
+    the answer's length is; a first token that mostly waited (``waiting``) needs capacity, not a
+    shorter prompt."""
     if label == "fine":
         return "none"
+    if waiting and label in ("prefill", "both"):
+        return "waiting"
     if label == "prefill":
         return "prompt"
     if label == "decode":
@@ -114,6 +119,11 @@ def _clock_sentence(label: str, lever: str, call: dict) -> str:
     if label == "fine":
         return (f"Both clocks are fine: the whole call ends in {_ms(ttlt)}, within "
                 f"{_ms(call['fine_ttlt_ms'])}, so there is nothing worth cutting yet.")
+    if lever == "waiting":
+        waiting = call["waiting_ms"]
+        return (f"The first token mostly waits: {_ms(waiting)} of its {_ms(ttft)} is spent queued "
+                f"behind other requests, and its own prefill takes {_ms(ttft - waiting)}, so "
+                f"{WAITING_FIX}.")
     if label == "prefill":
         return (f"The wait is before the first token: prefill of the {prompt:,}-token prompt takes "
                 f"{_ms(ttft)} of the {_ms(ttlt)} call ({share:.0%}), so {PROMPT_FIX}.")
@@ -135,6 +145,7 @@ def advise_call(
     generated_tokens: int,
     max_tokens: int,
     stop_reason: str,
+    waiting_ms: float = 0.0,
     fine_ttlt_ms: float = FINE_TTLT_MS,
 ) -> dict:
     """Advice for one call: which clock hurts, the lever that comes first, and the sentences.
@@ -146,6 +157,9 @@ def advise_call(
         generated_tokens: tokens decode produced, 1..``max_tokens``.
         max_tokens: the generation budget.
         stop_reason: ``"stop"`` or ``"max_tokens"``.
+        waiting_ms: of ``ttft_ms``, the time spent queued before prefill (under load), ms,
+            ``0 <= waiting_ms <= ttft_ms``. When it is ``WAITING_SHARE`` or more of TTFT and the
+            first token hurts, the lever is ``"waiting"`` (``WAITING_FIX``), not the prompt.
         fine_ttlt_ms: the wait at or below which nothing hurts, ms.
 
     Returns:
@@ -160,8 +174,9 @@ def advise_call(
     truncated = stop_reason == "max_tokens" and needed_tokens > generated_tokens
     wasted = generated_tokens - needed_tokens if missing_stop else 0
     label = clock_label(share, ttlt_ms, fine_ttlt_ms=fine_ttlt_ms)
-    lever = choose_lever(label, missing_stop=missing_stop)
-    call = {"ttft_ms": ttft_ms, "ttlt_ms": ttlt_ms, "prefill_share": share,
+    waited = ttft_ms > 0 and waiting_ms >= WAITING_SHARE * ttft_ms
+    lever = choose_lever(label, missing_stop=missing_stop, waiting=waited)
+    call = {"ttft_ms": ttft_ms, "ttlt_ms": ttlt_ms, "prefill_share": share, "waiting_ms": waiting_ms,
             "prompt_tokens": prompt_tokens, "generated_tokens": generated_tokens,
             "fine_ttlt_ms": fine_ttlt_ms}
     text = _clock_sentence(label, lever, call)
@@ -181,6 +196,7 @@ def advise_call(
         "missing_stop": missing_stop,
         "wasted_tokens": wasted,
         "truncated": truncated,
+        "waiting_share": waiting_ms / ttft_ms if ttft_ms > 0 else 0.0,
     }
 
 

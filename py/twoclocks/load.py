@@ -415,6 +415,30 @@ def _run_parts(elapsed: Callable[[int], float], steps: int, speedup: float) -> t
     return parts, values[-1], values[0]
 
 
+def _spaced(first: float, done: float, pauses: list, count: int) -> list:
+    """``count`` times after ``first``, the last at ``done``, evenly spaced over the time between
+    them that no pause (sorted ``(start, end)`` within it) covers."""
+    if count <= 0:
+        return []
+    free, cursor = [], first
+    for a, b in pauses:
+        if a > cursor:
+            free.append((cursor, a))
+        cursor = max(cursor, b)
+    if done > cursor or not free:
+        free.append((cursor, max(done, cursor)))
+    total = math.fsum(b - a for a, b in free)
+    times, index, passed = [], 0, 0.0
+    for k in range(1, count + 1):
+        target = total * k / count
+        while index < len(free) - 1 and passed + free[index][1] - free[index][0] < target:
+            passed += free[index][1] - free[index][0]
+            index += 1
+        times.append(free[index][0] + target - passed)
+    times[-1] = done
+    return times
+
+
 class _Simulation:
     """The event loop of :func:`simulate_load`. Decoding streams are kept as aggregates (count,
     slots to read) plus a heap of finish steps, so a decode run costs O(1) however many streams."""
@@ -439,6 +463,7 @@ class _Simulation:
         self.finish_heap = []  # (decode step at which the stream is done, request)
         self.groups = []  # [time of last token, streams]
         self.itl = []  # (gap ms, weight)
+        self.busy = []  # (start ms, end ms) of every step with prompt work: a stall for the streams
         self.finished = 0
         self.running_area = 0.0
         self.slots_area = 0.0
@@ -550,6 +575,7 @@ class _Simulation:
         elapsed = lambda count: run(decodes, slots, budget, position, count)  # noqa: E731
         parts, total, first = _run_parts(elapsed, steps, 1.0)
         in_use = self._in_use() + decodes * (steps - 1) / 2 + budget * steps / 2
+        self.busy.append((self.now, self.now + total))
         self._advance(total, in_use)
         self.prefilling[0][1] = position + budget * steps
         self.prefill_positions += budget * steps
@@ -591,6 +617,7 @@ class _Simulation:
             if end == self.prompts[request]:
                 finishing.append(request)
         elapsed = cost.mixed_ms(tokens, decodes, decode_slots, len(finishing), pair_work, prefill_slots)
+        self.busy.append((self.now, self.now + elapsed))
         self._advance(elapsed, self._in_use() + tokens / 2)
         if self.chunked:
             ends = {request: end for request, _, end in chunks}
@@ -669,6 +696,32 @@ class _Simulation:
         self._advance(total, decodes * (steps - 1) / 2 + self._in_use())
         self._tokens_out(steps, total - first, parts)
 
+    def typical(self, ttft: list, ttft_p50: float) -> dict:
+        """The request whose TTFT is nearest the p50 (the earliest on a tie), as the clocks draw one
+        call: ``waiting_ms``, ``prefill_ms``, ``ttft_ms``, ``ttlt_ms``, ``prompt_tokens``,
+        ``output_tokens``, ``stalls_ms`` (``[start, end]`` of every step with prompt work during its
+        stream, from its arrival), ``stalled_ms`` (their total) and ``token_times_ms``
+        (``[index, ms]``; token times are not simulated one by one, so the tokens after the first are
+        spaced evenly over the stream's time outside the stalls, or over all of it when chunked, as
+        a chunked step also decodes)."""
+        request = min(range(self.count), key=lambda i: (abs(ttft[i] - ttft_p50), i))
+        start, first, done = self.arrival[request], self.first[request], self.done[request]
+        stalls = [(max(a, first), min(b, done)) for a, b in self.busy if a < done and b > first]
+        answer = self.answers[request]
+        pauses = [] if self.chunked else stalls
+        times = [first - start] + [t - start for t in _spaced(first, done, pauses, answer - 1)]
+        return {
+            "waiting_ms": self.admit[request] - start,
+            "prefill_ms": first - self.admit[request],
+            "ttft_ms": first - start,
+            "ttlt_ms": done - start,
+            "prompt_tokens": self.prompts[request],
+            "output_tokens": answer,
+            "stalls_ms": [[a - start, b - start] for a, b in stalls],
+            "stalled_ms": math.fsum(b - a for a, b in stalls),
+            "token_times_ms": [[index + 1, ms] for index, ms in enumerate(times)],
+        }
+
     def summary(self, concurrency, rate, scheduler, chunk, cost) -> dict:
         queue = [self.admit[i] - self.arrival[i] for i in range(self.count)]
         prefill = [self.first[i] - self.admit[i] for i in range(self.count)]
@@ -706,6 +759,7 @@ class _Simulation:
             "kv_cache_capacity_slots": cost.capacity_slots,
             "kv_cache_source": cost.source,
             "duration_ms": span_ms,
+            "typical": self.typical(ttft, _percentile(ttft, 0.5)),
         }
 
 

@@ -124,3 +124,58 @@ MISTAKES = [
     },
 ]
 """The common-mistake cards, in page order."""
+
+
+def _loaded(**load) -> dict:
+    from .load import DEFAULT_LOAD
+
+    return {**DEFAULT_LOAD, **load}
+
+
+LOAD_DEMOS = [
+    {
+        "id": "saturate",
+        "name": "64 users: the first token mostly waits",
+        "state": {**BASE_STATE, "load": _loaded(concurrency=64)},
+        "note": "64 users send the router call: each 8,000-token prefill takes the GPU for a step, so a new "
+        "call queues behind the prompts ahead of it. The grey part of the TTFT clock is the wait.",
+    },
+    {
+        "id": "batching",
+        "name": "16 chat users: an extra user's decode is nearly free",
+        "state": {**BASE_STATE, "prompt_tokens": 300, "output_tokens": 500, "max_tokens": 1024,
+                  "load": _loaded(concurrency=16)},
+        "note": "16 users of a chat answer: one decode step reads the weights once for the whole batch, so "
+        "TPOT barely moves from one user; compare it with 1 user, then push the users past the knee.",
+    },
+    {
+        "id": "stall",
+        "name": "A long prompt stalls every stream",
+        "state": {**BASE_STATE, "output_tokens": 500, "max_tokens": 1024, "load": _loaded(concurrency=8)},
+        "note": "8 users, each with an 8,000-token prompt and a 500-token answer, prefill first: every new "
+        "prompt's prefill stops every running stream for its whole step (red on the timeline).",
+    },
+    {
+        "id": "chunked",
+        "name": "…unless prefill is chunked",
+        "state": {**BASE_STATE, "output_tokens": 500, "max_tokens": 1024,
+                  "load": _loaded(concurrency=8, scheduler="chunked")},
+        "note": "The same 8 users with chunked prefill: each step decodes every stream and gives the rest of "
+        "its 2,048-token budget to prompt chunks, so the stream never stops for a whole prefill.",
+    },
+    {
+        "id": "shorter",
+        "name": "Halve the prompt under load",
+        "state": {**BASE_STATE, "prompt_tokens": 4000, "load": _loaded(concurrency=64)},
+        "note": "The 64 users again with a 4,000-token prompt: its own prefill halves, and so does the queue "
+        "of other prompts' prefills it waits behind. Under load a shorter prompt helps twice.",
+    },
+    {
+        "id": "alone",
+        "name": "Back to one call alone",
+        "state": {**BASE_STATE, "load": _loaded()},
+        "note": "One call alone on an idle server: no waiting, no stalls, the lesson's first picture.",
+    },
+]
+"""The buttons of "When many calls share the GPU": each sets a call and a load (complete states)
+and says what to look at."""

@@ -18,9 +18,11 @@ from .agent import DEFAULT_AGENT, MAX_TOOL_CALLS_PER_TURN, MAX_TOOL_RESULT_TOKEN
 from .bill import bill_breakdown
 from .call import MAX_OUTPUT_TOKENS, MAX_SPECULATIVE_SPEEDUP, simulate_call
 from .lesson import CALL_KEYS, diagnosis_from_advice, sensitivities
+from .load import (DEFAULT_LOAD, MAX_CHUNK_TOKENS, MAX_CONCURRENCY, MAX_REQUESTS_PER_S, MIN_CHUNK_TOKENS,
+                   MIN_REQUESTS_PER_S, SCHEDULERS, check_load_state)
 from .hardware import get_model
 from .roofline import roofline_call, roofline_options
-from .scenarios import BASE_STATE, MISTAKES, SCENARIOS
+from .scenarios import BASE_STATE, LOAD_DEMOS, MISTAKES, SCENARIOS
 from ._validate import check_int
 from .toy import MAX_PROMPT_TOKENS, ToyConstants
 from .validation import nearest, validation_table
@@ -42,9 +44,10 @@ DEFAULT_STATE = {
     **{key: roofline_options()["defaults"][key] for key in ROOFLINE_KEYS},
     "toy_constants": None,
     "agent": dict(DEFAULT_AGENT),
+    "load": dict(DEFAULT_LOAD),
 }
 """The page's starting state: the lesson's agent router (8,000-token prompt, 20-token JSON answer)
-in the toy model, with the default agent loop. ``toy_constants`` None means the lesson's own toy
+in the toy model, with the default agent loop, alone on its server (``load``). ``toy_constants`` None means the lesson's own toy
 numbers; an object of :class:`twoclocks.toy.ToyConstants` fields (e.g. fitted to the learner's log)
 makes the toy model, and the agent loop, run on those instead."""
 
@@ -89,6 +92,16 @@ CONTROL_LIMITS = {
             "output_tokens_per_turn": _int(1, 4096),
         },
     },
+    "load": {
+        "kind": "object",
+        "fields": {
+            "concurrency": _int(1, MAX_CONCURRENCY),
+            "requests_per_s": {"kind": "float", "min": MIN_REQUESTS_PER_S, "max": MAX_REQUESTS_PER_S,
+                               "nullable": True},
+            "scheduler": {"kind": "choice", "choices": list(SCHEDULERS)},
+            "chunk_tokens": _int(MIN_CHUNK_TOKENS, MAX_CHUNK_TOKENS),
+        },
+    },
 }
 """Type and range of every state key, exported into the page's ``build.js`` by ``build.py`` so the
 page validates ``TwoClocks.setState`` with the model's own limits (``at_most`` names another key).
@@ -110,7 +123,8 @@ def _complete_state(state: object) -> dict:
     unknown = sorted(set(agent) - set(DEFAULT_AGENT))
     if unknown:
         raise ValueError(f"unknown agent setting {unknown[0]!r}; known: {', '.join(DEFAULT_AGENT)}")
-    return {**DEFAULT_STATE, **state, "agent": {**DEFAULT_AGENT, **agent}}
+    load = check_load_state(state.get("load"))
+    return {**DEFAULT_STATE, **state, "agent": {**DEFAULT_AGENT, **agent}, "load": load}
 
 
 def toy_constants(state: dict) -> ToyConstants:
@@ -269,7 +283,8 @@ def evaluate(state: dict) -> dict:
         return report if call == call_state else model(**call)
 
     bill = bill_breakdown(report)
-    advice = _advice(report)
+    load, load_error = load_section(state)
+    advice = _advice(report, load)
     diagnosis = diagnosis_from_advice(advice)  # the same decision, made once
     sens = sensitivities(call_state, call=rerun)
     doubled = sens["prompt_doubled"]
@@ -289,57 +304,120 @@ def evaluate(state: dict) -> dict:
         "sensitivities": sens,
         "agent": agent,
         "agent_error": agent_error,
+        "load": load,
+        "load_error": load_error,
+        "clocks": _loaded_clocks(report, load, state["streaming"]),
     }
 
 
-def _advice(report: dict) -> dict:
+def _loaded_clocks(report: dict, load: dict | None, streaming: bool) -> dict | None:
+    """What the clocks draw under load: the typical request (``load["typical"]``, its TTFT split
+    into ``waiting_ms`` and ``prefill_ms``, its stream's ``stalls_ms``), with the report's clock
+    fields (``tpot_ms``, ``first_visible_ms``, ``answer_tokens``, ``streaming``). None when the call
+    is alone (or the load cannot run): the clocks then draw the call itself."""
+    if load is None or load["alone"]:
+        return None
+    typical = load["typical"]
+    ttft, ttlt, generated = typical["ttft_ms"], typical["ttlt_ms"], typical["output_tokens"]
+    return {
+        **typical,
+        "tpot_ms": (ttlt - ttft) / (generated - 1) if generated > 1 else 0.0,
+        "first_visible_ms": ttft if streaming else ttlt,
+        "answer_tokens": report["answer_tokens"],
+        "streaming": streaming,
+    }
+
+
+def _advice(report: dict, load: dict | None) -> dict:
+    """The one advice for the call: alone, on its own clocks; under load, on the clocks of the
+    typical request the page then draws (its TTFT includes the wait in the queue)."""
+    clocks = {"ttft_ms": report["ttft_ms"], "ttlt_ms": report["ttlt_ms"], "waiting_ms": 0.0}
+    if load is not None and not load["alone"]:
+        typical = load["typical"]
+        clocks = {key: typical[key] for key in clocks}
     return advise_call(
-        ttft_ms=report["ttft_ms"], ttlt_ms=report["ttlt_ms"], prompt_tokens=report["prompt_tokens"],
+        **clocks, prompt_tokens=report["prompt_tokens"],
         needed_tokens=report["answer_tokens"], generated_tokens=report["output_tokens"],
         max_tokens=report["max_tokens"], stop_reason=report["stop_reason"],
     )
 
 
+def load_is_alone(load: dict) -> bool:
+    """Is the page's ``load`` the call alone on an idle server (the lesson's first picture)? One
+    user, no arrival rate, prefill-first: every simulated request is then the single call."""
+    return load["concurrency"] == 1 and load["requests_per_s"] is None and load["scheduler"] == "prefill-first"
+
+
+@lru_cache(maxsize=16)
+def _step_cost(mode: str, roofline: tuple, constants: ToyConstants):
+    """The state's :class:`twoclocks.load.StepCost`, cached: a drag re-runs the load point every
+    frame while the deployment stays the same."""
+    from .load import roofline_step_cost, toy_step_cost
+
+    if mode == "roofline":
+        return roofline_step_cost(**dict(roofline))
+    return toy_step_cost(constants)
+
+
+def load_point(state: dict, load: dict | None = None) -> dict:
+    """One load point for a complete page state (``load`` overrides the state's): the call shared
+    by ``load``'s users on one replica (:func:`twoclocks.load.simulate_load`, seed 0). Alone, one
+    request stands for them all: every request is then the same call, so the figures are equal.
+
+    Raises:
+        ValueError: as :func:`twoclocks.load.simulate_load` (e.g. a request larger than the KV cache).
+    """
+    from .load import DEFAULT_REQUESTS, simulate_load
+
+    load = state["load"] if load is None else load
+    roofline = tuple((key, state[key]) for key in ROOFLINE_KEYS) if state["mode"] == "roofline" else ()
+    cost = _step_cost(state["mode"], roofline, toy_constants(state))
+    call = {key: state[key] for key in CALL_KEYS if key != "streaming"}
+    requests = 1 if load_is_alone(load) else DEFAULT_REQUESTS
+    point = simulate_load(**call, **load, requests=requests, cost=cost)
+    return {**point, "alone": load_is_alone(load)}
+
+
+def load_section(state: dict) -> tuple[dict | None, str | None]:
+    """The state's load point, or ``(None, message)``: a load that cannot run (one request larger
+    than the KV cache) is the load section's error; the call alone keeps working."""
+    try:
+        return load_point(state), None
+    except ValueError as error:
+        return None, str(error)
+
+
 def evaluate_load(state: dict) -> dict:
     """Return one load point for a page state: the call shared with other users on one replica.
 
-    Not wired into the page yet: the page's ``load`` state key and ``report().load`` use this.
-
     Args:
-        state: a page state as for :func:`evaluate`, plus ``load``: ``{concurrency, requests_per_s,
+        state: a page state as for :func:`evaluate`, with ``load``: ``{concurrency, requests_per_s,
             scheduler, chunk_tokens}`` (``twoclocks.load.DEFAULT_LOAD`` fills what is missing;
             concurrency 1 with ``requests_per_s`` null is the single call alone).
 
     Returns:
         :func:`twoclocks.load.simulate_load`'s load point (``ttft_ms_p50``, ``ttft_ms_p99``,
         ``queue_ms_p50``, ``tpot_ms_p50``, ``itl_ms_p99``, ``output_tokens_per_s``,
-        ``running_mean``, ``kv_cache_utilisation``, ...) for ``DEFAULT_REQUESTS`` requests, seed 0,
-        in the state's cost model (toy or roofline).
+        ``running_mean``, ``kv_cache_utilisation``, ``typical``, ...) for ``DEFAULT_REQUESTS``
+        requests (one when alone), seed 0, in the state's cost model (toy or roofline), plus
+        ``alone``.
 
     Raises:
         ValueError: for an unknown key or an invalid value (naming it), and for a call that cannot
             fit the KV cache (saying why).
     """
-    from .load import check_load_state, roofline_step_cost, simulate_load, toy_step_cost
-
-    if not isinstance(state, dict):
-        raise ValueError(f"state must be an object of settings; got {type(state).__name__}")
-    load = check_load_state(state.get("load"))
-    state = _complete_state({key: value for key, value in state.items() if key != "load"})
-    if state["mode"] == "roofline":
-        cost = roofline_step_cost(**{key: state[key] for key in ROOFLINE_KEYS})
-    elif state["mode"] == "toy":
-        cost = toy_step_cost(toy_constants(state))
-    else:
+    state = _complete_state(state)
+    if state["mode"] not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}; got {state['mode']!r}")
-    call = {key: state[key] for key in CALL_KEYS if key != "streaming"}
-    return simulate_load(**call, **load, cost=cost)
+    return load_point(state)
 
 
 def evaluate_load_sweep(state: dict) -> dict:
-    """The latency vs throughput curve for a page state: :func:`evaluate_load` at each closed-loop
-    concurrency of ``twoclocks.load.SWEEP_CONCURRENCY`` (1 to 1,024 users; the state's ``load``
-    gives the scheduler and chunk size), with the knee marked by :func:`twoclocks.load.mark_knee`.
+    """The latency vs throughput curve for a page state: :func:`evaluate_load_level` at each
+    closed-loop concurrency of ``twoclocks.load.SWEEP_CONCURRENCY`` (1 to 1,024 users; the state's
+    ``load`` gives the scheduler and chunk size), with the knee marked by
+    :func:`twoclocks.load.mark_knee`. The page asks for the levels one by one instead, so a drag
+    never waits behind a whole sweep.
 
     Returns:
         ``{"points": [load point, ...], "knee_index": i, "ttft_doubles_at": concurrency or None}``.
@@ -347,14 +425,47 @@ def evaluate_load_sweep(state: dict) -> dict:
     Raises:
         ValueError: as :func:`evaluate_load`.
     """
-    from .load import SWEEP_CONCURRENCY, check_load_state, mark_knee
+    from .load import SWEEP_CONCURRENCY, mark_knee
 
-    if not isinstance(state, dict):
-        raise ValueError(f"state must be an object of settings; got {type(state).__name__}")
-    load = {**check_load_state(state.get("load")), "requests_per_s": None}
-    return mark_knee([
-        evaluate_load({**state, "load": {**load, "concurrency": level}}) for level in SWEEP_CONCURRENCY
-    ])
+    return mark_knee([evaluate_load_level(state, level) for level in SWEEP_CONCURRENCY])
+
+
+def sweep_levels() -> list:
+    """The sweep's closed-loop concurrencies (``twoclocks.load.SWEEP_CONCURRENCY``), for the page."""
+    from .load import SWEEP_CONCURRENCY
+
+    return list(SWEEP_CONCURRENCY)
+
+
+def evaluate_load_level(state: dict, concurrency: int) -> dict:
+    """One level of the sweep: the state's call and scheduler at ``concurrency`` closed-loop users
+    (1..1,024), without the typical request's trace (the chart needs only the figures).
+
+    Raises:
+        ValueError: as :func:`evaluate_load`, and for a concurrency out of range.
+    """
+    state = _complete_state(state)
+    level = {**state["load"], "requests_per_s": None,
+             "concurrency": check_int("concurrency", concurrency, 1, MAX_CONCURRENCY)}
+    point = load_point(state, level)
+    del point["typical"]
+    return point
+
+
+def load_level_json(state_json: str, concurrency: int, lightest_ttft_ms: float | None = None) -> str:
+    """JSON wrapper of :func:`evaluate_load_level` for the worker: ``{"point": {...}}`` or
+    ``{"error": "..."}``. Given the lightest level's p50 TTFT (ms), the point also says whether it is
+    ``past_knee`` (its p50 TTFT more than ``KNEE_TTFT_FACTOR`` times that, as
+    :func:`twoclocks.load.mark_knee` decides), so the page can mark the knee as levels arrive."""
+    from .load import KNEE_TTFT_FACTOR
+
+    try:
+        point = evaluate_load_level(json.loads(state_json), concurrency)
+        if lightest_ttft_ms is not None:
+            point["past_knee"] = point["ttft_ms_p50"] > KNEE_TTFT_FACTOR * lightest_ttft_ms
+        return json.dumps({"point": point}, allow_nan=False)
+    except ValueError as error:
+        return json.dumps({"error": str(error)})
 
 
 def evaluate_json(state_json: str) -> str:
@@ -394,14 +505,17 @@ def analyze_log_json(text: str, filename: str) -> str:
 
 def page_data() -> dict:
     """Everything static the page needs from the model, written into ``build.js`` by ``build.py``:
-    ``limits`` (``CONTROL_LIMITS``), ``defaults``, ``scenarios``, ``mistakes`` and ``options`` (the
-    roofline presets' ids and display names)."""
+    ``limits`` (``CONTROL_LIMITS``), ``defaults``, ``scenarios``, ``mistakes``, ``options`` (the
+    roofline presets' ids and display names), ``load_demos`` (:data:`twoclocks.scenarios.LOAD_DEMOS`)
+    and ``load_sweep_concurrency`` (the sweep's levels)."""
     return {
         "limits": CONTROL_LIMITS,
         "defaults": DEFAULT_STATE,
         "scenarios": [{**s, "state": {**s["state"]}} for s in SCENARIOS],
         "mistakes": MISTAKES,
         "options": roofline_options(),
+        "load_sweep_concurrency": sweep_levels(),
+        "load_demos": LOAD_DEMOS,
     }
 
 

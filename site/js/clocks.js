@@ -1,5 +1,6 @@
 // The canvas of the two clocks: two stopwatch dials (TTFT, TTLT) over a timeline bar (a prefill
-// block, then one tick per decoded token). It draws a report from Python; it computes no latency.
+// block, then one tick per decoded token; under load a waiting block first and the stalls over the
+// ticks). It draws a report from Python (report.clocks under load); it computes no latency.
 //
 // Both dials share one fixed scale, MS_PER_TURN, that never changes: a clock whose time did not
 // change is drawn identically after any other change, and a long call shows as full turns on the
@@ -29,15 +30,20 @@ function sector(ctx, x, y, r, fromDeg, toDeg, fill) {
   ctx.fill();
 }
 
-/** The degrees of the last turn that each phase covers, up to the hand. */
-function lastTurnPhases(ttftMs, handMs) {
+/** The degrees of the last turn that each phase (waiting, prefill, decode) covers, up to the hand. */
+function lastTurnPhases(waitingMs, ttftMs, handMs) {
   const turnStart = Math.floor(handMs / MS_PER_TURN) * MS_PER_TURN;
   const deg = (ms) => ((ms - turnStart) / MS_PER_TURN) * 360;
-  const prefillEnd = Math.min(ttftMs, handMs);
-  return {
-    prefill: prefillEnd > turnStart ? [0, deg(prefillEnd)] : null,
-    decode: handMs > Math.max(ttftMs, turnStart) ? [deg(Math.max(ttftMs, turnStart)), deg(handMs)] : null,
+  const span = (from, to) => {
+    const [start, end] = [Math.max(from, turnStart), Math.min(to, handMs)];
+    return end > start ? [deg(start), deg(end)] : null;
   };
+  return { waiting: span(0, waitingMs), prefill: span(waitingMs, ttftMs), decode: span(ttftMs, handMs) };
+}
+
+/** The phase the hand was in one turn ago: the colour of the ring of full turns. */
+function phaseAt(ms, waitingMs, ttftMs) {
+  return ms < waitingMs ? "waiting" : ms < ttftMs ? "prefill" : "decode";
 }
 
 function drawFace(ctx, colors, { x, y, r }) {
@@ -99,18 +105,19 @@ function drawTurns(ctx, colors, { x, y, r }, turns) {
 }
 
 function drawDial(ctx, colors, fills, dial) {
-  const { x, y, r, title, ttftMs, endMs, shownMs, playing } = dial;
+  const { x, y, r, title, waitingMs, ttftMs, endMs, shownMs, playing } = dial;
   const handMs = Math.min(shownMs, endMs);
   const { turns, hand_deg: handDeg } = handFor(handMs);
   drawFace(ctx, colors, dial);
   if (turns) { // the full turns behind the hand: a ring in the colour of the phase they were
-    ctx.strokeStyle = handMs - MS_PER_TURN >= ttftMs ? colors.decode : colors.prefill;
+    ctx.strokeStyle = colors[phaseAt(handMs - MS_PER_TURN, waitingMs, ttftMs)];
     ctx.lineWidth = 3;
     ctx.beginPath();
     ctx.arc(x, y, r - 2.5, 0, 2 * Math.PI);
     ctx.stroke();
   }
-  const phases = lastTurnPhases(ttftMs, handMs);
+  const phases = lastTurnPhases(waitingMs, ttftMs, handMs);
+  if (phases.waiting) sector(ctx, x, y, r - 5, ...phases.waiting, fills.waiting);
   if (phases.prefill) sector(ctx, x, y, r - 5, ...phases.prefill, fills.prefill);
   if (phases.decode) sector(ctx, x, y, r - 5, ...phases.decode, fills.decode);
   drawTicks(ctx, colors, dial);
@@ -131,11 +138,16 @@ function drawTimeline(ctx, colors, fills, report, box, shownMs) {
   const { x0, x1, y, h } = box;
   const total = Math.max(report.ttlt_ms, 1e-9);
   const xAt = (ms) => x0 + (Math.min(ms, total) / total) * (x1 - x0);
+  const waitingMs = report.waiting_ms ?? 0;
+  const waitingEnd = xAt(Math.min(waitingMs, shownMs));
   const prefillEnd = xAt(Math.min(report.ttft_ms, shownMs));
   ctx.fillStyle = colors.face;
   ctx.fillRect(x0, y, x1 - x0, h);
+  ctx.fillStyle = fills.waiting;
+  ctx.fillRect(x0, y, waitingEnd - x0, h);
   ctx.fillStyle = fills.prefill;
-  ctx.fillRect(x0, y, prefillEnd - x0, h);
+  ctx.fillRect(waitingEnd, y, prefillEnd - waitingEnd, h);
+  drawStalls(ctx, colors, report.stalls_ms ?? [], { y, h, xAt, shownMs });
   ctx.strokeStyle = colors.decode;
   ctx.lineWidth = 1.5;
   ctx.beginPath();
@@ -150,6 +162,21 @@ function drawTimeline(ctx, colors, fills, report, box, shownMs) {
   ctx.lineWidth = 1;
   ctx.strokeRect(x0 + 0.5, y + 0.5, x1 - x0 - 1, h - 1);
   labelTimeline(ctx, colors, report, { x0, x1, y, h, xAt });
+}
+
+/** Under load: every step with other prompts' work during this stream, a band over the ticks (at
+ * least a pixel wide, so a short chunked step still shows). */
+function drawStalls(ctx, colors, stalls, { y, h, xAt, shownMs }) {
+  if (!stalls.length) return;
+  ctx.save();
+  ctx.globalAlpha = 0.45;
+  ctx.fillStyle = colors.error;
+  for (const [start, end] of stalls) {
+    if (start > shownMs) break;
+    const left = xAt(start);
+    ctx.fillRect(left, y + 1, Math.max(1, xAt(Math.min(end, shownMs)) - left), h - 2);
+  }
+  ctx.restore();
 }
 
 function labelTimeline(ctx, colors, report, { x0, x1, y, h, xAt }) {
@@ -182,8 +209,12 @@ function labelTimeline(ctx, colors, report, { x0, x1, y, h, xAt }) {
   ctx.textBaseline = "bottom";
   ctx.fillStyle = colors.ink;
   ctx.textAlign = "left";
+  const waitingX = xAt(report.waiting_ms ?? 0);
+  const waitingLabel = "waiting";
   const prefillLabel = "prefill";
-  if (firstX - x0 > ctx.measureText(prefillLabel).width + 12) ctx.fillText(prefillLabel, x0, y - 6);
+  if (waitingX - x0 > ctx.measureText(waitingLabel).width + 12) ctx.fillText(waitingLabel, x0, y - 6);
+  const prefillLeft = waitingX - x0 > ctx.measureText(waitingLabel).width + 12 ? waitingX + 4 : x0;
+  if (firstX - prefillLeft > ctx.measureText(prefillLabel).width + 12) ctx.fillText(prefillLabel, prefillLeft, y - 6);
   const decodeLabel = `decode · ${formatNumber(report.output_tokens)} tokens`;
   const decodeWidth = ctx.measureText(decodeLabel).width;
   if (x1 - firstX > decodeWidth + 12) {
@@ -253,9 +284,10 @@ export class ClocksView extends CanvasView {
     const dialRow = Math.min(210, Math.max(120, width * 0.34));
     const height = dialRow + 100;
     const { ctx, colors } = prepareCanvas(canvas, width, height);
-    const fills = { prefill: hatch(ctx, colors.prefill, colors.face), decode: colors.decode };
+    const fills = { waiting: colors.waiting, prefill: hatch(ctx, colors.prefill, colors.face), decode: colors.decode };
     const r = Math.min(dialRow / 2 - 26, width / 4 - 14);
-    const common = { y: r + 8, r, ttftMs: report.ttft_ms, shownMs: this.shownMs, playing: this.shownMs !== Infinity };
+    const common = { y: r + 8, r, waitingMs: report.waiting_ms ?? 0, ttftMs: report.ttft_ms,
+      shownMs: this.shownMs, playing: this.shownMs !== Infinity };
     const ttft = drawDial(ctx, colors, fills, { ...common, x: width / 4, title: "TTFT", endMs: report.ttft_ms });
     const ttlt = drawDial(ctx, colors, fills, { ...common, x: (3 * width) / 4, title: "TTLT", endMs: report.ttlt_ms });
     ctx.font = "12px system-ui, sans-serif";

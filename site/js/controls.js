@@ -114,8 +114,11 @@ export const AGENT_CONTROLS = [
 const clamp = (value, low, high) => Math.min(high, Math.max(low, value));
 const toLogPosition = (value, min, max) =>
   Math.round((Math.log(value / min) / Math.log(max / min)) * LOG_STEPS);
-const fromLogPosition = (position, min, max) =>
-  Math.round(min * Math.exp((position / LOG_STEPS) * Math.log(max / min)));
+// Rounded to the control's step (1 for tokens; 0.01 for a rate in calls per second).
+const fromLogPosition = (position, min, max, step = 1) => {
+  const value = Math.round((min * Math.exp((position / LOG_STEPS) * Math.log(max / min))) / step) * step;
+  return step < 1 ? Number(value.toFixed(String(step).split(".")[1].length)) : value;
+};
 const plain = (value) => formatNumber(value, 3);
 
 /** Check one value against the model's limits; returns an error message naming the key, or null. */
@@ -141,6 +144,7 @@ export function checkValue(key, value, limits, state) {
       return null;
     }
     default: {
+      if (value === null && limit.nullable) return null;
       const max = limit.at_most ? Math.min(limit.max, state[limit.at_most]) : limit.max;
       const integral = limit.kind === "int" ? Number.isInteger(value) : Number.isFinite(value);
       if (typeof value !== "number" || !integral || value < limit.min || value > max) {
@@ -193,14 +197,14 @@ function buildRange(control, limits, onChange) {
 
   slider.addEventListener("input", () => {
     let value = kind === "log"
-      ? fromLogPosition(Number(slider.value), sliderMin, sliderMax())
+      ? fromLogPosition(Number(slider.value), sliderMin, sliderMax(), control.step)
       : Number(slider.value);
     if (kind === "log" && value === current) {
       // Near the low end a log position is less than one token wide: an arrow key still moves
       // the value by one token, so the slider never sticks.
       const max = sliderMax();
       const shownAt = toLogPosition(clamp(current, sliderMin, max), sliderMin, max);
-      value = clamp(current + Math.sign(Number(slider.value) - shownAt), sliderMin, max);
+      value = clamp(current + Math.sign(Number(slider.value) - shownAt) * (control.step ?? 1), sliderMin, max);
     }
     onChange(key, value);
   });

@@ -5,6 +5,8 @@
 // Page <-> worker protocol (engine.js sends, worker.js answers; every request carries an id):
 //   page -> worker  {type: "evaluate", id, state}        reply {type: "result", id, json}  (twoclocks.web.evaluate_json:
 //                                                         '{"report": {...}}' or '{"error": "...", "context": {...}}')
+//   page -> worker  {type: "load-level", id, state, concurrency, lightestTtftMs}  reply {type: "result", id, json}  (twoclocks.web.
+//                                                         load_level_json: '{"point": {...}}' or '{"error": "..."}')
 //   page -> worker  {type: "validation", id}             reply {type: "result", id, json}  (the roofline validation table)
 //   page -> worker  {type: "analyze", id, text, filename} reply {type: "result", id, analysis} (the log tools)
 //   page -> worker  {type: "run", id, code, limit}       replies {type: "output", id, text}*, {type: "input-request", id}?,
@@ -173,6 +175,17 @@ export class Engine {
   /** Resolves to {report} or {error} (a readable message from Python's ValueError). */
   evaluate(state, tag = "evaluate") {
     return this.request("evaluate", { state }, {}, tag);
+  }
+
+  /** Resolves to {point} or {error}: the state's call at `concurrency` closed-loop users (a sweep level). */
+  loadLevel(state, concurrency, lightestTtftMs = null) {
+    return this.request("load-level", { state, concurrency, lightestTtftMs });
+  }
+
+  /** Is any request of `type` in flight (or queued in the worker)? */
+  busy(type) {
+    for (const request of this.pending.values()) if (request.type === type) return true;
+    return false;
   }
 
   /** Resolves to the validation table (see twoclocks.validation.validation_table). */

@@ -23,6 +23,7 @@ import { formatPercent } from "./format.js";
 import { setupGlossary } from "./glossary.js";
 import { setupValidation } from "./validation.js";
 import { applySections } from "./sections.js";
+import { LoadChart, LoadSweep, buildLoadControls, showLoadFigures, showLoadLine } from "./loadview.js";
 
 const $ = (id) => document.getElementById(id);
 const ANNOUNCE_AFTER_MS = 700; // the live region speaks once the learner stops dragging
@@ -50,6 +51,9 @@ engine.start();
 
 // --- views ------------------------------------------------------------------------------------
 
+// Under load the clocks, their readouts and Play show the typical loaded call (report.clocks, from
+// Python) over the call's other fields; alone, the call itself.
+const clockReport = (report) => (report.clocks ? { ...report, ...report.clocks } : report);
 let shownReport = initial.report;
 const clocks = new ClocksView($("clocks-canvas"), {
   onDrawn: (drawn) => setAttr($("clocks-canvas"), "aria-label", describeClocks(shownReport, drawn)),
@@ -85,16 +89,24 @@ const agentControls = buildControls(
   (key, value) => applyState({ agent: { ...lesson.value.agent, [key]: value } }, { byControl: true }),
 );
 
+const loadControls = buildLoadControls($("controls-load"), BUILD.limits.load.fields,
+  (load) => applyState({ load }, { byControl: true }));
+const loadSweep = new LoadSweep({
+  engine, chart: new LoadChart($("load-canvas")), status: $("load-sweep-status"), levels: BUILD.load_sweep_concurrency,
+});
+
 let announceTimer = 0;
 let shownAgent = ""; // the agent loop's figures as last drawn (they rarely change while dragging)
 let markChanges = false; // "Show me" asked for the readouts that change to be marked
 
 function showReport(report, state) {
-  shownReport = report;
+  const shown = clockReport(report);
+  shownReport = shown;
   drawnState = state;
-  if (!player.playing) clocks.show(report); // the clocks first: what the learner is watching
+  if (!player.playing) clocks.show(shown); // the clocks first: what the learner is watching
   const before = markChanges && readoutValues(); // only a "Show me" marks what moved
-  showReadouts(report);
+  showReadouts(shown);
+  showLoadLine(report, state);
   if (before) markChanged(before);
   showAdvice(report, activeScenario());
   showContext(report.context);
@@ -102,8 +114,10 @@ function showReport(report, state) {
   renderDoubling($("doubling-cards"), report.sensitivities);
   showRoofline(report);
   showAgent(report);
+  showLoadFigures(report, state);
+  loadSweep.update(state, report);
   clearTimeout(announceTimer);
-  announceTimer = setTimeout(() => { $("announce").textContent = describeClocks(report, clocks.drawnState()); }, ANNOUNCE_AFTER_MS);
+  announceTimer = setTimeout(() => { $("announce").textContent = describeClocks(shown, clocks.drawnState()); }, ANNOUNCE_AFTER_MS);
 }
 
 function showAgent(report) {
@@ -215,6 +229,7 @@ function settle() {
   setAttr(document.body, "data-max-in-flight", String(engine.takePeak("controls")));
   $("lab").classList.remove("lab-pending");
   resolveReady();
+  loadSweep.pump(); // the curve's next level, now that no drag is waiting
 }
 
 let urlTimer = 0;
@@ -243,6 +258,7 @@ function syncControls() {
   logsView?.setFitted(Boolean(state.toy_constants) && state.mode === "toy");
   callControls.sync(state);
   agentControls.sync(state.agent);
+  loadControls.sync(state.load);
   markScenario();
 }
 
@@ -328,6 +344,21 @@ function showOnClocks(partial) {
   const smooth = !matchMedia("(prefers-reduced-motion: reduce)").matches;
   $("clocks-wrap").scrollIntoView({ behavior: smooth ? "smooth" : "auto", block: "start" });
 }
+
+for (const demo of BUILD.load_demos) {
+  const button = document.createElement("button");
+  Object.assign(button, { type: "button", className: "chip", textContent: demo.name });
+  button.dataset.loadDemo = demo.id;
+  button.addEventListener("click", () => {
+    setText($("load-demo-note"), demo.note);
+    showOnClocks(demo.state);
+  });
+  $("load-demos").append(button);
+}
+whenNear($("load")).then(() => {
+  loadSweep.active = true; // the curve costs ~11 load points: only once the learner is near it
+  loadSweep.pump();
+});
 
 const mistakeRunners = buildMistakes($("mistake-cards"), BUILD.mistakes, {
   compare: async (before, after) => {
@@ -419,7 +450,7 @@ $("play").addEventListener("click", async () => {
   if (player.playing) return player.stop(); // a toggle: pressed while the call plays
   if (!engine.ready) setStatus("Python is still loading: the call will play once it is ready…");
   try {
-    player.play(await evaluateState({}));
+    player.play(clockReport(await evaluateState({})));
   } catch (error) {
     setText($("play-clock"), `Nothing to play: ${error.message}.`);
   }

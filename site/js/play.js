@@ -68,7 +68,8 @@ export class Player {
     const arrived = arrivedTokens(report, shownMs);
     const visible = report.streaming || shownMs >= report.ttlt_ms ? arrived : 0;
     this.screenText.textContent = answerText(visible, report);
-    const phase = shownMs < report.ttft_ms ? "prefill: reading the prompt" :
+    const phase = shownMs < (report.waiting_ms ?? 0) ? "waiting: queued behind other calls" :
+      shownMs < report.ttft_ms ? "prefill: reading the prompt" :
       shownMs < report.ttlt_ms ? `decode: token ${formatNumber(arrived)}` : "done";
     const rate = speed > 1 ? ` · played ${speed.toFixed(speed < 10 ? 1 : 0)}× faster` : "";
     this.clockLine.textContent = `Call time ${formatMs(shownMs)} of ${formatMs(report.ttlt_ms)} · ${phase}${rate}`;

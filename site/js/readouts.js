@@ -95,6 +95,7 @@ export function describeClocks(report, drawn) {
     (clock.turns ? ` (${formatNumber(clock.turns)} full ${clock.turns === 1 ? "turn" : "turns"} and a bit)` : "");
   const scale = drawn ? `Two stopwatches, one turn = ${formatMs(drawn.ms_per_turn)}: ` +
     `${dial("TTFT", drawn.ttft)}; ${dial("TTLT", drawn.ttlt)}. ` : "";
-  return `${scale}First token after ${formatMs(report.ttft_ms)}; last token after ${formatMs(report.ttlt_ms)}; ` +
-    `prefill is ${formatPercent(report.advice.prefill_share)} of the wait.`;
+  const waiting = report.waiting_ms ? ` (${formatMs(report.waiting_ms)} of it waiting in the queue)` : "";
+  return `${scale}First token after ${formatMs(report.ttft_ms)}${waiting}; last token after ${formatMs(report.ttlt_ms)}; ` +
+    `${waiting ? "the first token" : "prefill"} is ${formatPercent(report.advice.prefill_share)} of the wait.`;
 }

@@ -3,7 +3,7 @@
 // written here once (tensorflow/playground's state.ts is the model); the rest of the page asks it.
 import { checkValue } from "./controls.js";
 import { formatNumber } from "./format.js";
-import { parseUrl, toQuery } from "./urlstate.js";
+import { NESTED, parseUrl, toQuery } from "./urlstate.js";
 
 /** The one normalisation rule: a cached prefix is part of the prompt, so never longer than it. */
 function capCachedPrefix(state) {
@@ -28,7 +28,7 @@ export class LessonState {
 
   /**
    * Check a partial state as TwoClocks.setState must: throws naming the first bad key, and
-   * returns the partial with `agent` completed from the current agent settings.
+   * returns the partial with `agent` and `load` completed from the current settings.
    */
   validate(partial) {
     if (partial === null || typeof partial !== "object" || Array.isArray(partial)) {
@@ -39,7 +39,9 @@ export class LessonState {
       const problem = checkValue(key, value, this.limits, merged);
       if (problem) throw new RangeError(`TwoClocks.setState: ${problem}`);
     }
-    return partial.agent ? { ...partial, agent: { ...this.value.agent, ...partial.agent } } : partial;
+    const completed = { ...partial };
+    for (const key of NESTED) if (partial[key]) completed[key] = { ...this.value[key], ...partial[key] };
+    return completed;
   }
 
   /** Apply a partial state (already valid) and keep the rules. Returns the new state. */
@@ -62,7 +64,9 @@ export class LessonState {
   fromUrl(search) {
     const view = parseUrl(search, this.limits, this.scenarios);
     let start = { ...this.value, ...(view.scenario?.state ?? {}) };
-    start = { ...start, ...view.state, agent: { ...start.agent, ...(view.state.agent ?? {}) } };
+    const base = start;
+    start = { ...base, ...view.state };
+    for (const key of NESTED) start[key] = { ...base[key], ...(view.state[key] ?? {}) };
     const note = capCachedPrefix(start);
     if (note) view.notes.push(note);
     this.value = start;

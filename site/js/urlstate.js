@@ -7,6 +7,8 @@ import { formatNumber } from "./format.js";
 export const SECTIONS = ["clocks", "lab", "agent", "logs", "mistakes", "code"];
 export const THEMES = ["auto", "light", "dark"];
 const FLAGS = ["embed", "readonly", "theme", "sections", "scenario"];
+// Settings that are objects of settings, merged key by key and addressed as `agent.turns`, `load.concurrency`.
+export const NESTED = ["agent", "load"];
 const TRUE = ["1", "true", "yes", "on"];
 const FALSE = ["0", "false", "no", "off"];
 
@@ -48,20 +50,21 @@ function parseValue(name, text, limit) {
  */
 export function parseUrl(search, limits, scenarios) {
   const params = new URLSearchParams(search);
-  const result = { state: {}, agent: {}, scenario: null, sections: SECTIONS, readonly: false,
+  const result = { state: {}, scenario: null, sections: SECTIONS, readonly: false,
     theme: "auto", embed: false, notes: [] };
+  const nested = Object.fromEntries(NESTED.map((key) => [key, {}]));
   const note = (text) => result.notes.push(text);
   for (const [name, text] of params) {
     if (FLAGS.includes(name)) continue;
     const [head, field] = name.split(".", 2);
     const limit = field ? limits[head]?.fields?.[field] : limits[name];
-    if (!limit || (head === "agent") !== Boolean(field)) {
+    if (!limit || NESTED.includes(head) !== Boolean(field)) {
       note(`${shown(name)} is not a setting of this lesson and was ignored`);
       continue;
     }
     const parsed = parseValue(name, text, limit);
     if (parsed.note) note(parsed.note);
-    if ("value" in parsed) (field ? result.agent : result.state)[field ?? name] = parsed.value;
+    if ("value" in parsed) (field ? nested[head] : result.state)[field ?? name] = parsed.value;
   }
   if (params.has("scenario")) {
     const scenario = scenarios.find((s) => s.id === params.get("scenario"));
@@ -81,7 +84,7 @@ export function parseUrl(search, limits, scenarios) {
   }
   result.readonly = TRUE.includes((params.get("readonly") ?? "").toLowerCase());
   result.embed = TRUE.includes((params.get("embed") ?? "").toLowerCase());
-  if (Object.keys(result.agent).length) result.state.agent = result.agent;
+  for (const key of NESTED) if (Object.keys(nested[key]).length) result.state[key] = nested[key];
   return result;
 }
 
@@ -89,9 +92,9 @@ export function parseUrl(search, limits, scenarios) {
 export function toQuery(state, defaults, view) {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(state)) {
-    if (key === "agent") {
+    if (NESTED.includes(key)) {
       for (const [field, v] of Object.entries(value)) {
-        if (v !== defaults.agent[field]) params.set(`agent.${field}`, String(v));
+        if (v !== defaults[key][field]) params.set(`${key}.${field}`, String(v));
       }
     } else if (key !== "toy_constants" && value !== defaults[key]) {
       params.set(key, String(value));

@@ -3,6 +3,8 @@
 // Page <-> worker protocol (engine.js sends, worker.js answers; every request carries an id):
 //   page -> worker  {type: "evaluate", id, state}        reply {type: "result", id, json}  (twoclocks.web.evaluate_json:
 //                                                         '{"report": {...}}' or '{"error": "...", "context": {...}}')
+//   page -> worker  {type: "load-level", id, state, concurrency, lightestTtftMs}  reply {type: "result", id, json}  (twoclocks.web.
+//                                                         load_level_json: '{"point": {...}}' or '{"error": "..."}')
 //   page -> worker  {type: "validation", id}             reply {type: "result", id, json}  (the roofline validation table)
 //   page -> worker  {type: "analyze", id, text, filename} reply {type: "result", id, analysis} (the log tools)
 //   page -> worker  {type: "run", id, code, limit}       replies {type: "output", id, text}*, {type: "input-request", id}?,
@@ -129,7 +131,7 @@ async function boot() {
   forgetPrecompiled();
   mark("model-installed");
   const module = pyodide.pyimport("twoclocks.web"); // kept: the functions are borrowed from it
-  web = Object.fromEntries(["evaluate_json", "validation_json", "analyze_log_json", "run_cell"].map((name) => [name, module[name]]));
+  web = Object.fromEntries(["evaluate_json", "load_level_json", "validation_json", "analyze_log_json", "run_cell"].map((name) => [name, module[name]]));
   mark("model-imported");
   return performance.now() - started;
 }
@@ -138,6 +140,13 @@ async function boot() {
 // report's few hundred small arrays (the page parses it once).
 function evaluate({ id, state }) {
   post({ type: "result", id, json: web.evaluate_json(JSON.stringify(state)) });
+}
+
+// One level of the latency vs throughput sweep (the page asks for the levels one at a time, when
+// no drag is waiting, so a drag never waits behind a whole sweep).
+// (undefined, not null: Pyodide turns null into JsNull, undefined into None.)
+function loadLevel({ id, state, concurrency, lightestTtftMs }) {
+  post({ type: "result", id, json: web.load_level_json(JSON.stringify(state), concurrency, lightestTtftMs ?? undefined) });
 }
 
 // Every published measurement beside its prediction (computed once in Python, then cached there).
@@ -246,7 +255,7 @@ function shareBuffers({ interrupt, stdin }) {
   pyodide.setInterruptBuffer(interruptBuffer);
 }
 
-const handlers = { evaluate, validation, analyze, run, shareBuffers };
+const handlers = { evaluate, "load-level": loadLevel, validation, analyze, run, shareBuffers };
 const booted = boot();
 
 booted.then(

@@ -1,0 +1,343 @@
+// "When many calls share the GPU": the load controls (in the lab, beside the clocks), the load line
+// under the clocks, the section's figures, and its latency vs throughput chart. The chart's levels
+// are asked of the worker one at a time, only when no drag is waiting for an answer, so a sweep
+// never holds a drag back. Python computes every figure (twoclocks/load.py); this draws them.
+import { CanvasView, prepareCanvas } from "./canvas.js";
+import { buildControls } from "./controls.js";
+import { setAttr, setText } from "./dom.js";
+import { formatMs, formatNumber, formatPercent } from "./format.js";
+
+const DEFAULT_RATE_PER_S = 1; // the rate the open-loop switch starts from before the learner sets one
+
+export const LOAD_CONTROLS = [
+  {
+    key: "concurrency", kind: "log", label: "Users sharing the GPU", unit: "calls at once",
+    sliderMin: 1, sliderMax: 1024, idPrefix: "load",
+    help: "Each user sends this call again as soon as the last one ends (a closed loop, like llmperf or vllm bench serve --max-concurrency).",
+  },
+  {
+    key: "open_loop", kind: "toggle", label: "Calls arrive at a fixed rate instead", idPrefix: "load",
+    help: "An open loop: calls arrive at random (Poisson) at the rate below, whether or not earlier ones are done.",
+  },
+  {
+    key: "requests_per_s", kind: "log", label: "Arrival rate", unit: "calls per second",
+    sliderMin: 0.1, sliderMax: 100, step: 0.01, idPrefix: "load",
+    help: "Past what the GPU can serve, the queue grows for as long as calls keep coming.",
+  },
+  {
+    key: "scheduler", kind: "segmented", label: "Scheduler",
+    names: { "prefill-first": "Prefill first", chunked: "Chunked prefill" },
+    help: "Prefill first runs a new prompt's whole prefill in one step, stalling every stream; chunked prefill shares each step.",
+  },
+  {
+    key: "chunk_tokens", kind: "log", label: "Chunk budget", unit: "tokens per step",
+    sliderMin: 16, sliderMax: 65_536, idPrefix: "load",
+    help: "Tokens one engine step may compute: the running streams' next tokens first, prompt chunks take the rest.",
+  },
+];
+
+/** The load controls in `container`. `onLoad(load)` gets the new `load` state. Returns {sync(load)}. */
+export function buildLoadControls(container, limits, onLoad) {
+  let lastRate = DEFAULT_RATE_PER_S;
+  let current = null;
+  const fieldLimits = { ...limits, open_loop: { kind: "bool" } };
+  const onChange = (key, value) => {
+    if (key === "requests_per_s") lastRate = value;
+    const change = key === "open_loop" ? { requests_per_s: value ? lastRate : null } : { [key]: value };
+    onLoad({ ...current, ...change });
+  };
+  const controls = buildControls({ default: container }, LOAD_CONTROLS, fieldLimits, onChange);
+  const row = (key) => container.querySelector(`[data-key="${key}"]`);
+  return {
+    sync(load) {
+      current = load;
+      if (load.requests_per_s !== null) lastRate = load.requests_per_s;
+      const open = load.requests_per_s !== null;
+      controls.sync({ ...load, open_loop: open, requests_per_s: load.requests_per_s ?? lastRate });
+      row("concurrency").hidden = open;
+      row("requests_per_s").hidden = !open;
+      row("chunk_tokens").hidden = load.scheduler !== "chunked";
+    },
+  };
+}
+
+/** "64 users sending this call in turn" / "calls arriving at 2.5 per second", and the scheduler. */
+export function describeLoad(load) {
+  const who = load.requests_per_s !== null
+    ? `calls arriving at random, ${formatNumber(load.requests_per_s, load.requests_per_s < 10 ? 2 : 0)} per second`
+    : `${formatNumber(load.concurrency)} ${load.concurrency === 1 ? "user" : "users"} sending this call in turn`;
+  const scheduler = load.scheduler === "chunked"
+    ? `chunked prefill, ${formatNumber(load.chunk_tokens)} tokens a step` : "prefill first";
+  return `${who}, ${scheduler}`;
+}
+
+/** The line under the clocks: what the clocks show under load, or why the load cannot run. */
+export function showLoadLine(report, state) {
+  const line = document.getElementById("load-line");
+  const error = document.getElementById("load-error");
+  setText(error, report.load_error ? `This load cannot run: ${report.load_error}. The clocks show the call alone.` : "");
+  document.querySelector(".legend-load").hidden = !report.clocks;
+  const [ttft, ttlt, , tpot] = document.querySelectorAll("#clocks-wrap .dt-more");
+  setText(ttft, report.clocks ? ", waiting plus prefill" : ", mostly prefill");
+  setText(ttlt, report.clocks ? ", plus the stream" : ", prefill plus decode");
+  setText(tpot, report.clocks ? ", mean per token" : ", one step");
+  line.hidden = !report.clocks;
+  if (!report.clocks) return setText(line, "");
+  const c = report.clocks;
+  const load = report.load;
+  const stalls = c.stalls_ms.length
+    ? ` Its stream ${state.load.scheduler === "chunked" ? "shared" : "stalled for"} ${formatNumber(c.stalls_ms.length)} ` +
+      `${c.stalls_ms.length === 1 ? "step" : "steps"} of other calls' prefill (${formatMs(c.stalled_ms)} in all, red on the timeline).`
+    : "";
+  setText(line, `Under load: ${describeLoad(state.load)}. The clocks show a typical call (the median TTFT): ` +
+    `${formatMs(c.waiting_ms)} waiting in the queue, then ${formatMs(c.prefill_ms)} of prefill.${stalls} ` +
+    `All calls: TTFT p50 ${formatMs(load.ttft_ms_p50)}, p99 ${formatMs(load.ttft_ms_p99)}; ` +
+    `the longest gaps between tokens (ITL p99) ${formatMs(load.itl_ms_p99)}; ` +
+    `${formatNumber(load.output_tokens_per_s)} output tokens per second.`);
+}
+
+const FIGURES = [
+  ["TTFT", "ttft_ms_p50", "ttft_ms_p99"],
+  ["of which waiting in the queue", "queue_ms_p50", "queue_ms_p99"],
+  ["of which prefill", "prefill_ms_p50", "prefill_ms_p99"],
+  ["TPOT (each call's mean time per token)", "tpot_ms_p50", "tpot_ms_p99"],
+  ["ITL (every gap between two tokens)", "itl_ms_p50", "itl_ms_p99"],
+];
+
+/** The section's table of the current load point: p50 and p99 of each clock, and the throughput. */
+export function showLoadFigures(report, state) {
+  const body = document.querySelector("#load-figures tbody");
+  const load = report.load;
+  setText(document.getElementById("load-now"), load
+    ? `Now: ${describeLoad(state.load)}${load.alone ? " (the call alone on an idle server)" : ""}.`
+    : `Now: this load cannot run (${report.load_error}).`);
+  if (!load) return;
+  const rows = FIGURES.map(([name, p50, p99]) => [name, formatMs(load[p50]), formatMs(load[p99])]);
+  rows.push(["Output tokens per second, all calls", formatNumber(load.output_tokens_per_s), ""]);
+  rows.push(["Calls running at once, on average", formatNumber(load.running_mean, 1), ""]);
+  rows.push(["KV cache in use, on average", formatPercent(load.kv_cache_utilisation), ""]);
+  const html = rows.map(([name, a, b]) => `<tr><th scope="row">${name}</th><td>${a}</td><td>${b}</td></tr>`).join("");
+  if (body.innerHTML !== html) body.innerHTML = html;
+  setText(document.getElementById("load-kv"), `KV cache: ${load.kv_cache_source}.`);
+}
+
+/**
+ * The latency vs throughput curve, asked of the worker level by level. `engine.busy("evaluate")`
+ * says a drag is waiting: the next level is then asked only after it is answered (`pump()` is called
+ * again when the controls settle).
+ */
+export class LoadSweep {
+  constructor({ engine, chart, status, levels }) {
+    Object.assign(this, { engine, chart, status, levels });
+    this.key = "";
+    this.points = [];
+    this.asking = false;
+    this.active = false; // the section has come near the view once: from then on, keep it current
+    this.state = null;
+  }
+
+  /** The state changed (or was answered): restart the sweep if its call or scheduler changed. */
+  update(state, report) {
+    const { concurrency, requests_per_s: rate, ...scheduler } = state.load;
+    const { agent, load, ...call } = state; // the agent loop and the load level do not change the curve
+    const key = JSON.stringify({ call, scheduler });
+    this.chart.setCurrent(report?.load ?? null);
+    if (key === this.key) return;
+    this.key = key;
+    this.state = { ...call, load: { ...state.load, concurrency: 1, requests_per_s: null } };
+    this.points = [];
+    this.error = null;
+    this.chart.setPoints([], null);
+    this.pump();
+  }
+
+  async pump() {
+    if (!this.active || this.asking || !this.engine.ready || this.engine.busy("evaluate")) return;
+    if (this.error || this.points.length === this.levels.length) return;
+    const key = this.key;
+    const level = this.levels[this.points.length];
+    this.asking = true;
+    setText(this.status, `Computing the curve: ${formatNumber(level)} ${level === 1 ? "user" : "users"}…`);
+    let reply;
+    try {
+      reply = await this.engine.loadLevel(this.state, level, this.points[0]?.ttft_ms_p50 ?? null);
+    } catch (error) {
+      reply = { error: error.message };
+    } finally {
+      this.asking = false;
+    }
+    if (key !== this.key) return this.pump(); // the call changed meanwhile: start over
+    if (reply.error) {
+      this.error = reply.error;
+      setText(this.status, `The curve stops at ${formatNumber(level)} users: ${reply.error}.`);
+      return;
+    }
+    this.points.push(reply.point);
+    this.chart.setPoints(this.points, kneeIndex(this.points));
+    if (this.points.length === this.levels.length) setText(this.status, sweepSummary(this.points));
+    this.pump();
+  }
+}
+
+/** The knee: the last level before the first one Python marked past it (the p50 TTFT doubled). */
+function kneeIndex(points) {
+  const past = points.findIndex((point) => point.past_knee);
+  return past === -1 ? null : Math.max(past - 1, 0);
+}
+
+function sweepSummary(points) {
+  const knee = kneeIndex(points);
+  if (knee === null) return "Even at 1,024 users the first token waits less than twice as long as alone.";
+  const at = points[knee];
+  return `The knee: up to ${formatNumber(at.concurrency)} users the first token stays within twice its time ` +
+    `at one user, at ${formatNumber(at.output_tokens_per_s)} output tokens per second; from ` +
+    `${formatNumber(points[knee + 1].concurrency)} users on, more users mostly add waiting.`;
+}
+
+/** Log-log: output tokens per second (x) against p50 TTFT (y), one point per level. */
+export class LoadChart extends CanvasView {
+  constructor(canvas) {
+    super(canvas);
+    this.points = [];
+    this.knee = null;
+    this.current = null;
+  }
+
+  setPoints(points, knee) {
+    this.points = points;
+    this.knee = knee;
+    this.describe();
+    this.schedule();
+  }
+
+  setCurrent(point) {
+    if (point === this.current) return;
+    this.current = point;
+    this.describe();
+    this.schedule();
+  }
+
+  describe() {
+    const knee = this.knee === null ? "" : ` The knee is at ${formatNumber(this.points[this.knee].concurrency)} users.`;
+    const now = this.current ? ` The current load: ${formatNumber(this.current.output_tokens_per_s)} tokens per ` +
+      `second at a p50 TTFT of ${formatMs(this.current.ttft_ms_p50)}.` : "";
+    setAttr(this.canvas, "aria-label", `Latency against throughput, ${this.points.length} load levels.${knee}${now}`);
+  }
+
+  draw() {
+    this.frame = 0;
+    const width = this.canvas.clientWidth;
+    if (!width) return;
+    const height = Math.round(Math.min(320, Math.max(220, width * 0.45)));
+    const { ctx, colors } = prepareCanvas(this.canvas, width, height);
+    const all = [...this.points, ...(this.current ? [this.current] : [])];
+    if (!all.length) return;
+    const box = { left: 70, right: width - 16, top: 26, bottom: height - 44 };
+    const xs = all.map((p) => Math.max(p.output_tokens_per_s, 1e-3));
+    const ys = all.map((p) => Math.max(p.ttft_ms_p50, 1e-3));
+    const scale = (values, from, to) => {
+      const [lo, hi] = [Math.log10(Math.min(...values)) - 0.1, Math.log10(Math.max(...values)) + 0.1];
+      return (v) => from + ((Math.log10(Math.max(v, 1e-3)) - lo) / (hi - lo || 1)) * (to - from);
+    };
+    const x = scale(xs, box.left, box.right);
+    const y = scale(ys, box.bottom, box.top);
+    drawAxes(ctx, colors, box);
+    drawTicks(ctx, colors, box, { x, y, xs, ys });
+    ctx.strokeStyle = colors.prefill;
+    ctx.lineWidth = 2;
+    ctx.beginPath();
+    this.points.forEach((p, i) => ctx[i ? "lineTo" : "moveTo"](x(p.output_tokens_per_s), y(p.ttft_ms_p50)));
+    ctx.stroke();
+    ctx.font = "11px system-ui, sans-serif";
+    ctx.textAlign = "center";
+    ctx.textBaseline = "bottom";
+    this.points.forEach((p, i) => {
+      const [px, py] = [x(p.output_tokens_per_s), y(p.ttft_ms_p50)];
+      ctx.fillStyle = colors.prefill;
+      ctx.beginPath();
+      ctx.arc(px, py, 3.5, 0, 2 * Math.PI);
+      ctx.fill();
+      ctx.fillStyle = colors.muted;
+      ctx.fillText(formatNumber(p.concurrency), px, py - 6);
+      if (i === this.knee) {
+        ctx.strokeStyle = colors.ink;
+        ctx.lineWidth = 1.5;
+        ctx.beginPath();
+        ctx.arc(px, py, 9, 0, 2 * Math.PI);
+        ctx.stroke();
+        ctx.fillStyle = colors.ink;
+        ctx.textBaseline = "top";
+        ctx.fillText("knee", px, py + 11);
+        ctx.textBaseline = "bottom";
+      }
+    });
+    if (this.current) {
+      const [px, py] = [x(this.current.output_tokens_per_s), y(this.current.ttft_ms_p50)];
+      ctx.fillStyle = colors.waiting;
+      ctx.strokeStyle = colors.ink;
+      ctx.lineWidth = 2;
+      ctx.beginPath();
+      ctx.rect(px - 6, py - 6, 12, 12);
+      ctx.fill();
+      ctx.stroke();
+    }
+  }
+}
+
+/** 1-2-5 steps within [low, high], at most `most` of them (fewer steps per decade when crowded). */
+function logTicks(low, high, most) {
+  for (const bases of [[1, 2, 5], [1], [1]]) {
+    const ticks = [];
+    for (let decade = Math.floor(Math.log10(low)); decade <= Math.ceil(Math.log10(high)); decade += 1) {
+      for (const base of bases) {
+        const value = base * 10 ** decade;
+        if (value >= low && value <= high) ticks.push(value);
+      }
+    }
+    if (ticks.length <= most || bases.length === 1) return ticks.length <= most ? ticks : ticks.filter((_, i) => i % 2 === 0);
+  }
+  return [];
+}
+
+function drawTicks(ctx, colors, box, { x, y, xs, ys }) {
+  ctx.font = "11px system-ui, sans-serif";
+  ctx.fillStyle = colors.muted;
+  ctx.strokeStyle = colors.line;
+  ctx.lineWidth = 1;
+  ctx.textAlign = "right";
+  ctx.textBaseline = "middle";
+  const span = (values) => [Math.min(...values) / 1.25, Math.max(...values) * 1.25];
+  for (const ms of logTicks(...span(ys), 6)) {
+    const py = y(ms);
+    if (py < box.top || py > box.bottom) continue;
+    ctx.fillText(formatMs(ms), box.left - 6, py);
+    ctx.beginPath();
+    ctx.moveTo(box.left - 3, py);
+    ctx.lineTo(box.left, py);
+    ctx.stroke();
+  }
+  ctx.textAlign = "center";
+  ctx.textBaseline = "top";
+  for (const rate of logTicks(...span(xs), Math.max(3, Math.floor((box.right - box.left) / 70)))) {
+    const px = x(rate);
+    if (px < box.left || px > box.right) continue;
+    ctx.fillText(formatNumber(rate, rate < 1 ? 2 : 0), px, box.bottom + 3);
+  }
+}
+
+function drawAxes(ctx, colors, box) {
+  ctx.strokeStyle = colors.line;
+  ctx.lineWidth = 1;
+  ctx.beginPath();
+  ctx.moveTo(box.left, box.top);
+  ctx.lineTo(box.left, box.bottom);
+  ctx.lineTo(box.right, box.bottom);
+  ctx.stroke();
+  ctx.fillStyle = colors.muted;
+  ctx.font = "12px system-ui, sans-serif";
+  ctx.textAlign = "center";
+  ctx.textBaseline = "top";
+  ctx.fillText("output tokens per second, all calls (log scale) →", (box.left + box.right) / 2, box.bottom + 20);
+  ctx.textAlign = "left";
+  ctx.fillText("↑ p50 TTFT (log scale)", 4, 2);
+}

@@ -1,0 +1,198 @@
+"""The page's "When many calls share the GPU" (issue 15): the load controls move the same clocks, the
+TTFT clock gains its waiting segment, one advice, the API and the address, and the latency vs
+throughput curve computed level by level."""
+
+from __future__ import annotations
+
+import pytest
+from pagewait import DEADLINE_MS
+
+from twoclocks import web
+from twoclocks.scenarios import LOAD_DEMOS
+
+pytestmark = pytest.mark.browser
+
+_SETTLE = """
+async (deadline) => {
+  const start = performance.now();
+  await new Promise(requestAnimationFrame);
+  while (!["true", "error"].includes(document.body.dataset.settled)) {
+    if (performance.now() - start > deadline) throw new Error("the page did not settle");
+    await new Promise(requestAnimationFrame);
+  }
+  await new Promise(requestAnimationFrame); // the draw the answer scheduled
+  return document.body.dataset.settled;
+}
+"""
+
+_SWEEP_DONE = """
+async ([levels, deadline]) => {
+  const start = performance.now();
+  const label = () => document.getElementById("load-canvas").getAttribute("aria-label") ?? "";
+  const status = () => document.getElementById("load-sweep-status").textContent;
+  while (!(label().includes(`${levels} load levels`) && !status().startsWith("Computing"))) {
+    if (performance.now() - start > deadline) throw new Error(`the sweep did not finish: ${status()}`);
+    await new Promise(requestAnimationFrame);
+  }
+  return [label(), status()];
+}
+"""
+
+
+def settle(page, state: dict | None = None) -> str:
+    if state is not None:
+        page.evaluate("(s) => window.TwoClocks.setState(s)", state)
+    return page.evaluate(_SETTLE, DEADLINE_MS)
+
+
+def report(page) -> dict:
+    return page.evaluate("() => window.TwoClocks.report()")
+
+
+def demo(name: str) -> dict:
+    return next(d for d in LOAD_DEMOS if d["id"] == name)
+
+
+def test_set_state_load_changes_only_that_key_and_the_clocks_show_the_typical_call(lesson):
+    assert settle(lesson, {"load": {"concurrency": 64}}) == "true"
+    state = lesson.evaluate("() => window.TwoClocks.getState()")
+    assert state["load"] == {**web.DEFAULT_STATE["load"], "concurrency": 64}
+    assert state["prompt_tokens"] == web.DEFAULT_STATE["prompt_tokens"]
+    got = report(lesson)
+    clocks = got["clocks"]
+    assert clocks["waiting_ms"] > 0.5 * clocks["ttft_ms"]
+    readout = float(lesson.get_attribute("#ttft-ms", "data-ms"))
+    dial = lesson.evaluate("() => window.TwoClocks.drawn()")
+    assert readout == clocks["ttft_ms"] == dial["ttft"]["ms"]
+    assert float(lesson.get_attribute("#ttlt-ms", "data-ms")) == clocks["ttlt_ms"] == dial["ttlt"]["ms"]
+    for key in ("ttft_ms_p50", "ttft_ms_p99", "queue_ms_p50", "tpot_ms_p50", "itl_ms_p99",
+                "output_tokens_per_s", "running_mean", "kv_cache_utilisation"):
+        assert isinstance(got["load"][key], (int, float))
+    # one advice: the diagnosis, what to cut first and the takeaway all say "waiting"
+    levers = lesson.evaluate("() => [...document.querySelectorAll('[data-lever]')].map((e) => e.dataset.lever)")
+    assert levers and set(levers) == {"waiting"} == {got["advice"]["lever"]}
+    assert "cut the prompt" not in lesson.text_content("#diagnosis").lower()
+    assert lesson.is_visible("#load-line") and lesson.is_visible(".legend-load")
+    assert "waiting" in lesson.text_content("#clocks-wrap .readout-prefill dt")
+
+
+def test_alone_the_page_is_the_call_itself(lesson):
+    assert settle(lesson) == "true"
+    got = report(lesson)
+    assert got["clocks"] is None and got["load"]["alone"]
+    assert got["load"]["ttft_ms_p50"] == pytest.approx(got["ttft_ms"], rel=0.01)
+    assert float(lesson.get_attribute("#ttft-ms", "data-ms")) == got["ttft_ms"]
+    assert not lesson.is_visible("#load-line") and not lesson.is_visible(".legend-load")
+
+
+def test_the_waiting_segment_is_drawn_on_the_ttft_dial(lesson):
+    """Full turns behind the hand are drawn as a ring in the colour of the phase they were: under
+    saturation the TTFT dial's ring is the waiting colour, alone it is prefill's."""
+    ring = """() => {
+      const canvas = document.getElementById("clocks-canvas");
+      const { box } = window.TwoClocks.drawn().ttft;
+      const ratio = canvas.width / canvas.clientWidth;
+      const r = box.width / 2 - 2.75; // the ring's middle, at 1:30 (between two ticks)
+      const [x, y] = [(box.x + box.width / 2 + r * Math.SQRT1_2) * ratio, (box.y + box.height / 2 - r * Math.SQRT1_2) * ratio];
+      return [...canvas.getContext("2d").getImageData(Math.round(x), Math.round(y), 1, 1).data].slice(0, 3);
+    }"""
+    color = """(name) => { const probe = document.createElement("canvas").getContext("2d");
+      probe.fillStyle = getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+      probe.fillRect(0, 0, 1, 1); return [...probe.getImageData(0, 0, 1, 1).data].slice(0, 3); }"""
+    prefill, waiting = lesson.evaluate(color, "--prefill"), lesson.evaluate(color, "--waiting")
+    distance = lambda a, b: sum((x - y) ** 2 for x, y in zip(a, b))  # noqa: E731
+    settle(lesson, {"prompt_tokens": 40_000})  # 4.5 s alone: full turns of prefill
+    seen = lesson.evaluate(ring)
+    assert distance(seen, prefill) < distance(seen, waiting) and distance(seen, prefill) < 40 ** 2
+    settle(lesson, {"prompt_tokens": 8000, "load": {"concurrency": 64}})  # 26.8 s waiting, 0.7 s prefill
+    seen = lesson.evaluate(ring)
+    assert distance(seen, waiting) < distance(seen, prefill) and distance(seen, waiting) < 40 ** 2
+
+
+def test_bad_load_settings_throw_naming_the_key_and_change_nothing(lesson):
+    settle(lesson)
+    for bad in ({"concurrency": 0}, {"scheduler": "fifo"}, {"users": 3}, {"requests_per_s": 0}):
+        message = lesson.evaluate("""(load) => { try { window.TwoClocks.setState({load}); return "no error"; }
+          catch (e) { return `${e.name}: ${e.message}`; } }""", bad)
+        assert message.startswith("RangeError") and next(iter(bad)) in message
+    assert lesson.evaluate("() => window.TwoClocks.getState().load") == web.DEFAULT_STATE["load"]
+
+
+def test_the_address_carries_the_load(browser, server):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(f"{server}?load.concurrency=48&load.scheduler=chunked&load.chunk_tokens=512")
+    page.evaluate("() => window.TwoClocks.ready")
+    assert page.evaluate("() => window.TwoClocks.getState().load") == {
+        **web.DEFAULT_STATE["load"], "concurrency": 48, "scheduler": "chunked", "chunk_tokens": 512}
+    assert page.is_visible("#load-chunk_tokens-slider")
+    page.evaluate("() => window.TwoClocks.setState({load: {...window.TwoClocks.getState().load, requests_per_s: 2.5}})")
+    page.wait_for_url("**requests_per_s=2.5**", timeout=DEADLINE_MS)
+    assert "load.concurrency=48" in page.url and page.is_visible("#load-requests_per_s-slider")
+    assert not page.is_visible("#load-concurrency-slider")
+    page.close()
+
+
+def test_the_load_controls_drive_the_state(lesson):
+    settle(lesson)
+    lesson.click("#scheduler-chunked")
+    settle(lesson)
+    assert lesson.evaluate("() => window.TwoClocks.getState().load.scheduler") == "chunked"
+    lesson.fill("#load-concurrency-number", "16")
+    lesson.press("#load-concurrency-number", "Enter")
+    settle(lesson)
+    assert lesson.evaluate("() => window.TwoClocks.getState().load.concurrency") == 16
+    lesson.check("#load-open_loop-toggle")
+    settle(lesson)
+    load = lesson.evaluate("() => window.TwoClocks.getState().load")
+    assert load["requests_per_s"] == 1 and report(lesson)["load"]["requests_per_s"] == 1
+    lesson.uncheck("#load-open_loop-toggle")
+    settle(lesson)
+    assert lesson.evaluate("() => window.TwoClocks.getState().load.requests_per_s") is None
+
+
+@pytest.mark.parametrize("name", ["saturate", "stall", "chunked", "shorter"])
+def test_each_demo_shows_its_claim_on_the_clocks(lesson, name):
+    settle(lesson)
+    lesson.locator("#load-demos").scroll_into_view_if_needed()
+    lesson.click(f"[data-load-demo={name}]")
+    settle(lesson)
+    lesson.evaluate("""async () => { let y = -1; while (y !== scrollY) { y = scrollY;
+        await new Promise(requestAnimationFrame); await new Promise(requestAnimationFrame); } }""")
+    got = report(lesson)
+    expected = web.evaluate(demo(name)["state"])
+    assert got["load"]["ttft_ms_p50"] == pytest.approx(expected["load"]["ttft_ms_p50"])
+    assert lesson.text_content("#load-demo-note") == demo(name)["note"]
+    box = lesson.evaluate("() => document.getElementById('clocks-canvas').getBoundingClientRect().toJSON()")
+    assert box["top"] >= -1 and box["bottom"] <= 901  # the clocks are in view
+    if name == "saturate":
+        assert got["clocks"]["waiting_ms"] > 0.5 * got["clocks"]["ttft_ms"]
+    if name in ("stall", "chunked"):
+        assert got["clocks"]["stalls_ms"] and f"{len(got['clocks']['stalls_ms'])} steps" in lesson.text_content("#load-line")
+
+
+def test_the_curve_is_computed_level_by_level_and_marks_the_knee_python_marks(lesson):
+    settle(lesson, demo("batching")["state"])
+    lesson.evaluate("() => document.getElementById('load').scrollIntoView()")
+    levels = len(web.sweep_levels())
+    label, status = lesson.evaluate(_SWEEP_DONE, [levels, 4 * DEADLINE_MS])
+    whole = web.evaluate_load_sweep(demo("batching")["state"])
+    knee = whole["points"][whole["knee_index"]]["concurrency"]
+    if whole["ttft_doubles_at"] is None:
+        assert "Even at 1,024 users" in status
+    else:
+        assert f"The knee is at {knee:,} users" in label and f"up to {knee:,} users" in status
+    # a change of the call restarts the curve, which then ends for the new call
+    settle(lesson, {"prompt_tokens": 2000})
+    label, status = lesson.evaluate(_SWEEP_DONE, [levels, 4 * DEADLINE_MS])
+    whole = web.evaluate_load_sweep({**demo("batching")["state"], "prompt_tokens": 2000})
+    knee = whole["points"][whole["knee_index"]]["concurrency"]
+    assert whole["ttft_doubles_at"] is None or f"The knee is at {knee:,} users" in label
+
+
+def test_a_load_that_cannot_run_stays_in_its_place(lesson):
+    settle(lesson, {"context_window_tokens": 1_131_072, "prompt_tokens": 500_000, "load": {"concurrency": 4}})
+    assert lesson.evaluate("() => document.body.dataset.settled") == "true"
+    assert "KV-cache slots" in lesson.text_content("#load-error")
+    assert lesson.text_content("#model-error") == ""
+    got = report(lesson)
+    assert got["load"] is None and float(lesson.get_attribute("#ttft-ms", "data-ms")) == got["ttft_ms"]

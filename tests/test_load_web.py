@@ -1,0 +1,143 @@
+"""The page's entry points under load (issue 15, "The page"): the state key ``load``, ``report().load``,
+the clocks of the typical loaded call, one advice, and the sweep's levels."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from twoclocks import advice, web
+from twoclocks.load import DEFAULT_LOAD, SWEEP_CONCURRENCY, mark_knee
+from twoclocks.scenarios import LOAD_DEMOS
+
+REPORT_LOAD_KEYS = ("ttft_ms_p50", "ttft_ms_p99", "queue_ms_p50", "tpot_ms_p50", "itl_ms_p99",
+                    "output_tokens_per_s", "running_mean", "kv_cache_utilisation")
+
+
+def demo(name: str) -> dict:
+    return next(d for d in LOAD_DEMOS if d["id"] == name)["state"]
+
+
+@pytest.mark.parametrize("mode", ["toy", "roofline"])
+def test_alone_the_load_point_is_the_call_and_the_clocks_draw_the_call(mode):
+    report = web.evaluate({"mode": mode})
+    assert report["load"]["alone"] is True and report["clocks"] is None
+    for key in REPORT_LOAD_KEYS:
+        assert key in report["load"]
+    assert report["load"]["ttft_ms_p50"] == pytest.approx(report["ttft_ms"], rel=0.01)
+    assert report["load"]["queue_ms_p50"] == 0
+
+
+@pytest.mark.parametrize("mode", ["toy", "roofline"])
+def test_one_user_simulated_in_full_is_the_call_within_one_percent(mode):
+    """The shortcut for the call alone (one simulated request) against 1,000 simulated requests."""
+    state = {"mode": mode, "load": {"concurrency": 1, "scheduler": "chunked", "chunk_tokens": 65_536}}
+    full = web.evaluate_load(state)
+    assert full["requests"] == 1000 and not full["alone"]
+    call = web.evaluate({"mode": mode})
+    assert full["ttft_ms_p50"] == pytest.approx(call["ttft_ms"], rel=0.01)
+    assert full["tpot_ms_p50"] == pytest.approx(call["tpot_ms"], rel=0.01)
+
+
+def test_setting_one_load_key_keeps_the_others_at_their_defaults():
+    report = web.evaluate({"load": {"concurrency": 64}})
+    load = report["load"]
+    assert (load["concurrency"], load["scheduler"], load["chunk_tokens"], load["requests_per_s"]) == (
+        64, DEFAULT_LOAD["scheduler"], DEFAULT_LOAD["chunk_tokens"], None)
+
+
+def test_under_load_the_clocks_readouts_and_advice_describe_the_typical_call():
+    report = web.evaluate(demo("saturate"))
+    clocks, load = report["clocks"], report["load"]
+    assert clocks["ttft_ms"] == pytest.approx(clocks["waiting_ms"] + clocks["prefill_ms"])
+    assert clocks["waiting_ms"] > 0.5 * clocks["ttft_ms"]  # the first token mostly waits
+    assert clocks["ttft_ms"] == pytest.approx(load["ttft_ms_p50"], rel=0.02)  # the median call
+    assert report["ttft_ms"] < clocks["ttft_ms"] / 10  # report.ttft_ms stays the call alone
+    assert report["advice"]["lever"] == "waiting"
+    assert report["diagnosis"]["lever"] == "waiting"
+    assert advice.WAITING_FIX in report["advice"]["text"]
+    assert advice.PROMPT_FIX not in report["advice"]["text"]
+    times = [ms for _, ms in clocks["token_times_ms"]]
+    assert times[0] == clocks["ttft_ms"] and times[-1] == pytest.approx(clocks["ttlt_ms"])
+    assert times == sorted(times) and len(times) == clocks["output_tokens"]
+
+
+def test_a_prefill_first_stream_gets_no_token_during_a_stall():
+    clocks = web.evaluate(demo("stall"))["clocks"]
+    assert clocks["stalls_ms"], "8 users with long prompts stall the stream"
+    for start, end in clocks["stalls_ms"]:
+        assert not any(start < ms < end for _, ms in clocks["token_times_ms"])
+    assert clocks["stalled_ms"] == pytest.approx(sum(end - start for start, end in clocks["stalls_ms"]))
+
+
+def test_the_page_demos_show_the_four_claims():
+    saturate, shorter = web.evaluate(demo("saturate")), web.evaluate(demo("shorter"))
+    alone = web.evaluate(demo("alone"))
+    assert saturate["clocks"]["waiting_ms"] > 0.5 * saturate["clocks"]["ttft_ms"]
+    batching = web.evaluate(demo("batching"))
+    chat_alone = web.evaluate({**demo("batching"), "load": DEFAULT_LOAD})
+    assert batching["load"]["tpot_ms_p50"] < 1.25 * chat_alone["tpot_ms"]  # nearly free
+    stall, chunked = web.evaluate(demo("stall"))["load"], web.evaluate(demo("chunked"))["load"]
+    assert chunked["itl_ms_p99"] < 0.5 * stall["itl_ms_p99"]
+    saved_prefill = saturate["load"]["prefill_ms_p50"] - shorter["load"]["prefill_ms_p50"]
+    assert saturate["load"]["ttft_ms_p50"] - shorter["load"]["ttft_ms_p50"] > 3 * saved_prefill  # twice
+    assert alone["clocks"] is None
+
+
+def test_a_load_that_cannot_run_is_the_load_sections_error_and_the_call_still_runs():
+    state = {"context_window_tokens": 1_131_072, "prompt_tokens": 500_000}
+    report = web.evaluate(state)
+    assert report["load"] is None and report["clocks"] is None
+    assert "KV-cache slots" in report["load_error"] and report["ttft_ms"] > 0
+
+
+@pytest.mark.parametrize("load, named", [
+    ({"concurrency": 0}, "concurrency"),
+    ({"concurrency": 1025}, "concurrency"),
+    ({"requests_per_s": -1}, "requests_per_s"),
+    ({"scheduler": "fifo"}, "scheduler"),
+    ({"chunk_tokens": 8}, "chunk_tokens"),
+    ({"users": 4}, "users"),
+    ("64", "load"),
+])
+def test_bad_load_settings_are_rejected_naming_them(load, named):
+    with pytest.raises(ValueError, match=named):
+        web.evaluate({"load": load})
+    assert named in json.loads(web.evaluate_json(json.dumps({"load": load})))["error"]
+
+
+def test_the_page_limits_match_the_model_ranges():
+    fields = web.CONTROL_LIMITS["load"]["fields"]
+    assert set(fields) == set(DEFAULT_LOAD)
+    for key, edge, past in (("concurrency", "max", 1), ("chunk_tokens", "min", -1), ("requests_per_s", "max", 1)):
+        with pytest.raises(ValueError, match=key):
+            web.evaluate_load({"load": {key: fields[key][edge] + past}})
+        web.evaluate_load({"load": {key: fields[key][edge]}})  # the edge itself is allowed
+
+
+def test_sweep_levels_one_by_one_mark_the_same_knee_as_the_whole_sweep():
+    state = demo("batching")
+    points, lightest = [], None
+    for level in SWEEP_CONCURRENCY:
+        point = json.loads(web.load_level_json(json.dumps(state), level, lightest))["point"]
+        lightest = lightest if lightest is not None else point["ttft_ms_p50"]
+        points.append(point)
+    whole = web.evaluate_load_sweep(state)
+    assert [p["ttft_ms_p50"] for p in points] == [p["ttft_ms_p50"] for p in whole["points"]]
+    first_past = next((i for i, p in enumerate(points) if p.get("past_knee")), None)
+    assert whole["ttft_doubles_at"] == (None if first_past is None else points[first_past]["concurrency"])
+    assert mark_knee(points)["knee_index"] == whole["knee_index"]
+    assert "typical" not in points[0]
+
+
+def test_a_sweep_level_out_of_range_is_an_error_reply():
+    assert "concurrency" in json.loads(web.load_level_json("{}", 2048))["error"]
+
+
+def test_the_load_demos_are_complete_valid_states():
+    for entry in LOAD_DEMOS:
+        assert set(entry["state"]["load"]) == set(DEFAULT_LOAD)
+        web.evaluate(entry["state"])  # raises if not
+    assert web.page_data()["load_demos"] == LOAD_DEMOS
+    assert web.page_data()["load_sweep_concurrency"] == list(SWEEP_CONCURRENCY)
