@@ -687,11 +687,15 @@ def test(pytest_args: list[str]) -> int:
 
 
 def bench(bench_args: list[str]) -> int:
-    """Build, then run the page benchmark (tests/bench/bench.py) in .venv."""
+    """Build, then run the page benchmark (tests/bench/bench.py) in .venv, then the page under load
+    (tests/bench/load_page_bench.py: drags while the latency vs throughput sweep computes)."""
     python = venv_python()
     build()
     step("running the benchmark in headless Chromium")
-    return subprocess.run([str(python), str(ROOT / "tests" / "bench" / "bench.py"), *bench_args], cwd=ROOT).returncode
+    code = subprocess.run([str(python), str(ROOT / "tests" / "bench" / "bench.py"), *bench_args], cwd=ROOT).returncode
+    step("the page under load: drags while the sweep computes")
+    load = subprocess.run([str(python), str(ROOT / "tests" / "bench" / "load_page_bench.py"), *bench_args], cwd=ROOT)
+    return code or load.returncode
 
 
 def bench_load(bench_args: list[str]) -> int:

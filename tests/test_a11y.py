@@ -289,6 +289,7 @@ CALL_SLIDERS = ["prompt_tokens", "output_tokens", "max_tokens", "context_window_
 LOG_SLIDERS = {"prompt_tokens", "output_tokens", "max_tokens", "context_window_tokens"}  # 1,000 log positions
 AGENT_SLIDERS = ["tool_calls_per_turn", "tool_result_tokens", "summary_tokens", "stable_prefix_tokens",
                  "turns", "output_tokens_per_turn"]
+LOAD_SLIDERS = ["load-concurrency"]  # shown by default; the rate and chunk sliders show when chosen
 
 _SLIDER = """(id) => { const s = document.getElementById(id + "-slider");
   return { position: Number(s.value), min: Number(s.min), max: Number(s.max), step: Number(s.step),
@@ -493,7 +494,7 @@ def test_every_control_has_a_visible_label_with_its_unit(lesson):
           })"""
     )
     sliders = [c for c in controls if c["type"] == "range"]
-    assert len(sliders) == len(CALL_SLIDERS) + len(AGENT_SLIDERS)
+    assert len(sliders) == len(CALL_SLIDERS) + len(AGENT_SLIDERS) + len(LOAD_SLIDERS)
     for control in controls:
         if control["type"] == "number":
             slider = next(c for c in sliders if c["id"] == control["id"].replace("-number", "-slider"))

@@ -226,9 +226,10 @@ export class LoadChart extends CanvasView {
 
   draw() {
     this.frame = 0;
+    this.canvas.style.height = ""; // the stylesheet's height, not the last draw's
     const width = this.canvas.clientWidth;
-    if (!width) return;
-    const height = Math.round(Math.min(320, Math.max(220, width * 0.45)));
+    const height = this.canvas.clientHeight; // fixed by app.css: the section never shifts as levels arrive
+    if (!width || !height) return;
     const { ctx, colors } = prepareCanvas(this.canvas, width, height);
     const all = [...this.points, ...(this.current ? [this.current] : [])];
     if (!all.length) return;

@@ -293,7 +293,9 @@ async function evaluateState(partial) {
  */
 function keepInView(controls, chart) {
   controls.addEventListener("focusin", (event) => {
-    if (getComputedStyle(chart).position !== "sticky") return;
+    // Keyboard focus only: scrolling on a pointer's mousedown would move the control from under the
+    // pointer, and the click would be lost.
+    if (!event.target.matches(":focus-visible") || getComputedStyle(chart).position !== "sticky") return;
     const clocks = chart.getBoundingClientRect();
     const control = event.target.getBoundingClientRect();
     const below = clocks.bottom - innerHeight;
