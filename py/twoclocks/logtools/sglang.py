@@ -73,7 +73,7 @@ def read(source, log: ParsedLog, accepted: str = "") -> None:
         pooled["completed"] = detailed[0].get("completed")
     vllm.read_arrays(pooled, log, tool="SGLang", option=OPTION, median_key="median_e2e_latency_ms")
     for run in detailed:  # SGLang saves request_rate and max_concurrency with each run, as vLLM does
-        vllm.read_load(run, log)
+        vllm.read_load(run, log, requests=_succeeded(run))
     if len(detailed) > 1:
         log.notes.append(f"{len(detailed)} runs (e.g. request rates) are pooled into one log.")
     if len(runs) > len(detailed):
@@ -81,3 +81,10 @@ def read(source, log: ParsedLog, accepted: str = "") -> None:
             f"{len(runs) - len(detailed)} run(s) in the file hold only summary figures "
             f"(saved without {OPTION}) and are not counted."
         )
+
+
+def _succeeded(run: dict) -> int:
+    """How many of a run's requests have no error (the run's share of the pooled log)."""
+    count = len(run["input_lens"]) if isinstance(run["input_lens"], list) else 0
+    errors = run.get("errors") if isinstance(run.get("errors"), list) else []
+    return count - sum(1 for error in errors[:count] if error)
