@@ -254,3 +254,35 @@ def test_no_level_means_no_offer():
     found = waiting_of(json.dumps(rows))
     assert found["detected"] and found["suggested_load"] is None and found["suggestion_text"] == ""
     assert found["median_prompt_tokens"] == PROMPT
+
+
+def sglang_run(rows: list, **summary) -> dict:
+    """One SGLang bench_serving run (--output-details) written from ``rows``, without start times."""
+    return {"backend": "sglang", "request_rate": "inf", "max_concurrency": None, "completed": len(rows),
+            "median_e2e_latency_ms": 1.0, "input_lens": [PROMPT] * len(rows), "output_lens": [150] * len(rows),
+            "ttfts": [r[2] for r in rows], "itls": [[(r[1] - r[0] - r[2]) / 149] * 149 for r in rows],
+            "errors": [""] * len(rows), **summary}
+
+
+def test_sglang_at_an_unlimited_rate_reads_its_saved_mean_concurrency():
+    """SGLang saves no start times, but its run summary's ``concurrency`` is the sum of the requests'
+    latencies over the run's duration: the mean in flight, with no peak."""
+    rows = closed_loop(users=48, per_user=3)
+    duration = max(r[1] for r in rows) - min(r[0] for r in rows)
+    mean, _ = grid_load(rows)
+    run = sglang_run(rows, duration=duration, concurrency=sum(b - a for a, b, _ in rows) / duration)
+    found = waiting_of(json.dumps(run) + "\n")
+    [level] = found["load_levels"]
+    assert level["source"] == "timestamps" and level["peak_in_flight"] is None
+    assert level["mean_in_flight"] == pytest.approx(mean, rel=2e-3) and level["concurrency"] == round(mean)
+    line = next(x for x in found["evidence"] if "start and end times" in x)
+    assert f"{mean:,.1f} requests in flight on average (concurrency" in line and "at most" not in line
+    # a run that records its rate keeps it, and one with neither nor a saved mean gives no level
+    assert [x["requests_per_s"] for x in waiting_of(json.dumps({**run, "request_rate": 8.0}))["load_levels"]] == [8.0]
+    assert waiting_of(json.dumps(sglang_run(rows)))["load_levels"] == []
+
+
+def test_an_older_vllm_result_without_start_times_gives_no_level():
+    doc = json.loads(vllm_file(closed_loop(users=8, per_user=3)))
+    del doc["start_times"]
+    assert logtools.parse_log(json.dumps(doc)).load_levels == []

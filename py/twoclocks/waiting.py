@@ -121,8 +121,9 @@ def _load_text(level: dict) -> str:
     """A level as the evidence names it: recorded ("concurrency 64 (max_concurrency)") or read
     from the timestamps ("63.4 requests in flight on average, at most 64 (start_times, ...)")."""
     if level.get("source") == "timestamps":
-        return (f"{level['mean_in_flight']:,.1f} requests in flight on average, at most "
-                f"{level['peak_in_flight']:,} ({level['field']})")
+        peak = level["peak_in_flight"]
+        return (f"{level['mean_in_flight']:,.1f} requests in flight on average"
+                + (f", at most {peak:,}" if peak is not None else "") + f" ({level['field']})")
     parts = []
     if level["concurrency"] is not None:
         parts.append(f"concurrency {level['concurrency']:,}")

@@ -76,7 +76,7 @@ class ParsedLog:
             its requests' timestamps: ``{"concurrency": int >= 1 or None, "requests_per_s": float
             > 0 or None, "field": the source field, "source": "recorded" | "timestamps",
             "requests": requests at that level or None, and for "timestamps" also
-            "mean_in_flight" (float) and "peak_in_flight" (int)}`` (empty when the file shows no
+            "mean_in_flight" (float) and "peak_in_flight" (int, or None if unknown)}`` (empty when the file shows no
             load). See :meth:`add_load` and :mod:`twoclocks.logtools.inflight`.
         prompt_tokens, output_tokens: token counts per used request (ints >= 1).
         ttft_ms, ttlt_ms: times per used request in ms (0 < ttft_ms <= ttlt_ms).

@@ -123,16 +123,16 @@ def read_arrays(doc: dict, log: ParsedLog, *, tool: str, option: str, median_key
     _compare_median(doc.get(median_key), doc.get("completed"), log, tool, median_key)
 
 
-def read_load(doc: dict, log: ParsedLog, requests: int | None = None) -> None:
+def read_load(doc: dict, log: ParsedLog, requests: int | None = None) -> bool:
     """The load of one run (``requests`` of its requests were read): ``--max-concurrency`` and
     ``--request-rate``, saved as ``max_concurrency`` and ``request_rate`` ("inf" when unlimited,
-    which records no rate); when neither is recorded, the requests' ``start_times``."""
+    which records no rate); when neither is recorded, the requests' ``start_times``. Returns True
+    if a level was recorded or read."""
     recorded = log.add_load(concurrency=doc.get("max_concurrency"), field="max_concurrency",
                             requests=requests)
     recorded = log.add_load(requests_per_s=doc.get("request_rate"), field="request_rate",
                             requests=requests) or recorded
-    if not recorded:
-        inflight.add_detected_load(log, _spans(doc), fields="start_times, latencies")
+    return recorded or inflight.add_detected_load(log, _spans(doc), fields="start_times, latencies")
 
 
 def _spans(doc: dict) -> list:
