@@ -244,7 +244,8 @@ def test_the_offer_carries_the_median_prompt_and_answer_and_a_sentence():
     assert found["median_output_tokens"] == round(statistics.median(doc["output_lens"]))
     users = found["suggested_load"]["concurrency"]
     assert f"{users} requests at a time" in found["suggestion_text"]
-    assert f"{found['median_prompt_tokens']:,} tokens" in found["suggestion_text"]
+    assert f"median prompt ({found['median_prompt_tokens']:,} tokens)" in found["suggestion_text"]
+    assert f"answer ({found['median_output_tokens']:,} tokens)" in found["suggestion_text"]
 
 
 def test_no_level_means_no_offer():

@@ -275,7 +275,7 @@ def lab_suggestion(load_levels: list | None, *, prompt_tokens_p50: float,
         rate, users = load["requests_per_s"], load["concurrency"]
         what = (f"{rate:g} request{'' if rate == 1 else 's'} per second" if rate is not None
                 else "one request at a time" if users == 1 else f"{users:,} requests at a time")
-        text = (f"Run this file's load in the lab: {what}, each with its median prompt of "
-                f"{prompt:,} tokens and answer of {output:,} tokens.")
+        text = (f"Run this file's load in the lab: {what}, each with the file's median prompt "
+                f"({prompt:,} tokens) and answer ({output:,} tokens).")
     return {"suggested_load": load, "median_prompt_tokens": prompt,
             "median_output_tokens": output, "suggestion_text": text}
