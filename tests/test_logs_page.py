@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pagewait import DEADLINE_MS, open_logs, wait_for_readouts
+from pagewait import DEADLINE_MS, open_logs, wait_for_readouts, wait_until
 
 from twoclocks.fit import DECODE_TERMS, PREFILL_TERMS
 from twoclocks.traffic import analyze_log
@@ -333,7 +333,8 @@ async ([analysis, withCallback, deadline]) => {
   setupLogs(root, {
     analyze: async () => analysis,
     useFitted: async () => {},
-    useLoad: withCallback ? async (suggestion) => { window.__loads.push(suggestion); } : undefined,
+    useLoad: withCallback === "fails" ? async () => { throw new Error("no load section here"); }
+      : withCallback ? async (suggestion) => { window.__loads.push(suggestion); } : undefined,
     sampleUrl: "sample-log.csv",
   });
   root.querySelector("#logs-text").value = "a log";
@@ -347,10 +348,11 @@ async ([analysis, withCallback, deadline]) => {
 """
 
 
-@pytest.mark.parametrize("with_callback", [False, True])
+@pytest.mark.parametrize("with_callback", [False, True, "fails"])
 def test_the_load_offer_shows_only_with_the_lab_callback_and_hands_over_pythons_offer(logs, with_callback):
     """vLLM at --max-concurrency 64: Python offers concurrency 64 with the median prompt and answer.
-    Without a useLoad callback no button shows; with one, a click passes Python's offer unchanged.
+    Without a useLoad callback no button shows; with one, a click passes Python's offer unchanged,
+    and a callback that fails is reported under the button.
     (The page's own wiring of useLoad, in main.js, is tested where it is made.)"""
     analysis = expected_for(LOGS / "vllm_concurrency_64.json")
     offer = analysis["diagnosis"]["waiting"]
@@ -365,6 +367,10 @@ def test_the_load_offer_shows_only_with_the_lab_callback_and_hands_over_pythons_
             return
         assert harness.locator("#logs-load-text").text_content() == offer["suggestion_text"]
         button.click()
+        if with_callback == "fails":  # the lab's refusal is shown, not swallowed
+            note = wait_until(logs, "() => document.querySelector('#logs-harness #logs-load-note').textContent")
+            assert note == "The lab could not take this load: no load section here"
+            return
         loads = logs.evaluate("() => window.__loads")
         assert loads == [{"load": offer["suggested_load"], "prompt_tokens": offer["median_prompt_tokens"],
                           "output_tokens": offer["median_output_tokens"]}]

@@ -5,7 +5,9 @@ no ``--max-concurrency``, GuideLLM's "throughput" strategy) but time every reque
 requests' ``[start, end]`` intervals the number in flight is a step function of time; its
 time-weighted mean over the run (first start to last end) is the load the server saw, the
 equivalent concurrency of a closed loop (Little's law: mean in flight = arrival rate x mean
-latency, Little 1961), and its maximum is the peak. Units: times in seconds, on any one clock per
+latency, Little 1961), and its maximum is the peak. A closed loop's ramp-up and ramp-down (clients
+starting and finishing at different times) count in the mean, so a short run reads below its
+client count; the peak bounds it from above. Units: times in seconds, on any one clock per
 file (epoch seconds, ``perf_counter`` seconds, nanoseconds converted by the reader).
 """
 
