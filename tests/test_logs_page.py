@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pagewait import DEADLINE_MS, open_logs, wait_for_readouts
+from pagewait import DEADLINE_MS, open_logs, wait_for_readouts, wait_until
 
 from twoclocks.fit import DECODE_TERMS, PREFILL_TERMS
 from twoclocks.traffic import analyze_log
@@ -318,3 +318,62 @@ def test_a_log_that_was_waiting_shows_the_waiting_finding_with_its_evidence(logs
     assert "waiting" in advice_text and "cut the prompt" not in advice_text.lower()
     assert upload(logs, LOGS / "llmperf_individual_responses.json") == "done"
     assert logs.locator(block).count() == 0
+
+
+_HARNESS = """
+async ([analysis, withCallback, deadline]) => {
+  // A second logs section built from the page's own logsview module, with a stand-in analysis (the
+  // one CPython returns) and, if asked, a useLoad that keeps what it is given.
+  const main = document.querySelector('script[type="module"][src$="/main.js"]').src;
+  const { setupLogs } = await import(new URL("logsview.js", main).href);
+  const root = document.createElement("div");
+  root.id = "logs-harness";
+  document.body.append(root);
+  window.__loads = [];
+  setupLogs(root, {
+    analyze: async () => analysis,
+    useFitted: async () => {},
+    useLoad: withCallback === "fails" ? async () => { throw new Error("no load section here"); }
+      : withCallback ? async (suggestion) => { window.__loads.push(suggestion); } : undefined,
+    sampleUrl: "sample-log.csv",
+  });
+  root.querySelector("#logs-text").value = "a log";
+  root.querySelector("#logs-analyse").click();
+  const start = performance.now();
+  while (root.dataset.state !== "done" && performance.now() - start < deadline) {
+    await new Promise(requestAnimationFrame);
+  }
+  return root.dataset.state;
+}
+"""
+
+
+@pytest.mark.parametrize("with_callback", [False, True, "fails"])
+def test_the_load_offer_shows_only_with_the_lab_callback_and_hands_over_pythons_offer(logs, with_callback):
+    """vLLM at --max-concurrency 64: Python offers concurrency 64 with the median prompt and answer.
+    Without a useLoad callback no button shows; with one, a click passes Python's offer unchanged,
+    and a callback that fails is reported under the button.
+    (The page's own wiring of useLoad, in main.js, is tested where it is made.)"""
+    analysis = expected_for(LOGS / "vllm_concurrency_64.json")
+    offer = analysis["diagnosis"]["waiting"]
+    assert offer["suggested_load"] == {"concurrency": 64, "requests_per_s": None}
+    try:
+        assert logs.evaluate(_HARNESS, [analysis, with_callback, DEADLINE_MS]) == "done"
+        harness = logs.locator("#logs-harness")
+        assert harness.locator("#logs-waiting").is_visible()
+        button = harness.locator("#logs-use-load")
+        if not with_callback:
+            assert button.count() == 0 and harness.locator("#logs-load-offer").count() == 0
+            return
+        assert harness.locator("#logs-load-text").text_content() == offer["suggestion_text"]
+        button.click()
+        if with_callback == "fails":  # the lab's refusal is shown, not swallowed
+            note = wait_until(logs, "() => document.querySelector('#logs-harness #logs-load-note').textContent")
+            assert note == "The lab could not take this load: no load section here"
+            return
+        loads = logs.evaluate("() => window.__loads")
+        assert loads == [{"load": offer["suggested_load"], "prompt_tokens": offer["median_prompt_tokens"],
+                          "output_tokens": offer["median_output_tokens"]}]
+        assert harness.locator("#logs-load-note").text_content() == ""
+    finally:
+        logs.evaluate("() => { document.getElementById('logs-harness')?.remove(); delete window.__loads; }")

@@ -30,7 +30,7 @@ import math
 import random
 
 from . import fit, logtools
-from .waiting import detect_waiting
+from .waiting import detect_waiting, lab_suggestion
 from .advice import FINE_TTLT_MS, OUTPUT_FIX, PREFILL_SHARE_DECODE, PREFILL_SHARE_PREFILL, PROMPT_FIX, STOP_FIX
 
 SLOW_TTFT_MS = FINE_TTLT_MS
@@ -241,7 +241,8 @@ def diagnose(
     Args:
         prompt_tokens, output_tokens: per request, ints >= 1 (equal lengths, at least one row).
         ttft_ms, ttlt_ms: per request, ms, ``0 < ttft_ms <= ttlt_ms``.
-        load_levels: the load the file records (``ParsedLog.load_levels``), or None.
+        load_levels: the load the file records or its timestamps show (``ParsedLog.load_levels``),
+            or None.
 
     Returns:
         ``{"requests", "total_wait_ms", "prefill_ms", "decode_ms", "prefill_share",
@@ -250,7 +251,8 @@ def diagnose(
         "max_tokens", "short_after_long" (mistake checks, each with "hit" and "text"),
         "first_token_slow", "stream_crawls", "verdict": "prefill" | "decode" | "both",
         "waiting" (:func:`twoclocks.waiting.detect_waiting`: were the first tokens waiting rather
-        than prefilling, with the evidence), "recommendation": str}``. ``prefill_ms`` and
+        than prefilling, with the evidence; plus :func:`twoclocks.waiting.lab_suggestion`'s keys:
+        the lab ``load`` to offer, the median prompt and answer), "recommendation": str}``. ``prefill_ms`` and
         ``prefill_share`` are all of TTFT (waiting included), as the clocks measure it.
 
     Raises:
@@ -315,6 +317,10 @@ def diagnose(
         "verdict": verdict,
         "waiting": detect_waiting(prompt_tokens=prompt_tokens, ttft_ms=ttft_ms, load_levels=load_levels),
     }
+    result["waiting"].update(lab_suggestion(
+        load_levels, prompt_tokens_p50=percentiles["prompt_tokens"]["p50"],
+        output_tokens_p50=percentiles["output_tokens"]["p50"],
+    ))
     result["recommendation"] = recommend(result)
     return result
 

@@ -8,7 +8,9 @@ TTFT is queue wait plus prefill. One call alone on an idle server has no queue, 
 "prefill" to such TTFTs measures the queue. Three signs tell the two apart:
 
 * the load the file records (``ParsedLog.load_levels``: vLLM's ``max_concurrency``, GuideLLM's
-  strategy, GenAI-Perf's experiment...);
+  strategy, GenAI-Perf's experiment...), or, where it records none, the load its requests'
+  timestamps show (1.5 or more in flight on average, so a rounded concurrency above 1:
+  :mod:`twoclocks.logtools.inflight`);
 * TTFT spread at a constant prompt length: prefill of the same prompt costs the same each time, so
   a p90 / p10 ratio of ``SPREAD_RATIO`` or more among same-length prompts is waiting;
 * TTFT far above what prefill costs: per request, the prefill estimate is the lower of the lower
@@ -18,6 +20,10 @@ TTFT is queue wait plus prefill. One call alone on an idle server has no queue, 
 
 The log's first tokens are diagnosed as waiting when the waiting so estimated holds
 ``advice.WAITING_SHARE`` or more of all TTFT.
+
+:func:`lab_suggestion` turns the file's load into the lab's ``load`` state, so the page can offer to
+run the file's load (and its median prompt and answer) in the section "When many calls share the
+GPU".
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from __future__ import annotations
 from math import fsum
 
 from .advice import WAITING_FIX, WAITING_SHARE
+from .load import MAX_CONCURRENCY, MAX_REQUESTS_PER_S, MIN_REQUESTS_PER_S
 
 SAME_PROMPT_SPREAD = 0.1
 """Prompts within +-10 % of the median prompt length count as one constant length."""
@@ -111,6 +118,12 @@ def _s(ms: float) -> str:
 
 
 def _load_text(level: dict) -> str:
+    """A level as the evidence names it: recorded ("concurrency 64 (max_concurrency)") or read
+    from the timestamps ("63.4 requests in flight on average, at most 64 (start_times, ...)")."""
+    if level.get("source") == "timestamps":
+        peak = level["peak_in_flight"]
+        return (f"{level['mean_in_flight']:,.1f} requests in flight on average"
+                + (f", at most {peak:,}" if peak is not None else "") + f" ({level['field']})")
     parts = []
     if level["concurrency"] is not None:
         parts.append(f"concurrency {level['concurrency']:,}")
@@ -120,8 +133,26 @@ def _load_text(level: dict) -> str:
 
 
 def _busy(level: dict) -> bool:
-    """A recorded level that is more than one request at a time."""
+    """A level that is more than one request at a time."""
     return level["requests_per_s"] is not None or (level["concurrency"] or 1) > 1
+
+
+def _load_evidence(levels: list) -> tuple[str | None, list, list]:
+    """``(source, evidence, short)`` from the busy levels: "file" when the file records a load,
+    "timestamps" when only its requests' timestamps show one, else None."""
+    busy = [level for level in levels if _busy(level)]
+    recorded = [x for x in busy if x.get("source") != "timestamps"]
+    seen = [x for x in busy if x.get("source") == "timestamps"]
+    evidence, short = [], []
+    if recorded:
+        named = "; ".join(_load_text(x) for x in recorded)
+        evidence.append(f"The file records the load: {named}.")
+        short.append(f"the file records {named}")
+    if seen:
+        named = "; ".join(_load_text(x) for x in seen)
+        evidence.append(f"The requests' own start and end times show the load: {named}.")
+        short.append(f"by their timestamps, {named}")
+    return ("file" if recorded else "timestamps" if seen else None), evidence, short
 
 
 def detect_waiting(*, prompt_tokens: list, ttft_ms: list, load_levels: list | None = None) -> dict:
@@ -130,11 +161,13 @@ def detect_waiting(*, prompt_tokens: list, ttft_ms: list, load_levels: list | No
     Args:
         prompt_tokens: per request, ints >= 1.
         ttft_ms: per request, ms > 0 (as long as ``prompt_tokens``, at least one).
-        load_levels: the load the file records (``ParsedLog.load_levels``), or None.
+        load_levels: the load the file records or its timestamps show (``ParsedLog.load_levels``),
+            or None.
 
     Returns:
-        ``{"detected": bool, "source": "file" | "data" | None (where the load is known from: the
-        file records a load above one request at a time, or only the data shows it), "load_levels",
+        ``{"detected": bool, "source": "file" | "timestamps" | "data" | None (where the load is
+        known from: the file records a load above one request at a time, or its requests' start
+        and end times show more than one in flight, or only the TTFTs show it), "load_levels",
         "queue_share" (estimated waiting / all TTFT), "queue_ms" and "prefill_ms" (totals of the
         estimate), "queue_ms_p50", "prefill_ms_p50" (per request), "spread" (same-length TTFT spread,
         or None), "above_ceiling_share" (requests whose TTFT exceeds :func:`prefill_ceiling_ms`),
@@ -156,11 +189,7 @@ def detect_waiting(*, prompt_tokens: list, ttft_ms: list, load_levels: list | No
     spread = _spread(prompt_tokens, ttft_ms)
     above = sum(t > prefill_ceiling_ms(p) for p, t in zip(prompt_tokens, ttft_ms)) / count
     detected = share >= WAITING_SHARE
-    busy = [level for level in levels if _busy(level)]
-    evidence, short = [], []
-    if busy:
-        evidence.append("The file records the load: " + "; ".join(_load_text(x) for x in busy) + ".")
-        short.append("the file records " + "; ".join(_load_text(x) for x in busy))
+    known, evidence, short = _load_evidence(levels)
     if spread and spread["ratio"] and spread["ratio"] >= SPREAD_RATIO:
         evidence.append(
             f"At a constant prompt of about {spread['prompt_tokens']:,} tokens ({spread['requests']:,} "
@@ -180,7 +209,7 @@ def detect_waiting(*, prompt_tokens: list, ttft_ms: list, load_levels: list | No
     ordered_q, ordered_p = sorted(queue), sorted(prefill)
     result = {
         "detected": detected,
-        "source": ("file" if busy else "data") if detected else None,
+        "source": (known or "data") if detected else None,
         "load_levels": levels,
         "queue_share": share,
         "queue_ms": fsum(queue),
@@ -201,3 +230,52 @@ def detect_waiting(*, prompt_tokens: list, ttft_ms: list, load_levels: list | No
             + f"). {WAITING_FIX[0].upper()}{WAITING_FIX[1:]}."
         )
     return result
+
+
+def _clamped(value: float, low: float, high: float) -> float:
+    return min(max(value, low), high)
+
+
+def suggest_load(load_levels: list | None) -> dict | None:
+    """The lab's ``load`` for a file's load: the level with the most requests (a busy one on a tie).
+
+    A rate becomes ``{"concurrency": 1, "requests_per_s": rate}`` (an open loop; the lab ignores
+    concurrency then), clamped to ``load.MIN_REQUESTS_PER_S``..``MAX_REQUESTS_PER_S``; a
+    concurrency becomes ``{"concurrency": n, "requests_per_s": None}``, rounded and clamped to
+    1..``load.MAX_CONCURRENCY``. Returns None when there is no level.
+    """
+    levels = list(load_levels or [])
+    if not levels:
+        return None
+    level = max(levels, key=lambda x: (x.get("requests") or 0, _busy(x)))
+    if level["requests_per_s"] is not None:
+        rate = _clamped(float(level["requests_per_s"]), MIN_REQUESTS_PER_S, MAX_REQUESTS_PER_S)
+        return {"concurrency": 1, "requests_per_s": rate}
+    users = int(_clamped(round(level["concurrency"]), 1, MAX_CONCURRENCY))
+    return {"concurrency": users, "requests_per_s": None}
+
+
+def lab_suggestion(load_levels: list | None, *, prompt_tokens_p50: float,
+                   output_tokens_p50: float) -> dict:
+    """What the page offers to run in the lab's load section for a log.
+
+    Args:
+        load_levels: ``ParsedLog.load_levels`` (recorded or read from timestamps), or None.
+        prompt_tokens_p50, output_tokens_p50: the log's median prompt and answer, tokens >= 1.
+
+    Returns:
+        ``{"suggested_load": :func:`suggest_load` (None without a level), "median_prompt_tokens"
+        and "median_output_tokens" (the medians rounded, ints >= 1), "suggestion_text": one
+        sentence for the page ("" without a level)}``.
+    """
+    load = suggest_load(load_levels)
+    prompt, output = max(1, round(prompt_tokens_p50)), max(1, round(output_tokens_p50))
+    text = ""
+    if load is not None:
+        rate, users = load["requests_per_s"], load["concurrency"]
+        what = (f"{rate:g} request{'' if rate == 1 else 's'} per second" if rate is not None
+                else "one request at a time" if users == 1 else f"{users:,} requests at a time")
+        text = (f"Run this file's load in the lab: {what}, each with the file's median prompt "
+                f"({prompt:,} tokens) and answer ({output:,} tokens).")
+    return {"suggested_load": load, "median_prompt_tokens": prompt,
+            "median_output_tokens": output, "suggestion_text": text}

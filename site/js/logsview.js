@@ -5,9 +5,12 @@
 // fitted curves. It computes no latency: every figure comes from Python. Every string from the file
 // or from Python goes into the page through textContent.
 //
-//   setupLogs(root, { analyze, useFitted, sampleUrl })
+//   setupLogs(root, { analyze, useFitted, useLoad, sampleUrl })
 //     analyze(text, filename)  Promise of the analysis dict (see analyze_log's docstring)
 //     useFitted(constants)     run the lesson on these ToyConstants fields (null: the toy numbers)
+//     useLoad(suggestion)      optional: run the lab's load section at a log's load, given
+//                              {load: {concurrency, requests_per_s}, prompt_tokens, output_tokens};
+//                              without it the waiting finding offers no button
 //     sampleUrl                URL of the shipped sample log
 //
 // root.dataset.state is "idle" | "busy" | "done" | "error"; root.dataset.runs counts finished
@@ -33,6 +36,13 @@ const TERMS = [
   { part: "decode", key: "decode_base_ms", symbol: "d", unit: "ms", what: "one decode step, empty cache" },
   { part: "decode", key: "decode_ms_per_slot", symbol: "e", unit: "ms/slot", what: "per slot in the KV cache" },
 ];
+
+// Where the waiting finding's load comes from (twoclocks.waiting.detect_waiting's "source").
+const HOW_WE_KNOW = {
+  file: "How we know: the load this file records, and its numbers.",
+  timestamps: "How we know: the requests' own start and end times, and their numbers.",
+  data: "How we know: the file records no load, so from its numbers alone.",
+};
 
 // --- small DOM helpers: text always through textContent ---------------------------------------
 
@@ -271,7 +281,7 @@ function range(values) {
 // --- the section ------------------------------------------------------------------------------
 
 /** Build the section in `root`. `readonly` (the page's read-only view) locks every control in it. */
-export function setupLogs(root, { analyze, useFitted, sampleUrl, readonly = false }) {
+export function setupLogs(root, { analyze, useFitted, useLoad, sampleUrl, readonly = false }) {
   let runId = 0;
   let current = null; // {analysis, filename}
   let fittedFrom = null; // the filename whose fit the lesson runs on, or null
@@ -576,8 +586,27 @@ export function setupLogs(root, { analyze, useFitted, sampleUrl, readonly = fals
     }, [
       el("h3", { text: "The first tokens were waiting, not prefilling", attrs: { id: "logs-waiting-title" } }),
       el("p", { text: split, attrs: { id: "logs-waiting-split" } }),
-      el("p", { cls: "muted", text: w.source === "file" ? "How we know: the load this file records, and its numbers." : "How we know: the file records no load, so from its numbers alone." }),
+      el("p", { cls: "muted", text: HOW_WE_KNOW[w.source] ?? HOW_WE_KNOW.data }),
       sentenceList("logs-waiting-evidence", w.evidence.map((text) => ({ text }))),
+      w.suggested_load && typeof useLoad === "function" ? loadOffer(w) : null,
+    ].filter(Boolean));
+  }
+
+  // Offer the file's load (chosen in Python: twoclocks.waiting.lab_suggestion) to the lab's load section.
+  function loadOffer(w) {
+    const note = el("p", { cls: "muted", attrs: { id: "logs-load-note", "aria-live": "polite" } });
+    const button = el("button", { text: "Try this load in the lab", attrs: { type: "button", id: "logs-use-load" } });
+    button.disabled = readonly;
+    button.addEventListener("click", async () => {
+      note.textContent = "";
+      try {
+        await useLoad({ load: { ...w.suggested_load }, prompt_tokens: w.median_prompt_tokens, output_tokens: w.median_output_tokens });
+      } catch (problem) {
+        note.textContent = `The lab could not take this load: ${problem?.message ?? problem}`;
+      }
+    });
+    return el("div", { cls: "logs-load-offer", attrs: { id: "logs-load-offer" } }, [
+      el("p", { text: w.suggestion_text, attrs: { id: "logs-load-text" } }), button, note,
     ]);
   }
 

@@ -6,6 +6,10 @@ message}}``. The first-token metric is ``time_to_first_token`` in current versio
 in 0.1.x; both are read, and each time is converted with its record's own ``unit``. A failed
 record is skipped as ``failed`` under its own error words.
 
+The load: the records carry no load setting (the summary does), but every record's
+``metadata.request_start_ns``/``request_end_ns`` time the request, failed or not (a failed request
+held its client's slot too); :mod:`twoclocks.logtools.inflight` reads the number in flight from them.
+
 AIPerf's summaries (``profile_export_aiperf.json``, in 0.1.x ``{"records": {...}}``, and
 ``profile_export_aiperf.csv``) are recognised, to name the per-request file.
 """
@@ -14,6 +18,7 @@ from __future__ import annotations
 
 import json
 
+from . import inflight
 from .parsed import ParsedLog
 from .tables import UNITS
 
@@ -85,10 +90,12 @@ def read(source, log: ParsedLog, accepted: str = "") -> None:
     }
     log.units = {"input_sequence_length": "tokens", "output_sequence_length": "tokens"}
     seen_units: dict[str, set] = {first_token: set(), "request_latency": set()}
+    spans = []
     for record in records:
         if not isinstance(record, dict):
             log.skip("bad_line")
             continue
+        spans.append(_span(record.get("metadata")))
         if record.get("error") is not None:
             log.skip("failed", detail=_error_words(record["error"]))
             continue
@@ -118,6 +125,18 @@ def read(source, log: ParsedLog, accepted: str = "") -> None:
     for name, units in seen_units.items():
         if units:
             log.units[name] = f"{' / '.join(sorted(units))} (the record's unit field)"
+    inflight.add_detected_load(log, spans, fields="metadata.request_start_ns, request_end_ns")
+
+
+def _span(metadata: object) -> tuple:
+    """A record's ``(start, end)`` in seconds, or ``(None, None)``."""
+    if not isinstance(metadata, dict):
+        return None, None
+    start, end = metadata.get("request_start_ns"), metadata.get("request_end_ns")
+    if start.__class__ is bool or end.__class__ is bool or not isinstance(start, (int, float)) \
+            or not isinstance(end, (int, float)):
+        return None, None
+    return start * 1e-9, end * 1e-9
 
 
 def _first_token_name(records: list) -> str:

@@ -13,6 +13,9 @@ does not have). The reader uses ``usage.prompt_tokens``/``usage.completion_token
 carries them; otherwise output tokens = responses with text (one token per chunk, as vLLM and
 TensorRT-LLM stream), and prompt tokens = characters / 4, an estimate. The page says which.
 
+The load: each experiment's ``{mode, value}``; an experiment without one has its load read from
+its requests' ``timestamp`` to last response (:mod:`twoclocks.logtools.inflight`).
+
 GenAI-Perf's summaries (``profile_export_genai_perf.json`` and ``.csv``) are recognised, to name
 this file.
 """
@@ -22,6 +25,7 @@ from __future__ import annotations
 import json
 
 from .aiperf import is_stats
+from . import inflight
 from .parsed import ParsedLog
 
 FORMAT = "genai_perf"
@@ -65,14 +69,18 @@ def read(source, log: ParsedLog, accepted: str = "") -> None:
     how = {"usage": 0, "estimated": 0}
     quads = []
     for experiment in experiments:
-        _read_load(experiment.get("experiment"), log)
         requests = experiment.get("requests")
-        for request in requests if isinstance(requests, list) else []:
+        requests = requests if isinstance(requests, list) else []
+        before = len(quads)
+        for request in requests:
             row = _request(request, how)
             if isinstance(row, str):
                 log.skip(row, detail="no response with text" if row == "empty_answer" else None)
             else:
                 quads.append(row)
+        if not _read_load(experiment.get("experiment"), log, len(quads) - before):
+            spans = [_span(request) for request in requests]
+            inflight.add_detected_load(log, spans, fields="timestamp, last of response_timestamps")
     log.columns = {
         "prompt_tokens": "usage.prompt_tokens, else prompt characters / 4",
         "output_tokens": "usage.completion_tokens, else responses with text",
@@ -92,15 +100,33 @@ def read(source, log: ParsedLog, accepted: str = "") -> None:
         log.notes.append(f"{len(experiments)} experiments (load levels) are pooled into one log.")
 
 
-def _read_load(setting: object, log: ParsedLog) -> None:
-    """An experiment's load: ``{"mode": "concurrency" | "request_rate", "value": n}``."""
+def _read_load(setting: object, log: ParsedLog, requests: int) -> bool:
+    """An experiment's load: ``{"mode": "concurrency" | "request_rate", "value": n}``, with the
+    ``requests`` read from it. Returns True if a level was recorded."""
     if not isinstance(setting, dict):
-        return
+        return False
     mode, value = setting.get("mode"), setting.get("value")
     if mode == "concurrency":
-        log.add_load(concurrency=value, field="experiment.value (mode concurrency)")
-    elif mode == "request_rate":
-        log.add_load(requests_per_s=value, field="experiment.value (mode request_rate)")
+        return log.add_load(concurrency=value, field="experiment.value (mode concurrency)",
+                            requests=requests)
+    if mode == "request_rate":
+        return log.add_load(requests_per_s=value, field="experiment.value (mode request_rate)",
+                            requests=requests)
+    return False
+
+
+def _span(request: object) -> tuple:
+    """A request's ``(start, end)`` in seconds: its ``timestamp`` to its last response, or
+    ``(None, None)``."""
+    if not isinstance(request, dict):
+        return None, None
+    start, stamps = request.get("timestamp"), request.get("response_timestamps")
+    if not isinstance(stamps, list) or not stamps:
+        return None, None
+    end = stamps[-1]
+    if any(v.__class__ is bool or not isinstance(v, (int, float)) for v in (start, end)):
+        return None, None
+    return start * 1e-9, end * 1e-9
 
 
 def _request(request: object, how: dict) -> tuple | str:

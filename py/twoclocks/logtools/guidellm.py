@@ -15,10 +15,15 @@ Samples: when a benchmark lists fewer successful requests than its totals count
 (``request_totals``, ``run_stats.requests_made``; 0.2-era ``request_samples``, 0.5's
 ``config.sample_requests``), the report holds a sample; a note says "N of M" and
 ``ParsedLog.sample_of`` is set so that percentiles say they come from the sample.
+
+The load: each benchmark's strategy (synchronous, concurrent streams, a constant or Poisson rate);
+a benchmark whose strategy records no number (throughput) has its load read from its measured
+requests' start and end times (:mod:`twoclocks.logtools.inflight`), unless it lists only a sample.
 """
 
 from __future__ import annotations
 
+from . import inflight
 from .parsed import ParsedLog
 
 FORMAT = "guidellm"
@@ -26,6 +31,7 @@ ORDER = 30
 NAME = "GuideLLM benchmarks report JSON"
 ACCEPTS = "GuideLLM's `benchmarks.json`"
 _SLACK_S = 1e-6  # timestamps equal to the window's edge, up to float rounding, are inside it
+_SPAN_FIELDS = "request_start_time, request_end_time; start_time, end_time in 0.2"
 
 
 def recognise(source) -> bool:
@@ -66,9 +72,9 @@ def read(source, log: ParsedLog, accepted: str = "") -> None:
         successful = requests.get("successful")
         if not isinstance(successful, list):
             continue
-        _read_load(bench, log)
         window = _window(bench)
         kept = 0
+        before, spans = log.rows_used, []
         for r in successful:
             if not isinstance(r, dict):
                 log.skip("bad_line")
@@ -80,6 +86,7 @@ def read(source, log: ParsedLog, accepted: str = "") -> None:
                 log.skip("outside_window", detail="warm-up" if start < window[0] else "cool-down")
                 continue
             kept += 1
+            spans.append((start, end))
             ttft_ms, latency_s = r.get("time_to_first_token_ms"), r.get("request_latency")
             if ttft_ms is None or latency_s is None:
                 fallback = True
@@ -88,7 +95,11 @@ def read(source, log: ParsedLog, accepted: str = "") -> None:
         counted = _successful_total(bench)
         listed += kept
         total += max(counted or 0, kept)
-        sampled = sampled or (counted is not None and counted > kept) or _sample_setting(bench, doc)
+        partial = (counted is not None and counted > kept) or _sample_setting(bench, doc)
+        sampled = sampled or partial
+        # A sample's timestamps undercount the requests in flight: no load is read from them.
+        if not _read_load(bench, log, log.rows_used - before) and not partial:
+            inflight.add_detected_load(log, spans, fields=_SPAN_FIELDS)
     if len(benchmarks) > 1:
         log.notes.append(
             f"{len(benchmarks)} benchmarks (e.g. a sweep of rates) are pooled into one log."
@@ -123,20 +134,22 @@ def _strategy(bench: dict) -> dict | None:
     return None
 
 
-def _read_load(bench: dict, log: ParsedLog) -> None:
-    """The load GuideLLM ran this benchmark at: synchronous is one request at a time, concurrent
-    has ``streams`` clients, constant and poisson have a ``rate`` in requests per second;
-    throughput (as fast as it can) records no number."""
+def _read_load(bench: dict, log: ParsedLog, requests: int) -> bool:
+    """The load GuideLLM ran this benchmark at (``requests`` of its requests were read):
+    synchronous is one request at a time, concurrent has ``streams`` clients, constant and poisson
+    have a ``rate`` in requests per second; throughput (as fast as it can) records no number.
+    Returns True if a level was recorded."""
     strategy = _strategy(bench)
-    if not strategy:
-        return
-    kind = strategy.get("type_")
+    kind = strategy.get("type_") if strategy else None
     if kind == "synchronous":
-        log.add_load(concurrency=1, field="strategy synchronous")
-    elif kind == "concurrent":
-        log.add_load(concurrency=strategy.get("streams"), field="strategy concurrent (streams)")
-    elif kind in ("constant", "poisson"):
-        log.add_load(requests_per_s=strategy.get("rate"), field=f"strategy {kind} (rate)")
+        return log.add_load(concurrency=1, field="strategy synchronous", requests=requests)
+    if kind == "concurrent":
+        return log.add_load(concurrency=strategy.get("streams"), field="strategy concurrent (streams)",
+                            requests=requests)
+    if kind in ("constant", "poisson"):
+        return log.add_load(requests_per_s=strategy.get("rate"), field=f"strategy {kind} (rate)",
+                            requests=requests)
+    return False
 
 
 def _window(bench: dict) -> tuple[float, float] | None:

@@ -72,9 +72,12 @@ class ParsedLog:
         details: ``SKIP_REASONS`` id -> {detail: count}: the field that was missing, or the
             file's own words for a failure (e.g. ``"429: Too Many Requests"``).
         sample_of: how many requests the tool ran when the file lists only a sample (else None).
-        load_levels: the load the file records, one entry per benchmark it holds:
-            ``{"concurrency": int >= 1 or None, "requests_per_s": float > 0 or None, "field": the
-            source field}`` (empty when the format does not record it). See :meth:`add_load`.
+        load_levels: the load of each benchmark the file holds, recorded by the file or read from
+            its requests' timestamps: ``{"concurrency": int >= 1 or None, "requests_per_s": float
+            > 0 or None, "field": the source field, "source": "recorded" | "timestamps",
+            "requests": requests at that level or None, and for "timestamps" also
+            "mean_in_flight" (float) and "peak_in_flight" (int, or None if unknown)}`` (empty when the file shows no
+            load). See :meth:`add_load` and :mod:`twoclocks.logtools.inflight`.
         prompt_tokens, output_tokens: token counts per used request (ints >= 1).
         ttft_ms, ttlt_ms: times per used request in ms (0 < ttft_ms <= ttlt_ms).
     """
@@ -102,16 +105,28 @@ class ParsedLog:
         return len(self.ttft_ms)
 
     def add_load(self, *, concurrency: object = None, requests_per_s: object = None,
-                 field: str = "") -> None:
-        """Record a load level the file states: ``concurrency`` (clients in flight, an int >= 1)
-        and/or ``requests_per_s`` (an arrival rate > 0). Values that are not such numbers ("inf",
-        null, text) are ignored, so an unlimited rate records nothing; a repeat is not added."""
+                 field: str = "", requests: int | None = None, in_flight: dict | None = None) -> bool:
+        """Record a load level: ``concurrency`` (clients in flight, an int >= 1) and/or
+        ``requests_per_s`` (an arrival rate > 0), with ``requests`` run at it if known. Values that
+        are not such numbers ("inf", null, text) are ignored, so an unlimited rate records nothing.
+        ``in_flight`` (``{"mean", "peak"}`` from :func:`twoclocks.logtools.inflight.in_flight`)
+        marks a level read from the requests' timestamps rather than recorded by the file. A repeat
+        adds its requests to the level already recorded. Returns True if a level was recorded."""
         users = _positive(concurrency)
         users = int(users) if users is not None and users.is_integer() and users >= 1 else None
         rate = _positive(requests_per_s)
-        level = {"concurrency": users, "requests_per_s": rate, "field": field}
-        if (users is not None or rate is not None) and level not in self.load_levels:
+        if users is None and rate is None:
+            return False
+        level = {"concurrency": users, "requests_per_s": rate, "field": field,
+                 "source": "timestamps" if in_flight else "recorded", "requests": requests}
+        if in_flight:
+            level.update(mean_in_flight=in_flight["mean"], peak_in_flight=in_flight["peak"])
+        same = next((x for x in self.load_levels if _same_level(x, level)), None)
+        if same is None:
             self.load_levels.append(level)
+        elif requests is not None:
+            same["requests"] = (same["requests"] or 0) + requests
+        return True
 
     def skip(self, reason: str, count: int = 1, detail: str | None = None) -> None:
         """Count ``count`` rows skipped for ``reason`` (a ``SKIP_REASONS`` id).
@@ -241,6 +256,11 @@ def _check(quad: tuple, ttft_factor: float, ttlt_factor: float, is_tpot: bool) -
     if lt < ft:
         return "ttlt_before_ttft", None
     return "not_streamed", None
+
+
+def _same_level(a: dict, b: dict) -> bool:
+    """Two levels are one if they agree on everything but their request counts."""
+    return {k: v for k, v in a.items() if k != "requests"} == {k: v for k, v in b.items() if k != "requests"}
 
 
 def _positive(value: object) -> float | None:

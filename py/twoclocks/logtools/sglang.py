@@ -5,6 +5,11 @@ one JSON line to the output file with its summary (``backend``, ``completed``,
 ``median_e2e_latency_ms``...) and, with ``--output-details``, the per-request arrays
 ``input_lens``, ``output_lens``, ``ttfts`` and ``itls`` (seconds) and ``errors``, as vLLM's. Every
 run in the file is read and pooled; runs without the arrays are counted in a note.
+
+The load: each run's ``request_rate`` and ``max_concurrency``, as vLLM's; a run with neither (an
+unlimited rate, SGLang's default) still saves ``concurrency``, the sum of its requests' end-to-end
+latencies over the run's duration (``calculate_metrics``): the time-weighted mean number in flight,
+which is read as the load (:mod:`twoclocks.logtools.inflight`; its peak is not saved).
 """
 
 from __future__ import annotations
@@ -73,7 +78,8 @@ def read(source, log: ParsedLog, accepted: str = "") -> None:
         pooled["completed"] = detailed[0].get("completed")
     vllm.read_arrays(pooled, log, tool="SGLang", option=OPTION, median_key="median_e2e_latency_ms")
     for run in detailed:  # SGLang saves request_rate and max_concurrency with each run, as vLLM does
-        vllm.read_load(run, log)
+        if not vllm.read_load(run, log, requests=_succeeded(run)):
+            _saved_concurrency(run, log)
     if len(detailed) > 1:
         log.notes.append(f"{len(detailed)} runs (e.g. request rates) are pooled into one log.")
     if len(runs) > len(detailed):
@@ -81,3 +87,19 @@ def read(source, log: ParsedLog, accepted: str = "") -> None:
             f"{len(runs) - len(detailed)} run(s) in the file hold only summary figures "
             f"(saved without {OPTION}) and are not counted."
         )
+
+
+def _succeeded(run: dict) -> int:
+    """How many of a run's requests have no error (the run's share of the pooled log)."""
+    count = len(run["input_lens"]) if isinstance(run["input_lens"], list) else 0
+    errors = run.get("errors") if isinstance(run.get("errors"), list) else []
+    return count - sum(1 for error in errors[:count] if error)
+
+
+def _saved_concurrency(run: dict, log: ParsedLog) -> None:
+    """The run's saved mean in flight (``concurrency``) as a level read from its timing."""
+    mean = run.get("concurrency")
+    if mean.__class__ is bool or not isinstance(mean, (int, float)) or not 0 < mean < float("inf"):
+        return
+    log.add_load(concurrency=max(1, round(mean)), field="concurrency: sum of latencies / duration",
+                 requests=_succeeded(run), in_flight={"mean": float(mean), "peak": None})

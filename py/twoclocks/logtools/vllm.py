@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from math import fsum
 
+from . import inflight
 from .parsed import ParsedLog
 
 FORMAT = "vllm"
@@ -57,6 +58,8 @@ def read(source, log: ParsedLog, accepted: str = "") -> None:
     """Fill ``log`` from vLLM's result."""
     log.format, log.format_name = FORMAT, NAME
     read_arrays(source.document, log, tool="vLLM", option=OPTION, median_key="median_e2el_ms")
+    if log.rows_used:
+        read_load(source.document, log, requests=log.rows_used)
 
 
 def summary_message(tool: str, option: str, accepted: str) -> str:
@@ -118,14 +121,39 @@ def read_arrays(doc: dict, log: ParsedLog, *, tool: str, option: str, median_key
         "end-to-end latency."
     )
     _compare_median(doc.get(median_key), doc.get("completed"), log, tool, median_key)
-    read_load(doc, log)
 
 
-def read_load(doc: dict, log: ParsedLog) -> None:
-    """The load the run was started with: ``--max-concurrency`` and ``--request-rate``, saved as
-    ``max_concurrency`` and ``request_rate`` ("inf" when unlimited, which records no rate)."""
-    log.add_load(concurrency=doc.get("max_concurrency"), field="max_concurrency")
-    log.add_load(requests_per_s=doc.get("request_rate"), field="request_rate")
+def read_load(doc: dict, log: ParsedLog, requests: int | None = None) -> bool:
+    """The load of one run (``requests`` of its requests were read): ``--max-concurrency`` and
+    ``--request-rate``, saved as ``max_concurrency`` and ``request_rate`` ("inf" when unlimited,
+    which records no rate); when neither is recorded, the requests' ``start_times``. Returns True
+    if a level was recorded or read."""
+    recorded = log.add_load(concurrency=doc.get("max_concurrency"), field="max_concurrency",
+                            requests=requests)
+    recorded = log.add_load(requests_per_s=doc.get("request_rate"), field="request_rate",
+                            requests=requests) or recorded
+    return recorded or inflight.add_detected_load(log, _spans(doc), fields="start_times, latencies")
+
+
+def _spans(doc: dict) -> list:
+    """``(start, end)`` in seconds of every request that succeeded, from ``start_times`` and
+    ``latencies`` (or ``ttfts`` plus the request's ``itls``); [] when the run has no start times."""
+    starts, latencies = doc.get("start_times"), doc.get("latencies")
+    if not isinstance(starts, list):
+        return []
+    errors = doc.get("errors") if isinstance(doc.get("errors"), list) else []
+    ttfts, itls = doc.get("ttfts") or [], doc.get("itls") or []
+    spans = []
+    for i, start in enumerate(starts):
+        if i < len(errors) and errors[i]:
+            continue
+        if isinstance(latencies, list) and i < len(latencies):
+            length = latencies[i]
+        else:
+            length = _last_token_s(ttfts[i], itls[i]) if i < min(len(ttfts), len(itls)) else None
+        if isinstance(start, (int, float)) and isinstance(length, (int, float)):
+            spans.append((start, start + length))
+    return spans
 
 
 def _last_token_s(ttft: object, gaps: object) -> object:
