@@ -377,3 +377,25 @@ def test_the_load_offer_shows_only_with_the_lab_callback_and_hands_over_pythons_
         assert harness.locator("#logs-load-note").text_content() == ""
     finally:
         logs.evaluate("() => { document.getElementById('logs-harness')?.remove(); delete window.__loads; }")
+
+
+def test_the_load_offer_on_the_page_runs_the_files_load_in_the_lab(logs):
+    """Issue 15: a log recorded at 64 concurrent requests offers its load; one click puts that load,
+    the file's median prompt and answer on the lab's clocks, which then show mostly waiting."""
+    path = LOGS / "vllm_concurrency_64.json"
+    waiting = expected_for(path)["diagnosis"]["waiting"]
+    assert waiting["suggested_load"] == {"concurrency": 64, "requests_per_s": None}
+    assert upload(logs, path) == "done"
+    logs.click("#logs-use-load")
+    logs.evaluate("""async (deadline) => { const start = performance.now();
+        while (!(document.body.dataset.settled === "true" && window.TwoClocks.getState().load.concurrency === 64)) {
+          if (performance.now() - start > deadline) throw new Error("the lab did not take the load");
+          await new Promise(requestAnimationFrame); } }""", DEADLINE_MS)
+    state = logs.evaluate("() => window.TwoClocks.getState()")
+    assert state["prompt_tokens"] == waiting["median_prompt_tokens"]
+    assert state["output_tokens"] == waiting["median_output_tokens"]
+    assert state["max_tokens"] >= state["output_tokens"]
+    report = logs.evaluate("() => window.TwoClocks.report()")
+    assert report["load"]["concurrency"] == 64 and report["clocks"]["ttft_ms"] == float(
+        logs.get_attribute("#ttft-ms", "data-ms"))
+    logs.evaluate("(s) => window.TwoClocks.setState(s)", {"load": {"concurrency": 1}})

@@ -395,6 +395,12 @@ async function loadLogs() {
         return (await engine.analyze(text, filename)).analysis;
       },
       useFitted: (toyConstants) => applyState({ toy_constants: toyConstants, mode: "toy" }),
+      // A log's load, prompt and answer into the lab (its answer needs max_tokens room to end by its stop).
+      useLoad: ({ load, prompt_tokens, output_tokens }) => {
+        const partial = { load: { ...lesson.value.load, ...load }, prompt_tokens, output_tokens,
+          max_tokens: Math.max(lesson.value.max_tokens, output_tokens) };
+        showOnClocks(lesson.validate(partial)); // throws, naming the setting, if the log's values cannot be set
+      },
       sampleUrl: new URL("../sample-log.csv", import.meta.url).href,
       readonly: view.readonly,
     });
