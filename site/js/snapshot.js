@@ -1,0 +1,93 @@
+// The worker's fast boot: Pyodide restored from the memory snapshot build.py made (see build.py,
+// memory_snapshot), with the wasm and the snapshot fetched gzip'd and decompressed here with the
+// browser's DecompressionStream. Restoring takes about a fifth of a boot. Anything wrong (the snapshot
+// missing, corrupt, from another Pyodide build, not matching its recorded sha256, or the restore
+// throwing) is said with console.warn and the worker boots as without a snapshot (worker.js).
+import { BUILD } from "./build.js";
+import { SITE_PACKAGES, snapshotDeserializer } from "./snapshotrefs.js";
+
+// Taken before worker.js's download watcher wraps fetch: a failed download here is a reason to
+// fall back, not the end of the boot.
+const directFetch = self.fetch.bind(self);
+
+/** A download of a gzip'd file: `found` (resolves once the server answered OK), `bytes` (the fetched,
+ * compressed bytes, for the integrity check) and `body` (a stream of the decompressed bytes).
+ * `onBytes(n)` is called as compressed bytes arrive. */
+function fetchGzip(url, onBytes) {
+  const response = directFetch(url).then((r) => {
+    if (!r.ok) throw new Error(`${url.pathname.split("/").pop()} could not be downloaded (HTTP ${r.status})`);
+    return r;
+  });
+  const split = response.then((r) => {
+    const counted = r.body.pipeThrough(new TransformStream({
+      transform(chunk, controller) { onBytes(chunk.byteLength); controller.enqueue(chunk); },
+    }));
+    return counted.tee();
+  });
+  const bytes = split.then(([kept]) => new Response(kept).arrayBuffer()).then((b) => new Uint8Array(b));
+  const body = split.then(([, piped]) => piped.pipeThrough(new DecompressionStream("gzip")));
+  for (const promise of [response, bytes, body]) promise.catch(() => {}); // awaited later, or never
+  return { found: response, bytes, body };
+}
+
+/** True when this build has a snapshot and the browser can decompress it. */
+export function snapshotAvailable() {
+  return Boolean(BUILD.snapshot) && typeof DecompressionStream === "function";
+}
+
+/**
+ * Start both downloads now (the worker calls this first thing); `onBytes(n)` counts what arrives.
+ * The app folder is the worker's parent; BUILD's paths are relative to it.
+ */
+export function startSnapshotDownloads(appBase, onBytes) {
+  return {
+    wasm: fetchGzip(new URL(BUILD.wasmGz, appBase), onBytes),
+    snapshot: fetchGzip(new URL(BUILD.snapshot, appBase), onBytes),
+  };
+}
+
+// While loadPyodide runs, its request for pyodide.asm.wasm is answered from the gzip'd download
+// (typed application/wasm, so it still compiles while it streams in).
+function answerWasmFetch(wasm) {
+  const previous = self.fetch;
+  self.fetch = (input, init) => {
+    if (!String(input instanceof Request ? input.url : input).endsWith("/pyodide.asm.wasm")) return previous(input, init);
+    return wasm.body.then((body) => new Response(body, { headers: { "Content-Type": "application/wasm" } }));
+  };
+  return () => { self.fetch = previous; };
+}
+
+/**
+ * Restore Pyodide from the snapshot. `loadPyodide` and `options` are the worker's; `sha256Hex(bytes)`
+ * is given the restored Pyodide and returns a hex digest. Resolves to the restored Pyodide, with
+ * micropip's wheel and ours (`wheels`: [bytes] already checked) unpacked again, since the file
+ * system is not in the snapshot. Rejects with the reason when the snapshot cannot be used.
+ */
+export async function restoreFromSnapshot(loadPyodide, options, downloads, sha256Hex) {
+  await Promise.all([downloads.snapshot.found, downloads.wasm.found]); // else no wasm is fetched twice
+  const refs = snapshotDeserializer();
+  const snapshot = downloads.snapshot.body.then((body) => new Response(body).arrayBuffer());
+  const restoreWasm = answerWasmFetch(downloads.wasm);
+  let pyodide;
+  try {
+    pyodide = await loadPyodide({ ...options, _loadSnapshot: snapshot, _snapshotDeserializer: refs.deserialize });
+  } finally {
+    restoreWasm();
+  }
+  refs.attach(pyodide);
+  // The gzip trailer's CRC already failed a damaged download; this checks it is the build's own.
+  const check = sha256Hex(pyodide);
+  for (const [name, download, sha256] of [
+    [BUILD.snapshot, downloads.snapshot, BUILD.snapshotSha256],
+    [BUILD.wasmGz, downloads.wasm, BUILD.wasmGzSha256],
+  ]) {
+    const actual = check(await download.bytes);
+    if (actual !== sha256) throw new Error(`${name.split("/").pop()} does not match its recorded sha256 (got ${actual.slice(0, 12)}…)`);
+  }
+  return pyodide;
+}
+
+/** Put a pure wheel's files where the snapshot's imports expect them (site-packages). */
+export function unpackWheel(pyodide, bytes) {
+  pyodide.unpackArchive(bytes, "wheel", { extractDir: SITE_PACKAGES });
+}
