@@ -451,23 +451,6 @@ def test_the_cell_and_the_log_tools_load_only_when_the_learner_comes_near(browse
     context.close()
 
 
-def test_micropip_is_imported_from_the_precompiled_bytecode_and_a_changed_source_is_not(lesson):
-    """The boot imports micropip and the stdlib modules it needs from the bytecode build.py compiled
-    (their loaders say so); a module whose source hash does not match is compiled from its source."""
-    output = run_cell(lesson, """
-import importlib.util, ipaddress, micropip
-print(type(micropip.__loader__).__name__, type(ipaddress.__loader__).__name__)
-Precompiled = type(micropip.__loader__)
-spec = importlib.util.find_spec("micropip.constants")
-module = importlib.util.module_from_spec(spec)
-Precompiled(spec.loader, b"\\0" * 8 + b"not a code object").exec_module(module)  # wrong hash
-print(sorted(name for name in vars(module) if not name.startswith("_"))[:1])
-""")
-    first, second = output.strip().splitlines()
-    assert first == "PrecompiledLoader PrecompiledLoader"
-    assert second != "[]", output
-
-
 def test_a_cell_that_ends_python_gets_a_fresh_one_and_keeps_its_code(lesson):
     """os._exit() ends the cell's Python for good: the page says so, starts a fresh worker and the
     next Run works; the lesson's own model is untouched."""

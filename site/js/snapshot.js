@@ -25,9 +25,30 @@ function fetchGzip(url, onBytes) {
     return counted.tee();
   });
   const bytes = split.then(([kept]) => new Response(kept).arrayBuffer()).then((b) => new Uint8Array(b));
-  const body = split.then(([, piped]) => piped.pipeThrough(new DecompressionStream("gzip")));
-  for (const promise of [response, bytes, body]) promise.catch(() => {}); // awaited later, or never
-  return { found: response, bytes, body };
+  let fail;
+  const failed = new Promise((_, reject) => { fail = reject; });
+  const body = split.then(([, piped]) => reportingErrors(piped.pipeThrough(new DecompressionStream("gzip")), fail));
+  for (const promise of [response, bytes, body, failed]) promise.catch(() => {}); // awaited later, or never
+  return { found: response, bytes, body, failed };
+}
+
+// The same stream, also calling `fail(error)` if reading it fails (a damaged gzip): Pyodide only
+// logs a failed wasm compile and never settles, so the worker must hear of it here.
+function reportingErrors(stream, fail) {
+  const reader = stream.getReader();
+  return new ReadableStream({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      } catch (error) {
+        fail(new Error(`a download could not be decompressed (${error.message})`));
+        controller.error(error);
+      }
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
 }
 
 /** True when this build has a snapshot and the browser can decompress it. */
@@ -70,7 +91,11 @@ export async function restoreFromSnapshot(loadPyodide, options, downloads, sha25
   const restoreWasm = answerWasmFetch(downloads.wasm);
   let pyodide;
   try {
-    pyodide = await loadPyodide({ ...options, _loadSnapshot: snapshot, _snapshotDeserializer: refs.deserialize });
+    pyodide = await Promise.race([
+      loadPyodide({ ...options, _loadSnapshot: snapshot, _snapshotDeserializer: refs.deserialize }),
+      downloads.wasm.failed,
+      downloads.snapshot.failed,
+    ]);
   } finally {
     restoreWasm();
   }
