@@ -162,6 +162,36 @@ def test_a_snapshot_that_cannot_be_used_falls_back_to_the_full_boot_and_says_why
     page.context.close()
 
 
+@pytest.fixture(scope="module")
+def insecure_browser(playwright):
+    """Chromium resolving lessons.example to this machine: plain http there is not a secure context,
+    so there is no crypto.subtle and Python's hashlib checks the downloads after the restore."""
+    browser = playwright.chromium.launch(
+        executable_path=build.CHROMIUM,
+        args=[*build.CHROMIUM_ARGS, "--host-resolver-rules=MAP lessons.example 127.0.0.1"],
+    )
+    yield browser
+    browser.close()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("case", ["as built", "not the recorded bytes"])
+def test_without_crypto_subtle_python_checks_the_downloads(insecure_browser, server, files, case):
+    """Over plain http under a host name the snapshot restores, and bytes that are not the recorded
+    ones are still caught (by hashlib) and fall back."""
+    url = server.replace("127.0.0.1", "lessons.example")
+    replace = {SNAPSHOT: gzip.compress(files["raw"], 1)} if case != "as built" else {}
+    page = open_page(insecure_browser, url, replace)
+    assert page.evaluate("() => typeof crypto.subtle") == "undefined"
+    warned = [text for text in page.warnings if WARNING in text]
+    if case == "as built":
+        assert warned == [] and "pyodide.asm.wasm" not in page.fetched
+    else:
+        assert len(warned) == 1 and "does not match its recorded sha256" in warned[0]
+    assert page.evaluate("() => TwoClocks.report()")["ttft_ms"] == evaluate(DEFAULT_STATE)["ttft_ms"]
+    page.context.close()
+
+
 SAME_STATES = [
     {"prompt_tokens": 40000, "output_tokens": 300, "max_tokens": 256},
     {"mode": "roofline", "streaming": True, "cached_prefix_tokens": 2000},

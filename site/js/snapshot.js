@@ -86,6 +86,11 @@ function answerWasmFetch(wasm) {
  */
 export async function restoreFromSnapshot(loadPyodide, options, downloads, sha256Hex) {
   await Promise.all([downloads.snapshot.found, downloads.wasm.found]); // else no wasm is fetched twice
+  downloads.snapshot.bytes.then(() => performance.mark("boot:snapshot-downloaded"));
+  downloads.wasm.bytes.then(() => performance.mark("boot:wasm-downloaded"));
+  // Where crypto.subtle exists (secure contexts) the downloads are hashed on the browser's own
+  // thread while Pyodide restores; elsewhere Python's hashlib hashes them after the restore.
+  const digests = [downloads.snapshot, downloads.wasm].map((download) => download.bytes.then(subtleSha256));
   const refs = snapshotDeserializer();
   const snapshot = downloads.snapshot.body.then((body) => new Response(body).arrayBuffer());
   const restoreWasm = answerWasmFetch(downloads.wasm);
@@ -100,16 +105,25 @@ export async function restoreFromSnapshot(loadPyodide, options, downloads, sha25
     restoreWasm();
   }
   refs.attach(pyodide);
+  performance.mark("boot:snapshot-restored");
   // The gzip trailer's CRC already failed a damaged download; this checks it is the build's own.
-  const check = sha256Hex(pyodide);
-  for (const [name, download, sha256] of [
-    [BUILD.snapshot, downloads.snapshot, BUILD.snapshotSha256],
-    [BUILD.wasmGz, downloads.wasm, BUILD.wasmGzSha256],
+  let check = null;
+  for (const [name, download, digest, sha256] of [
+    [BUILD.snapshot, downloads.snapshot, digests[0], BUILD.snapshotSha256],
+    [BUILD.wasmGz, downloads.wasm, digests[1], BUILD.wasmGzSha256],
   ]) {
-    const actual = check(await download.bytes);
+    const actual = (await digest) ?? (check ??= sha256Hex(pyodide))(await download.bytes);
     if (actual !== sha256) throw new Error(`${name.split("/").pop()} does not match its recorded sha256 (got ${actual.slice(0, 12)}…)`);
   }
+  performance.mark("boot:snapshot-checked");
   return pyodide;
+}
+
+/** The hex sha256 of `bytes` by crypto.subtle, or null where it does not exist (insecure contexts). */
+async function subtleSha256(bytes) {
+  if (!globalThis.crypto?.subtle) return null;
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  return Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
 /** Put a pure wheel's files where the snapshot's imports expect them (site-packages). */

@@ -56,7 +56,12 @@ function fetchChecked(name, sha256) {
   return async () => checked(name, await download, sha256);
 }
 
+// After a restore micropip is imported but its files are not there (the file system is not in the
+// snapshot): they are fetched, checked and unpacked before its first install.
+let micropipFiles = async () => {};
+
 async function installWheel(name, bytes) {
+  await micropipFiles();
   const path = `/tmp/${name}`;
   pyodide.FS.writeFile(path, bytes);
   const micropip = pyodide.pyimport("micropip");
@@ -116,9 +121,9 @@ async function boot() {
   const downloads = snapshotAvailable() ? startSnapshotDownloads(new URL("../", import.meta.url), () => {}) : null;
   const downloadFailed = watchDownloads();
   const wheel = fetchChecked(BUILD.wheel, BUILD.wheelSha256);
-  // micropip's wheel (PyPI's, pinned by build.py) is fetched and checked here too, then unpacked
-  // into site-packages: loadPyodide's `packages` option costs ~0.4 s more here for the same result.
-  const micropipWheel = fetchChecked(`../${BUILD.pyodideDir}/${BUILD.micropipWheel}`, BUILD.micropipSha256);
+  // micropip's wheel (PyPI's, pinned by build.py) is fetched and checked too, then unpacked into
+  // site-packages: loadPyodide's `packages` option costs ~0.4 s more here for the same result.
+  const fetchMicropip = () => fetchChecked(`../${BUILD.pyodideDir}/${BUILD.micropipWheel}`, BUILD.micropipSha256);
   const withLogTools = new URL(import.meta.url).searchParams.has("logtools"); // the code cell's worker
   const logsWheel = withLogTools ? fetchChecked(BUILD.logsWheel, BUILD.logsWheelSha256) : null;
   status("Downloading the Python runtime (Pyodide)…");
@@ -134,11 +139,14 @@ async function boot() {
     // micropip and twoclocks.web are imported in the snapshot; their files are put back for the
     // imports and installs that come later (the file system is not in the snapshot).
     mark("pyodide-loaded");
-    status("Installing the twoclocks model…");
-    unpackWheel(pyodide, await micropipWheel());
     mark("micropip-imported");
+    status("Installing the twoclocks model…");
     unpackWheel(pyodide, await wheel());
+    const micropipWheel = withLogTools ? fetchMicropip() : null; // else fetched when first needed
+    let unpacked = null;
+    micropipFiles = () => (unpacked ??= (micropipWheel ?? fetchMicropip())().then((bytes) => unpackWheel(pyodide, bytes)));
   } else {
+    const micropipWheel = fetchMicropip();
     pyodide = await Promise.race([downloadFailed, loadPyodide(options)]);
     mark("pyodide-loaded");
     status("Installing the twoclocks model…");
