@@ -14,7 +14,7 @@ import struct
 
 import pytest
 from conftest import Server
-from pagewait import DEADLINE_MS, open_logs, run_cell
+from pagewait import DEADLINE_MS, open_logs, run_cell, wait_for_readouts, wait_until
 
 import build
 from twoclocks.web import DEFAULT_STATE, evaluate
@@ -220,3 +220,28 @@ def test_the_page_behaves_the_same_booted_either_way(browser, server):
     assert [any(name.startswith("twoclocks_logs-") for name in page.fetched) for page in pages] == [True, True]
     for page in pages:
         page.context.close()
+
+
+@pytest.mark.browser
+def test_while_python_loads_the_clocks_say_so_with_the_bytes_downloaded(browser, server):
+    """On a slow link the note over the clocks counts the megabytes downloaded, a change made
+    meanwhile is drawn once Python is ready, and the note is gone then."""
+    context = browser.new_context()
+    page = context.new_page()
+    session = context.new_cdp_session(page)
+    session.send("Network.enable")
+    session.send("Network.emulateNetworkConditions",
+                 {"offline": False, "latency": 40, "downloadThroughput": 20e6 / 8, "uploadThroughput": 20e6 / 8})
+    page.goto(server)
+    text = wait_until(page, "() => { const note = document.querySelector('#clocks-wrap #python-loading');"
+                            " return !note.hidden && /of [0-9.]+ MB downloaded/.test(note.textContent) && note.textContent; }",
+                      deadline_ms=4 * DEADLINE_MS)
+    assert text and text.startswith("Loading Python: ")
+    loaded, total = (float(number) for number in re.findall(r"[0-9.]+", text)[:2])
+    assert 0 <= loaded < total
+    page.evaluate("() => TwoClocks.setState({prompt_tokens: 40000})")
+    page.evaluate("() => TwoClocks.ready")
+    report = evaluate({**DEFAULT_STATE, "prompt_tokens": 40000})
+    assert wait_for_readouts(page, report["ttft_ms"], report["ttlt_ms"]) == (report["ttft_ms"], report["ttlt_ms"])
+    assert page.is_hidden("#python-loading")
+    context.close()

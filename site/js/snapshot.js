@@ -56,11 +56,24 @@ export function snapshotAvailable() {
   return Boolean(BUILD.snapshot) && typeof DecompressionStream === "function";
 }
 
+const PROGRESS_EVERY_MS = 100; // the page hears of the download's progress at most this often
+
 /**
- * Start both downloads now (the worker calls this first thing); `onBytes(n)` counts what arrives.
- * The app folder is the worker's parent; BUILD's paths are relative to it.
+ * Start both downloads now (the worker calls this first thing); `onProgress(loadedBytes, totalBytes)`
+ * hears how far they are, at most every PROGRESS_EVERY_MS and once at the end. The app folder is the
+ * worker's parent; BUILD's paths are relative to it.
  */
-export function startSnapshotDownloads(appBase, onBytes) {
+export function startSnapshotDownloads(appBase, onProgress) {
+  const totalBytes = BUILD.snapshotBytes + BUILD.wasmGzBytes;
+  let loadedBytes = 0;
+  let told = 0;
+  const onBytes = (n) => {
+    loadedBytes += n;
+    const now = performance.now();
+    if (now - told < PROGRESS_EVERY_MS && loadedBytes < totalBytes) return;
+    told = now;
+    onProgress(loadedBytes, totalBytes);
+  };
   return {
     wasm: fetchGzip(new URL(BUILD.wasmGz, appBase), onBytes),
     snapshot: fetchGzip(new URL(BUILD.snapshot, appBase), onBytes),

@@ -9,6 +9,7 @@
 //                                                         then {type: "done", id, ok, hidden, exited?}
 //   page -> worker  {type: "shareBuffers", interrupt, stdin}  (cross-origin isolated pages only; no reply)
 //   worker -> page  {type: "status", text} while booting, then {type: "ready", bootMs} or {type: "boot-error", message}
+//   worker -> page  {type: "progress", phase, loadedBytes, totalBytes} while booting (bootprogress.js)
 //   worker -> page  {type: "exited"} after the cell's Python exited (the page starts a fresh worker)
 //   worker -> page  {type: "error", id, error} for a request that failed
 import { BUILD } from "./build.js";
@@ -26,6 +27,7 @@ const post = (message) => self.postMessage(message);
 const mark = (phase) => performance.mark(`boot:${phase}`);
 mark("worker-start");
 const status = (text) => post({ type: "status", text });
+const progress = (phase, loadedBytes = 0, totalBytes = 0) => post({ type: "progress", phase, loadedBytes, totalBytes });
 
 // Our files (the wheels) are fetched early, the model's while Pyodide boots,
 // and checked against the sha256 build.py recorded before they are installed or imported. The hash
@@ -118,7 +120,10 @@ async function restored(loadPyodide, options, downloads) {
 
 async function boot() {
   const started = performance.now();
-  const downloads = snapshotAvailable() ? startSnapshotDownloads(new URL("../", import.meta.url), () => {}) : null;
+  const downloads = snapshotAvailable()
+    ? startSnapshotDownloads(new URL("../", import.meta.url), (loaded, total) => progress("download", loaded, total))
+    : null;
+  downloads?.snapshot.bytes.then(() => downloads.wasm.bytes).then(() => progress("restore"), () => {});
   const downloadFailed = watchDownloads();
   const wheel = fetchChecked(BUILD.wheel, BUILD.wheelSha256);
   // micropip's wheel (PyPI's, pinned by build.py) is fetched and checked too, then unpacked into
@@ -141,15 +146,18 @@ async function boot() {
     mark("pyodide-loaded");
     mark("micropip-imported");
     status("Installing the twoclocks model…");
+    progress("model");
     unpackWheel(pyodide, await wheel());
     const micropipWheel = withLogTools ? fetchMicropip() : null; // else fetched when first needed
     let unpacked = null;
     micropipFiles = () => (unpacked ??= (micropipWheel ?? fetchMicropip())().then((bytes) => unpackWheel(pyodide, bytes)));
   } else {
     const micropipWheel = fetchMicropip();
+    progress("boot");
     pyodide = await Promise.race([downloadFailed, loadPyodide(options)]);
     mark("pyodide-loaded");
     status("Installing the twoclocks model…");
+    progress("model");
     pyodide.unpackArchive(await micropipWheel(), "wheel");
     const bytes = await wheel();
     pyodide.pyimport("micropip").destroy(); // imported on its own only to time it (boot marks)
