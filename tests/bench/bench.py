@@ -21,13 +21,20 @@ Each run measures, all times in ms on the page's own clock (performance.now(), 0
     of the page and of its worker: body bytes (encodedBodySize) of every entry that went to the
     network (transferSize > 0), and transferSize itself (Chromium adds a flat 300 B for headers);
   - the lesson's worker's boot phases (its "boot:*" User Timing marks), and when the bare worker started;
+  - the code cell: Run pressed (its own Python not started yet) to its output, and its ratio to the
+    bare boot;
+  - the same cold loads of our page and the bare page on a link throttled by the DevTools protocol
+    (Network.emulateNetworkConditions: 40 Mbit/s, 40 ms round trip; it covers the pages' workers);
+  - a course page with two embedded lessons (tests/bench/two.html): when both were ready, against
+    one lesson's ready;
   - a warm second visit in a persistent profile: ready time and what went to the network again
-    (index.html is no-cache, so it is revalidated: a 304 with no body, transferSize 300 B). The warm
-    visits run after all the cold runs, so their profile's shutdown never slows a cold load.
+    (index.html is no-cache, so it is revalidated: a 304 with no body, transferSize 300 B), and the
+    bare page's warm boot the same way. The warm visits run after all the cold runs, so their
+    profile's shutdown never slows a cold load.
 Every cold load uses a fresh browser context, so nothing is cached between them; within a run, our
 page and the bare page take turns going first.
-Prints a table of median (min - max) over the runs, then the raw per-run numbers. Standard library
-and Playwright only.
+Prints a table of median (min - max) over the runs, the raw per-run numbers, then issue 17's target
+figures (median, min - max, each run's value). Standard library and Playwright only.
 """
 
 from __future__ import annotations
