@@ -60,6 +60,18 @@ def test_the_snapshot_cache_key_changes_with_everything_that_goes_into_it(tmp_pa
     assert base not in keys and len(keys) == 6
 
 
+def test_without_node_the_build_has_no_snapshot_and_says_so(tmp_path, monkeypatch, capsys):
+    """No Node: no snapshot (the page then boots in full), a note in the build's output, and
+    build.js records no snapshot file."""
+    monkeypatch.setattr(build, "CACHE", tmp_path)
+    monkeypatch.setattr(build.shutil, "which", lambda name: None if name == "node" else "/usr/bin/" + name)
+    assert build.memory_snapshot({}, b"micropip", b"model") is None
+    assert "Node is not installed" in capsys.readouterr().out
+    wheels = {"model": ("m.whl", b"m"), "logs": ("l.whl", b"l")}
+    module = build.build_module(wheels, None, b"wasm", "9.9.9").decode()
+    assert '"snapshot": null' in module and '"snapshotBytes": 0' in module
+
+
 @pytest.mark.parametrize("csp", [True, False], ids=["dev server", "plain static host"])
 def test_gzip_files_are_sent_as_they_are_stored(dist_dir, csp):
     """The .gz files go out as application/gzip bodies with no Content-Encoding (so a browser never

@@ -1,7 +1,8 @@
 // The loading note next to the clocks: while Python loads it says so where the learner looks, with
 // the phase and the bytes downloaded so far (the status line above may have scrolled away). The
 // worker sends {type: "progress", phase, loadedBytes, totalBytes} (see worker.js); the note is in
-// the page's HTML, so it shows from the first paint.
+// the page's HTML, so it shows from the first paint. It is not a live region: it changes every
+// 100 ms while downloading; the status line (role="status") announces the phases.
 import { formatNumber } from "./format.js";
 
 const MB = 1e6;

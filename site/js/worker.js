@@ -148,9 +148,11 @@ async function boot() {
     status("Installing the twoclocks model…");
     progress("model");
     unpackWheel(pyodide, await wheel());
-    const micropipWheel = withLogTools ? fetchMicropip() : null; // else fetched when first needed
-    let unpacked = null;
-    micropipFiles = () => (unpacked ??= (micropipWheel ?? fetchMicropip())().then((bytes) => unpackWheel(pyodide, bytes)));
+    let prefetched = withLogTools ? fetchMicropip() : null; // else fetched when first needed
+    let unpacked = null; // a failed attempt is forgotten, so the next install tries again
+    micropipFiles = () => (unpacked ??= (prefetched ?? fetchMicropip())()
+      .then((bytes) => unpackWheel(pyodide, bytes))
+      .catch((error) => { unpacked = prefetched = null; throw error; }));
   } else {
     const micropipWheel = fetchMicropip();
     progress("boot");
