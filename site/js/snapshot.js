@@ -92,18 +92,19 @@ function answerWasmFetch(wasm) {
 }
 
 /**
- * Restore Pyodide from the snapshot. `loadPyodide` and `options` are the worker's; `sha256Hex(bytes)`
- * is given the restored Pyodide and returns a hex digest. Resolves to the restored Pyodide, with
- * micropip's wheel and ours (`wheels`: [bytes] already checked) unpacked again, since the file
- * system is not in the snapshot. Rejects with the reason when the snapshot cannot be used.
+ * Restore Pyodide from the snapshot. `loadPyodide` and `options` are the worker's, `downloads` is
+ * startSnapshotDownloads' result, and `sha256Hex(pyodide)` returns a function of bytes giving their
+ * hex sha256 in that Pyodide (used where there is no crypto.subtle). Resolves to the restored Pyodide
+ * once both downloads match their recorded sha256; rejects with the reason when the snapshot cannot
+ * be used. The caller puts our wheels' files back (the file system is not in the snapshot).
  */
 export async function restoreFromSnapshot(loadPyodide, options, downloads, sha256Hex) {
   await Promise.all([downloads.snapshot.found, downloads.wasm.found]); // else no wasm is fetched twice
-  downloads.snapshot.bytes.then(() => performance.mark("boot:snapshot-downloaded"));
-  downloads.wasm.bytes.then(() => performance.mark("boot:wasm-downloaded"));
+  downloads.snapshot.bytes.then(() => performance.mark("boot:snapshot-downloaded"), () => {});
+  downloads.wasm.bytes.then(() => performance.mark("boot:wasm-downloaded"), () => {});
   // Where crypto.subtle exists (secure contexts) the downloads are hashed on the browser's own
   // thread while Pyodide restores; elsewhere Python's hashlib hashes them after the restore.
-  const digests = [downloads.snapshot, downloads.wasm].map((download) => download.bytes.then(subtleSha256));
+  const digests = [downloads.snapshot, downloads.wasm].map((download) => download.bytes.then(subtleSha256).catch(() => null));
   const refs = snapshotDeserializer();
   const snapshot = downloads.snapshot.body.then((body) => new Response(body).arrayBuffer());
   const restoreWasm = answerWasmFetch(downloads.wasm);

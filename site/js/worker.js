@@ -118,6 +118,40 @@ async function restored(loadPyodide, options, downloads) {
   }
 }
 
+// micropip's wheel (PyPI's, pinned by build.py) is fetched and checked like ours, then unpacked into
+// site-packages: loadPyodide's `packages` option costs ~0.4 s more here for the same result.
+const fetchMicropip = () => fetchChecked(`../${BUILD.pyodideDir}/${BUILD.micropipWheel}`, BUILD.micropipSha256);
+
+// After a restore: micropip and twoclocks.web are imported in the snapshot, but the file system is
+// not in it, so our wheel's files are put back now and micropip's before its first install.
+async function afterRestore(wheel, withLogTools) {
+  mark("pyodide-loaded");
+  mark("micropip-imported");
+  status("Installing the twoclocks model…");
+  progress("model");
+  unpackWheel(pyodide, await wheel());
+  let prefetched = withLogTools ? fetchMicropip() : null; // else fetched when first needed
+  let unpacked = null; // a failed attempt is forgotten, so the next install tries again
+  micropipFiles = () => (unpacked ??= (prefetched ?? fetchMicropip())()
+    .then((bytes) => unpackWheel(pyodide, bytes))
+    .catch((error) => { unpacked = prefetched = null; throw error; }));
+}
+
+// Without a usable snapshot: Pyodide's own boot, then micropip and our wheel installed by it.
+async function fullBoot(loadPyodide, options, downloadFailed, wheel) {
+  const micropipWheel = fetchMicropip();
+  progress("boot");
+  pyodide = await Promise.race([downloadFailed, loadPyodide(options)]);
+  mark("pyodide-loaded");
+  status("Installing the twoclocks model…");
+  progress("model");
+  pyodide.unpackArchive(await micropipWheel(), "wheel");
+  const bytes = await wheel();
+  pyodide.pyimport("micropip").destroy(); // imported on its own only to time it (boot marks)
+  mark("micropip-imported");
+  await installWheel(BUILD.wheel, bytes);
+}
+
 async function boot() {
   const started = performance.now();
   const downloads = snapshotAvailable()
@@ -126,9 +160,6 @@ async function boot() {
   downloads?.snapshot.bytes.then(() => downloads.wasm.bytes).then(() => progress("restore"), () => {});
   const downloadFailed = watchDownloads();
   const wheel = fetchChecked(BUILD.wheel, BUILD.wheelSha256);
-  // micropip's wheel (PyPI's, pinned by build.py) is fetched and checked too, then unpacked into
-  // site-packages: loadPyodide's `packages` option costs ~0.4 s more here for the same result.
-  const fetchMicropip = () => fetchChecked(`../${BUILD.pyodideDir}/${BUILD.micropipWheel}`, BUILD.micropipSha256);
   const withLogTools = new URL(import.meta.url).searchParams.has("logtools"); // the code cell's worker
   const logsWheel = withLogTools ? fetchChecked(BUILD.logsWheel, BUILD.logsWheelSha256) : null;
   status("Downloading the Python runtime (Pyodide)…");
@@ -140,32 +171,8 @@ async function boot() {
     stderr: () => {},
   };
   pyodide = downloads && await Promise.race([downloadFailed, restored(loadPyodide, options, downloads)]);
-  if (pyodide) {
-    // micropip and twoclocks.web are imported in the snapshot; their files are put back for the
-    // imports and installs that come later (the file system is not in the snapshot).
-    mark("pyodide-loaded");
-    mark("micropip-imported");
-    status("Installing the twoclocks model…");
-    progress("model");
-    unpackWheel(pyodide, await wheel());
-    let prefetched = withLogTools ? fetchMicropip() : null; // else fetched when first needed
-    let unpacked = null; // a failed attempt is forgotten, so the next install tries again
-    micropipFiles = () => (unpacked ??= (prefetched ?? fetchMicropip())()
-      .then((bytes) => unpackWheel(pyodide, bytes))
-      .catch((error) => { unpacked = prefetched = null; throw error; }));
-  } else {
-    const micropipWheel = fetchMicropip();
-    progress("boot");
-    pyodide = await Promise.race([downloadFailed, loadPyodide(options)]);
-    mark("pyodide-loaded");
-    status("Installing the twoclocks model…");
-    progress("model");
-    pyodide.unpackArchive(await micropipWheel(), "wheel");
-    const bytes = await wheel();
-    pyodide.pyimport("micropip").destroy(); // imported on its own only to time it (boot marks)
-    mark("micropip-imported");
-    await installWheel(BUILD.wheel, bytes);
-  }
+  if (pyodide) await afterRestore(wheel, withLogTools);
+  else await fullBoot(loadPyodide, options, downloadFailed, wheel);
   if (logsWheel) await installLogTools(logsWheel);
   mark("model-installed");
   const module = pyodide.pyimport("twoclocks.web"); // kept: the functions are borrowed from it
