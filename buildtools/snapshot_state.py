@@ -12,4 +12,5 @@ import hashlib  # noqa: F401  (the worker's integrity checks)
 import json  # noqa: F401  (the page's entry points return JSON text)
 
 import micropip  # noqa: F401  (installs the log tools' wheel later)
+import twoclocks._restore  # noqa: F401  (the worker calls its renew() after each restore)
 import twoclocks.web  # noqa: F401

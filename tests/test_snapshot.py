@@ -249,3 +249,16 @@ def test_while_python_loads_the_clocks_say_so_with_the_bytes_downloaded(browser,
     assert wait_for_readouts(page, report["ttft_ms"], report["ttlt_ms"]) == (report["ttft_ms"], report["ttlt_ms"])
     assert page.is_hidden("#python-loading")
     context.close()
+
+
+@pytest.mark.browser
+def test_two_restored_tabs_draw_different_random_numbers(browser, server):
+    """The snapshot holds random's state, so the worker reseeds it after each restore: two tabs'
+    cells print different random numbers (they would print the same without it)."""
+    pages = [open_page(browser, server) for _ in range(2)]
+    code = "import random\nprint(random.random())\n"
+    outputs = [run_cell(page, code) for page in pages]
+    assert all(page.warnings == [] for page in pages)
+    assert outputs[0] != outputs[1]
+    for page in pages:
+        page.context.close()

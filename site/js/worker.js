@@ -125,6 +125,9 @@ const fetchMicropip = () => fetchChecked(`../${BUILD.pyodideDir}/${BUILD.micropi
 // After a restore: micropip and twoclocks.web are imported in the snapshot, but the file system is
 // not in it, so our wheel's files are put back now and micropip's before its first install.
 async function afterRestore(wheel, withLogTools) {
+  const restore = pyodide.pyimport("twoclocks._restore");
+  restore.renew(); // random's seed is in the snapshot: every tab would draw the same numbers
+  restore.destroy();
   mark("pyodide-loaded");
   mark("micropip-imported");
   status("Installing the twoclocks model…");
