@@ -198,6 +198,7 @@ SAME_STATES = [
 CELL = (
     "from twoclocks import simulate_call\nfrom twoclocks.traffic import analyze_log\n"
     "print(simulate_call(prompt_tokens=1234, output_tokens=56, max_tokens=100).ttlt_ms)\n"
+    "import js, micropip\nprint(js.location.pathname.endswith('worker.js'), 'twoclocks-logs' in micropip.list())\n"
 )
 
 
