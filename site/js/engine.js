@@ -13,6 +13,7 @@
 //                                                         then {type: "done", id, ok, hidden, exited?}
 //   page -> worker  {type: "shareBuffers", interrupt, stdin}  (cross-origin isolated pages only; no reply)
 //   worker -> page  {type: "status", text} while booting, then {type: "ready", bootMs} or {type: "boot-error", message}
+//   worker -> page  {type: "progress", phase, loadedBytes, totalBytes} while booting (bootprogress.js)
 //   worker -> page  {type: "exited"} after the cell's Python exited (the page starts a fresh worker)
 //   worker -> page  {type: "error", id, error} for a request that failed
 
@@ -36,8 +37,9 @@ export class Engine {
    * `logTools`: install the log tools' wheel during the boot (the code cell's worker, where a
    * learner may import them); otherwise the worker installs it the first time a log is analysed.
    */
-  constructor({ onStatus, onReady, onBootError, onExited, adoptEarly = false, logTools = false }) {
+  constructor({ onStatus, onReady, onBootError, onExited, onProgress, adoptEarly = false, logTools = false }) {
     this.onExited = onExited;
+    this.onProgress = onProgress;
     this.adoptEarly = adoptEarly;
     this.logTools = logTools;
     this.onStatus = onStatus;
@@ -107,6 +109,9 @@ export class Engine {
     switch (message.type) {
       case "status":
         this.onStatus(message.text);
+        break;
+      case "progress":
+        this.onProgress?.(message);
         break;
       case "ready":
         this.ready = true;

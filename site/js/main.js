@@ -24,6 +24,7 @@ import { setupGlossary } from "./glossary.js";
 import { setupValidation } from "./validation.js";
 import { applySections } from "./sections.js";
 import { LoadChart, LoadSweep, buildLoadControls, showLoadFigures, showLoadLine } from "./loadview.js";
+import { hideBootProgress, showBootProgress } from "./bootprogress.js";
 
 const $ = (id) => document.getElementById(id);
 const ANNOUNCE_AFTER_MS = 700; // the live region speaks once the learner stops dragging
@@ -38,13 +39,17 @@ let drawnState = structuredClone(initial.state); // the state whose report the c
 const engine = new Engine({
   // While loading, the worker's progress lines keep saying that the learner's changes are queued.
   onStatus: (text) => setStatus($("lab")?.classList.contains("lab-pending") ? `${text} ${WAITING}` : text),
+  onProgress: (message) => showBootProgress($("python-loading"), message),
   onReady: () => {
+    hideBootProgress($("python-loading"));
     setStatus("Python is ready: everything runs in your browser, nothing is sent to a server.");
     requestUpdate();
   },
-  onBootError: (reason) => setStatus(
-    `Python could not start: ${reason}. The lesson text still works; try again, or reload.`,
-    { error: true, retry: true }),
+  onBootError: (reason) => {
+    hideBootProgress($("python-loading"));
+    setStatus(`Python could not start: ${reason}. The lesson text still works; try again, or reload.`,
+      { error: true, retry: true });
+  },
   adoptEarly: true,
 });
 engine.start();

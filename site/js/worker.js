@@ -11,10 +11,11 @@
 //                                                         then {type: "done", id, ok, hidden, exited?}
 //   page -> worker  {type: "shareBuffers", interrupt, stdin}  (cross-origin isolated pages only; no reply)
 //   worker -> page  {type: "status", text} while booting, then {type: "ready", bootMs} or {type: "boot-error", message}
+//   worker -> page  {type: "progress", phase, loadedBytes, totalBytes} while booting (bootprogress.js)
 //   worker -> page  {type: "exited"} after the cell's Python exited (the page starts a fresh worker)
 //   worker -> page  {type: "error", id, error} for a request that failed
 import { BUILD } from "./build.js";
-import { usePrecompiled } from "./bytecode.js";
+import { restoreFromSnapshot, snapshotAvailable, startSnapshotDownloads, unpackWheel } from "./snapshot.js";
 
 const pyodideBase = new URL(`../../${BUILD.pyodideDir}/`, import.meta.url);
 const OUTPUT_FLUSH_MS = 40; // batch stdout so a print flood does not flood the page with messages
@@ -28,8 +29,9 @@ const post = (message) => self.postMessage(message);
 const mark = (phase) => performance.mark(`boot:${phase}`);
 mark("worker-start");
 const status = (text) => post({ type: "status", text });
+const progress = (phase, loadedBytes = 0, totalBytes = 0) => post({ type: "progress", phase, loadedBytes, totalBytes });
 
-// Our files (the wheels, the boot's bytecode) are fetched early, the model's while Pyodide boots,
+// Our files (the wheels) are fetched early, the model's while Pyodide boots,
 // and checked against the sha256 build.py recorded before they are installed or imported. The hash
 // is computed by Python's hashlib, not crypto.subtle: that exists only in secure contexts, and a
 // course's plain-http server (http://lessons.example/) is not one.
@@ -39,9 +41,11 @@ async function fetchBytes(name) {
   return new Uint8Array(await response.arrayBuffer());
 }
 
-let sha256Hex = null; // Python's hashlib.sha256 over a Uint8Array, once Pyodide is loaded
+// Python's hashlib.sha256 over a Uint8Array, in a given (booted or restored) Pyodide.
+const hasher = (python) => python.runPython("import hashlib\nlambda data: hashlib.sha256(data.to_bytes()).hexdigest()");
+let sha256Hex = null; // hasher(pyodide), once Pyodide is loaded
 function checked(name, bytes, sha256) {
-  sha256Hex ??= pyodide.runPython("import hashlib\nlambda data: hashlib.sha256(data.to_bytes()).hexdigest()");
+  sha256Hex ??= hasher(pyodide);
   const actual = sha256Hex(bytes);
   if (actual !== sha256) {
     throw new Error(`${name} does not match its recorded sha256 (got ${actual.slice(0, 12)}…)`);
@@ -56,7 +60,12 @@ function fetchChecked(name, sha256) {
   return async () => checked(name, await download, sha256);
 }
 
+// After a restore micropip is imported but its files are not there (the file system is not in the
+// snapshot): they are fetched, checked and unpacked before its first install.
+let micropipFiles = async () => {};
+
 async function installWheel(name, bytes) {
+  await micropipFiles();
   const path = `/tmp/${name}`;
   pyodide.FS.writeFile(path, bytes);
   const micropip = pyodide.pyimport("micropip");
@@ -101,34 +110,75 @@ function watchDownloads() {
   return failed;
 }
 
+// The memory snapshot (snapshot.js), or null after saying why it cannot be used.
+async function restored(loadPyodide, options, downloads) {
+  try {
+    return await restoreFromSnapshot(loadPyodide, options, downloads, hasher);
+  } catch (error) {
+    console.warn(`Two Clocks: booting without the memory snapshot (slower): ${error?.message ?? error}`);
+    return null;
+  }
+}
+
+// micropip's wheel (PyPI's, pinned by build.py) is fetched and checked like ours, then unpacked into
+// site-packages: loadPyodide's `packages` option costs ~0.4 s more here for the same result.
+const fetchMicropip = () => fetchChecked(`../${BUILD.pyodideDir}/${BUILD.micropipWheel}`, BUILD.micropipSha256);
+
+// After a restore: micropip and twoclocks.web are imported in the snapshot, but the file system is
+// not in it, so our wheel's files are put back now and micropip's before its first install.
+async function afterRestore(wheel, withLogTools) {
+  const restore = pyodide.pyimport("twoclocks._restore");
+  restore.renew(); // random's seed is in the snapshot: every tab would draw the same numbers
+  restore.destroy();
+  mark("pyodide-loaded");
+  mark("micropip-imported");
+  status("Installing the twoclocks model…");
+  progress("model");
+  unpackWheel(pyodide, await wheel());
+  let prefetched = withLogTools ? fetchMicropip() : null; // else fetched when first needed
+  let unpacked = null; // a failed attempt is forgotten, so the next install tries again
+  micropipFiles = () => (unpacked ??= (prefetched ?? fetchMicropip())()
+    .then((bytes) => unpackWheel(pyodide, bytes))
+    .catch((error) => { unpacked = prefetched = null; throw error; }));
+}
+
+// Without a usable snapshot: Pyodide's own boot, then micropip and our wheel installed by it.
+async function fullBoot(loadPyodide, options, downloadFailed, wheel) {
+  const micropipWheel = fetchMicropip();
+  progress("boot");
+  pyodide = await Promise.race([downloadFailed, loadPyodide(options)]);
+  mark("pyodide-loaded");
+  status("Installing the twoclocks model…");
+  progress("model");
+  pyodide.unpackArchive(await micropipWheel(), "wheel");
+  const bytes = await wheel();
+  pyodide.pyimport("micropip").destroy(); // imported on its own only to time it (boot marks)
+  mark("micropip-imported");
+  await installWheel(BUILD.wheel, bytes);
+}
+
 async function boot() {
   const started = performance.now();
+  const downloads = snapshotAvailable()
+    ? startSnapshotDownloads(new URL("../", import.meta.url), (loaded, total) => progress("download", loaded, total))
+    : null;
+  downloads?.snapshot.bytes.then(() => downloads.wasm.bytes).then(() => progress("restore"), () => {});
   const downloadFailed = watchDownloads();
   const wheel = fetchChecked(BUILD.wheel, BUILD.wheelSha256);
-  // micropip's wheel (PyPI's, pinned by build.py) is fetched and checked here too, then unpacked
-  // into site-packages: loadPyodide's `packages` option costs ~0.4 s more here for the same result.
-  const micropipWheel = fetchChecked(`../${BUILD.pyodideDir}/${BUILD.micropipWheel}`, BUILD.micropipSha256);
-  const bytecode = BUILD.bytecode ? fetchChecked(BUILD.bytecode, BUILD.bytecodeSha256) : null;
   const withLogTools = new URL(import.meta.url).searchParams.has("logtools"); // the code cell's worker
   const logsWheel = withLogTools ? fetchChecked(BUILD.logsWheel, BUILD.logsWheelSha256) : null;
   status("Downloading the Python runtime (Pyodide)…");
   const { loadPyodide } = await import(new URL("pyodide.mjs", pyodideBase).href);
-  pyodide = await Promise.race([downloadFailed, loadPyodide({
+  const options = {
     indexURL: pyodideBase.href,
     lockFileURL: new URL("pyodide-lock.json", pyodideBase).href, // must be absolute
     stdout: () => {},
     stderr: () => {},
-  })]);
-  mark("pyodide-loaded");
-  status("Installing the twoclocks model…");
-  pyodide.unpackArchive(await micropipWheel(), "wheel");
-  const bytes = await wheel();
-  const forgetPrecompiled = bytecode ? usePrecompiled(pyodide, await bytecode()) : () => {};
-  pyodide.pyimport("micropip").destroy(); // imported on its own only to time it (boot marks)
-  mark("micropip-imported");
-  await installWheel(BUILD.wheel, bytes);
+  };
+  pyodide = downloads && await Promise.race([downloadFailed, restored(loadPyodide, options, downloads)]);
+  if (pyodide) await afterRestore(wheel, withLogTools);
+  else await fullBoot(loadPyodide, options, downloadFailed, wheel);
   if (logsWheel) await installLogTools(logsWheel);
-  forgetPrecompiled();
   mark("model-installed");
   const module = pyodide.pyimport("twoclocks.web"); // kept: the functions are borrowed from it
   web = Object.fromEntries(["evaluate_json", "load_level_json", "validation_json", "analyze_log_json", "run_cell"].map((name) => [name, module[name]]));

@@ -21,13 +21,20 @@ Each run measures, all times in ms on the page's own clock (performance.now(), 0
     of the page and of its worker: body bytes (encodedBodySize) of every entry that went to the
     network (transferSize > 0), and transferSize itself (Chromium adds a flat 300 B for headers);
   - the lesson's worker's boot phases (its "boot:*" User Timing marks), and when the bare worker started;
+  - the code cell: Run pressed (its own Python not started yet) to its output, and its ratio to the
+    bare boot;
+  - the same cold loads of our page and the bare page on a link throttled by the DevTools protocol
+    (Network.emulateNetworkConditions: 40 Mbit/s, 40 ms round trip; it covers the pages' workers);
+  - a course page with two embedded lessons (tests/bench/two.html): when both were ready, against
+    one lesson's ready;
   - a warm second visit in a persistent profile: ready time and what went to the network again
-    (index.html is no-cache, so it is revalidated: a 304 with no body, transferSize 300 B). The warm
-    visits run after all the cold runs, so their profile's shutdown never slows a cold load.
+    (index.html is no-cache, so it is revalidated: a 304 with no body, transferSize 300 B), and the
+    bare page's warm boot the same way. The warm visits run after all the cold runs, so their
+    profile's shutdown never slows a cold load.
 Every cold load uses a fresh browser context, so nothing is cached between them; within a run, our
 page and the bare page take turns going first.
-Prints a table of median (min - max) over the runs, then the raw per-run numbers. Standard library
-and Playwright only.
+Prints a table of median (min - max) over the runs, the raw per-run numbers, then issue 17's target
+figures (median, min - max, each run's value). Standard library and Playwright only.
 """
 
 from __future__ import annotations
@@ -125,6 +132,23 @@ async ([n, deadline]) => {
   return { latencies, unsettled };
 }
 """.replace("SLIDER_ID", repr(SLIDER))
+
+# Presses Run on a cell that prints a marker; ms from the click to the marker in the output (the
+# cell's own Python boots after the click: the benchmark's viewport never comes near the cell).
+CELL_RUN = """
+async (deadline) => {
+  const code = document.getElementById("code"), output = document.getElementById("output");
+  code.value = "print('bench-cell-ran')";
+  code.dispatchEvent(new Event("input", { bubbles: true }));
+  const start = performance.now();
+  document.getElementById("run").click();
+  while (!output.textContent.includes("bench-cell-ran")) {
+    if (performance.now() - start > deadline) throw new Error("the cell did not run in time");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return performance.now() - start;
+}
+"""
 
 BARE_BOOT = """
 (deadline) => Promise.race([
@@ -287,20 +311,74 @@ def measure_ours(browser, url: str, drags: int) -> dict:
         result.update(boot_phases(page))
         drag = page.evaluate(DRAGS, [drags, DEADLINE_MS])
         result["drag_ms"], result["drag_unsettled"] = drag["latencies"], drag["unsettled"]
+        result["cell_workers_before_run"] = len(page.workers)  # 1: the cell's Python had not started
+        result["cell_ms"] = page.evaluate(CELL_RUN, 2 * DEADLINE_MS)
         return result
     finally:
         context.close()
 
 
 def measure_bare(browser, url: str) -> dict:
-    """Cold load of the bare page in a fresh context: when loadPyodide() resolved."""
+    """Cold load of the bare page in a fresh context: when loadPyodide() resolved, and its bytes."""
     context = browser.new_context()
     try:
         page = context.new_page()
         page.goto(url)
         boot = page.evaluate(BARE_BOOT, DEADLINE_MS)
+        counts = byte_counts(page_resources(page))
         return {"bare_ms": boot["pageMs"], "bare_worker_ms": boot["workerMs"],
-                "bare_worker_start_ms": boot["workerStartMs"]}
+                "bare_worker_start_ms": boot["workerStartMs"], "bare_bytes_total": counts["bytes_total"]}
+    finally:
+        context.close()
+
+
+# A slow link, emulated by Chromium's DevTools protocol: 40 Mbit/s down (and up), 40 ms round trip.
+THROTTLE = {"offline": False, "latency": 40, "downloadThroughput": 40e6 / 8, "uploadThroughput": 40e6 / 8}
+
+
+def throttled_page(context):
+    """A new page of `context` whose network (its workers' included) is throttled to THROTTLE."""
+    page = context.new_page()
+    session = context.new_cdp_session(page)
+    session.send("Network.enable")
+    session.send("Network.emulateNetworkConditions", THROTTLE)
+    return page
+
+
+def measure_throttled(browser, url: str, bare_url: str) -> dict:
+    """Cold loads of our page and the bare page on the throttled network: ready and the bare boot."""
+    result = {}
+    for key, address in (("throttled_ready_ms", url), ("throttled_bare_ms", bare_url)):
+        context = browser.new_context()
+        try:
+            page = throttled_page(context)
+            if address == url:
+                page.add_init_script(MARKS_SCRIPT)
+                page.goto(address)
+                result[key] = wait_marks(page, "readyMs")["readyMs"]
+            else:
+                page.goto(address)
+                result[key] = page.evaluate(BARE_BOOT, DEADLINE_MS)["pageMs"]
+        finally:
+            context.close()
+    return result
+
+
+TWO_READY = """
+(deadline) => Promise.race([
+  window.lessonsReady,
+  new Promise((_, reject) => setTimeout(() => reject(new Error("the two lessons were not ready")), deadline)),
+])
+"""
+
+
+def measure_two(browser, two_url: str) -> dict:
+    """Cold load of a course page with two embedded lessons: when both were ready (its clock)."""
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(two_url)
+        return {"two_ready_ms": max(page.evaluate(TWO_READY, 2 * DEADLINE_MS))}
     finally:
         context.close()
 
@@ -329,13 +407,41 @@ def measure_warm(playwright, url: str) -> dict:
     return {"warm_ready_ms": marks["readyMs"], **{f"warm_{k}": v for k, v in counts.items()}}
 
 
+def measure_warm_bare(playwright, bare_url: str) -> dict:
+    """Two visits of the bare page in one persistent profile; its boot on the second."""
+    with tempfile.TemporaryDirectory(prefix="twoclocks-bench-") as profile:
+        context = playwright.chromium.launch_persistent_context(
+            profile, executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
+        )
+        try:
+            first = context.pages[0] if context.pages else context.new_page()
+            first.goto(bare_url)
+            first.evaluate(BARE_BOOT, DEADLINE_MS)
+            first.close()
+            page = context.new_page()
+            page.goto(bare_url)
+            return {"warm_bare_ms": page.evaluate(BARE_BOOT, DEADLINE_MS)["pageMs"]}
+        finally:
+            context.close()
+
+
 def run_once(browser, base: str, bare_url: str, drags: int, index: int) -> dict:
-    """One cold run: our page and the bare page, the order alternating by run."""
-    steps = [lambda: measure_ours(browser, base, drags), lambda: measure_bare(browser, bare_url)]
+    """One cold run: our page, the bare page, both throttled, and two lessons on one course page;
+    the order alternates by run."""
+    steps = [
+        lambda: measure_ours(browser, base, drags),
+        lambda: measure_bare(browser, bare_url),
+        lambda: measure_throttled(browser, base, bare_url),
+        lambda: measure_two(browser, f"{base}bench/two.html"),
+    ]
     result = {}
     for step in steps if index % 2 == 0 else reversed(steps):
         result.update(step())
     result["ratio"] = result["ready_ms"] / result["bare_ms"]
+    result["cell_ratio"] = result["cell_ms"] / result["bare_ms"]
+    result["bytes_ratio"] = result["bytes_total"] / result["bare_bytes_total"]
+    result["throttled_ratio"] = result["throttled_ready_ms"] / result["throttled_bare_ms"]
+    result["two_ratio"] = result["two_ready_ms"] / result["ready_ms"]
     result["drag_p50_ms"] = percentile(result["drag_ms"], 50)
     result["drag_p95_ms"] = percentile(result["drag_ms"], 95)
     return result
@@ -392,6 +498,12 @@ ROWS = [  # (label, key in a run's result, formatter)
     ("  model installed by micropip (ms)", "boot_model_installed_ms", fmt_ms),
     ("  twoclocks.web imported (ms)", "boot_model_imported_ms", fmt_ms),
     ("ratio our ready / bare boot (per run)", "ratio", fmt_ratio),
+    ("cell: Run pressed -> output (ms)", "cell_ms", fmt_ms),
+    ("  workers before Run (1: cell not started)", "cell_workers_before_run", fmt_count),
+    ("throttled: ready (ms)", "throttled_ready_ms", fmt_ms),
+    ("throttled: bare boot (ms)", "throttled_bare_ms", fmt_ms),
+    ("two lessons on one page: both ready (ms)", "two_ready_ms", fmt_ms),
+    ("bare page bytes fetched (cold)", "bare_bytes_total", fmt_bytes),
     ("slider input -> drawn p50 (ms)", "drag_p50_ms", fmt_ms),
     ("slider input -> drawn p95 (ms)", "drag_p95_ms", fmt_ms),
     ("bytes fetched, ours (cold)", "bytes_ours", fmt_bytes),
@@ -400,10 +512,36 @@ ROWS = [  # (label, key in a run's result, formatter)
     ("  transferSize incl. headers (cold)", "transfer_total", fmt_bytes),
     ("  files fetched (cold)", "files_downloaded", fmt_count),
     ("warm visit: ready (ms)", "warm_ready_ms", fmt_ms),
+    ("warm visit: bare boot (ms)", "warm_bare_ms", fmt_ms),
     ("warm visit: body bytes downloaded", "warm_bytes_total", fmt_bytes),
     ("  transferSize incl. headers (warm)", "warm_transfer_total", fmt_bytes),
     ("  files over the network (warm)", "warm_files_downloaded", fmt_count),
 ]
+
+
+# The issue's target table (issue 17): (figure, key of the per-run value, formatter, target).
+TARGETS = [
+    ("TwoClocks.ready / bare loadPyodide() ready", "ratio", fmt_ratio, "<= 0.50 (stretch 0.30)"),
+    ("cell's Python ready after Run / bare", "cell_ratio", fmt_ratio, "<= 0.50"),
+    ("bytes on a cold load / the bare page's", "bytes_ratio", fmt_ratio, "<= 1.10"),
+    ("ready / bare, 40 Mbit/s down, 40 ms RTT", "throttled_ratio", fmt_ratio, "<= 0.90"),
+    ("two lessons: both ready / one lesson ready", "two_ratio", fmt_ratio, "<= 1.30"),
+    ("warm revisit: body bytes re-downloaded", "warm_bytes_total", fmt_bytes, "0 (version.json: 52 B)"),
+    ("warm revisit: ready / bare warm", "warm_ratio", fmt_ratio, "<= 0.40"),
+    ("first paint with correct clocks (ms)", "drawn_ms", fmt_ms, "<= 300 ms"),
+    ("slider input -> canvas p95 (ms)", "drag_p95_ms", fmt_ms, "<= 8 ms"),
+]
+
+
+def print_targets(runs: list[dict]) -> None:
+    """The issue's figures: median (min - max), then each run's value."""
+    print(f"\n{'target figure':<44} {'median':>9}  (min - max)  target; per run")
+    print("-" * 100)
+    for label, key, fmt, target in TARGETS:
+        values = [run[key] for run in runs]
+        spread = f"({fmt(min(values))} - {fmt(max(values))})"
+        print(f"{label:<44} {fmt(statistics.median(values)):>9}  {spread}  {target}; "
+              + ", ".join(fmt(value) for value in values))
 
 
 def summary_line(label: str, values: list[float], fmt) -> str:
@@ -434,6 +572,7 @@ def print_report(runs: list[dict]) -> None:
     print("warm visit, last run: requests the server answered:",
           "; ".join(runs[-1]["warm_server"]) or "none")
     print_raw(runs)
+    print_targets(runs)
 
 
 def print_raw(runs: list[dict]) -> None:
@@ -477,6 +616,8 @@ def run_all(base: str, bare_url: str, runs: int, drags: int) -> list[dict]:
         # cache of a 9.6 MB wasm) slowed whichever cold load came next, by ~15% here.
         for result in results:
             result.update(measure_warm(playwright, base))
+            result.update(measure_warm_bare(playwright, bare_url))
+            result["warm_ratio"] = result["warm_ready_ms"] / result["warm_bare_ms"]
         browser.close()
     return results
 

@@ -1,0 +1,16 @@
+"""The state the lesson's worker reaches at boot, made in the vendored Pyodide (under Node) just before
+build.py writes the heap as the memory snapshot: micropip imported and `twoclocks.web` imported, with
+micropip's wheel and our model wheel unpacked into site-packages by make_snapshot.mjs.
+
+The wheels are unpacked rather than installed with micropip.install: that records the package in
+pyodide.loadedPackages, a JavaScript object the snapshot cannot hold. Everything imported here is
+in the snapshot; the file system is not, so the page unpacks both wheels again after the restore
+(site/js/snapshot.js), for the imports and installs that come later.
+"""
+
+import hashlib  # noqa: F401  (the worker's integrity checks)
+import json  # noqa: F401  (the page's entry points return JSON text)
+
+import micropip  # noqa: F401  (installs the log tools' wheel later)
+import twoclocks._restore  # noqa: F401  (the worker calls its renew() after each restore)
+import twoclocks.web  # noqa: F401

@@ -1,0 +1,265 @@
+"""Python from a memory snapshot (issue 17): build.py records the snapshot and the gzip'd wasm with
+their sha256, and caches the snapshot by everything that goes into it; the worker restores it from
+compressed downloads, and falls back to the full boot, saying so in the console, when the snapshot
+is missing, damaged, from another Pyodide build, not the recorded one, or its restore throws. Booted
+either way, the page answers the same, the cell runs and the log tools install.
+"""
+
+from __future__ import annotations
+
+import gzip
+import http.client
+import re
+import struct
+
+import pytest
+from conftest import Server
+from pagewait import DEADLINE_MS, open_logs, run_cell, wait_for_readouts, wait_until
+
+import build
+from twoclocks.web import DEFAULT_STATE, evaluate
+
+SNAPSHOT, WASM_GZ = build.SNAPSHOT_NAME, build.WASM_GZ_NAME
+PYODIDE_SNAPSHOT_MAGIC = 1886286592  # the first uint32 of a Pyodide 314 snapshot (its restoreSnapshot checks it)
+WARNING = "Two Clocks: booting without the memory snapshot"
+
+
+def build_info(dist_dir) -> dict:
+    """The string fields of the BUILD object in dist/'s (minified) build.js."""
+    text = next(dist_dir.glob("app-*/js/build.js")).read_text()
+    return dict(re.findall(r'(\w+):"([^"]*)"', text))
+
+
+def test_build_records_the_snapshot_and_the_compressed_wasm_with_their_sha256(dist_dir):
+    """build.js names both gzip'd files with the sha256 of their bytes; the wasm's gzip holds exactly
+    pyodide.asm.wasm, and the snapshot's a Pyodide snapshot."""
+    info = build_info(dist_dir)
+    app = next(dist_dir.glob("app-*"))
+    snapshot = (app / info["snapshot"]).read_bytes()
+    wasm_gz = (app / info["wasmGz"]).resolve().read_bytes()
+    assert build.sha256_hex(snapshot) == info["snapshotSha256"]
+    assert build.sha256_hex(wasm_gz) == info["wasmGzSha256"]
+    assert gzip.decompress(wasm_gz) == (dist_dir / build.PYODIDE_DIR_NAME / "pyodide.asm.wasm").read_bytes()
+    assert struct.unpack("<I", gzip.decompress(snapshot)[:4])[0] == PYODIDE_SNAPSHOT_MAGIC
+
+
+def test_the_snapshot_cache_key_changes_with_everything_that_goes_into_it(tmp_path, monkeypatch):
+    """Pyodide's pin, micropip's wheel, our wheel and each script the snapshot step runs are in its key."""
+    inputs = [tmp_path / name for name in ("make.mjs", "state.py", "refs.js")]
+    for path in inputs:
+        path.write_text(path.name)
+    monkeypatch.setattr(build, "SNAPSHOT_INPUTS", tuple(inputs))
+    base = build.snapshot_key(b"micropip", b"model")
+    keys = {build.snapshot_key(b"micropip2", b"model"), build.snapshot_key(b"micropip", b"model2")}
+    for path in inputs:
+        path.write_text(path.name + " changed")
+        keys.add(build.snapshot_key(b"micropip", b"model"))
+        path.write_text(path.name)
+    monkeypatch.setattr(build, "PYODIDE_INTEGRITY", "sha512-another")
+    keys.add(build.snapshot_key(b"micropip", b"model"))
+    assert base not in keys and len(keys) == 6
+
+
+def test_without_node_the_build_has_no_snapshot_and_says_so(tmp_path, monkeypatch, capsys):
+    """No Node: no snapshot (the page then boots in full), a note in the build's output, and
+    build.js records no snapshot file."""
+    monkeypatch.setattr(build, "CACHE", tmp_path)
+    monkeypatch.setattr(build.shutil, "which", lambda name: None if name == "node" else "/usr/bin/" + name)
+    assert build.memory_snapshot({}, b"micropip", b"model") is None
+    assert "Node is not installed" in capsys.readouterr().out
+    wheels = {"model": ("m.whl", b"m"), "logs": ("l.whl", b"l")}
+    module = build.build_module(wheels, None, b"wasm", "9.9.9").decode()
+    assert '"snapshot": null' in module and '"snapshotBytes": 0' in module
+
+
+@pytest.mark.parametrize("csp", [True, False], ids=["dev server", "plain static host"])
+def test_gzip_files_are_sent_as_they_are_stored(dist_dir, csp):
+    """The .gz files go out as application/gzip bodies with no Content-Encoding (so a browser never
+    decodes them on its own, and the bytes sent are the compressed ones)."""
+    server = Server(dist_dir, csp=csp)
+    try:
+        host, port = server.url.split("//")[1].rstrip("/").split(":")
+        app = next(dist_dir.glob("app-*")).name
+        for path in (f"/{app}/{SNAPSHOT}", f"/{build.PYODIDE_DIR_NAME}/{WASM_GZ}"):
+            connection = http.client.HTTPConnection(host, int(port))
+            connection.request("GET", path, headers={"Accept-Encoding": "gzip, br"})
+            response = connection.getresponse()
+            body = response.read()
+            connection.close()
+            assert (response.status, response.getheader("Content-Type")) == (200, "application/gzip")
+            assert response.getheader("Content-Encoding") is None
+            assert body == (dist_dir / path.lstrip("/")).read_bytes()
+    finally:
+        server.close()
+
+
+# --- in the browser --------------------------------------------------------------------------------
+
+
+def open_page(browser, url: str, replace: dict[str, bytes | None] | None = None):
+    """A fresh page at `url` whose requests for the named files are answered with the given bytes
+    (None: 404). Records the console's warnings and the file names requested."""
+    context = browser.new_context()
+    page = context.new_page()
+    page.warnings, page.fetched = [], []
+    page.on("console", lambda message: message.type == "warning" and page.warnings.append(message.text))
+    page.on("request", lambda request: page.fetched.append(request.url.rsplit("/", 1)[-1]))
+    for name, body in (replace or {}).items():
+        if body is None:
+            page.route(f"**/{name}", lambda route, *_: route.fulfill(status=404, body="not here"))
+        else:
+            page.route(f"**/{name}", lambda route, *_, body=body: route.fulfill(body=body, content_type="application/gzip"))
+    page.goto(url)
+    page.evaluate(
+        """async (deadline) => { const start = performance.now();
+             while (!window.TwoClocks) { if (performance.now() - start > deadline) throw new Error("no TwoClocks");
+               await new Promise((resolve) => setTimeout(resolve, 20)); }
+             await TwoClocks.ready; }""",
+        DEADLINE_MS,
+    )
+    return page
+
+
+def flipped(data: bytes, at: int) -> bytes:
+    """`data` with the byte at `at` inverted."""
+    changed = bytearray(data)
+    changed[at] ^= 0xFF
+    return bytes(changed)
+
+
+@pytest.fixture(scope="module")
+def files(dist_dir):
+    """The built snapshot (gzip'd and raw) and the gzip'd wasm."""
+    snapshot = next(dist_dir.glob(f"app-*/{SNAPSHOT}")).read_bytes()
+    wasm_gz = (dist_dir / build.PYODIDE_DIR_NAME / WASM_GZ).read_bytes()
+    return {"snapshot": snapshot, "raw": gzip.decompress(snapshot), "wasm_gz": wasm_gz}
+
+
+FALLBACKS = {  # case: (file replaced, its new bytes from the built files, what the warning says);
+    # a missing snapshot is the full boot of test_the_page_behaves_the_same_booted_either_way
+    "damaged": (SNAPSHOT, lambda f: flipped(f["snapshot"], len(f["snapshot"]) // 2), "could not be decompressed"),
+    "another Pyodide build": (SNAPSHOT, lambda f: gzip.compress(flipped(f["raw"], 20), 1), "build id mismatch"),
+    "not the recorded bytes": (SNAPSHOT, lambda f: gzip.compress(f["raw"], 1), "does not match its recorded sha256"),
+    "restore throws": (SNAPSHOT, lambda f: gzip.compress(f["raw"][: len(f["raw"]) // 2], 1), ""),
+    "wasm damaged": (WASM_GZ, lambda f: flipped(f["wasm_gz"], len(f["wasm_gz"]) // 2), "could not be decompressed"),
+    "wasm not the recorded bytes": (WASM_GZ, lambda f: gzip.compress(gzip.decompress(f["wasm_gz"]), 1), "pyodide.asm.wasm.gz does not match"),
+}
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("case", FALLBACKS)
+def test_a_snapshot_that_cannot_be_used_falls_back_to_the_full_boot_and_says_why(browser, server, files, case):
+    """The page still becomes ready, booted from the plain wasm, with one console warning naming the reason."""
+    name, body, reason = FALLBACKS[case]
+    page = open_page(browser, server, {name: body(files)})
+    assert len(page.warnings) >= 1
+    warning = next(text for text in page.warnings if WARNING in text)
+    assert reason in warning
+    assert "pyodide.asm.wasm" in page.fetched
+    assert page.evaluate("() => TwoClocks.report()")["ttlt_ms"] == evaluate(DEFAULT_STATE)["ttlt_ms"]
+    page.context.close()
+
+
+@pytest.fixture(scope="module")
+def insecure_browser(playwright):
+    """Chromium resolving lessons.example to this machine: plain http there is not a secure context,
+    so there is no crypto.subtle and Python's hashlib checks the downloads after the restore."""
+    browser = playwright.chromium.launch(
+        executable_path=build.CHROMIUM,
+        args=[*build.CHROMIUM_ARGS, "--host-resolver-rules=MAP lessons.example 127.0.0.1"],
+    )
+    yield browser
+    browser.close()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("case", ["as built", "not the recorded bytes"])
+def test_without_crypto_subtle_python_checks_the_downloads(insecure_browser, server, files, case):
+    """Over plain http under a host name the snapshot restores, and bytes that are not the recorded
+    ones are still caught (by hashlib) and fall back."""
+    url = server.replace("127.0.0.1", "lessons.example")
+    replace = {SNAPSHOT: gzip.compress(files["raw"], 1)} if case != "as built" else {}
+    page = open_page(insecure_browser, url, replace)
+    assert page.evaluate("() => typeof crypto.subtle") == "undefined"
+    warned = [text for text in page.warnings if WARNING in text]
+    if case == "as built":
+        assert warned == [] and "pyodide.asm.wasm" not in page.fetched
+    else:
+        assert len(warned) == 1 and "does not match its recorded sha256" in warned[0]
+    assert page.evaluate("() => TwoClocks.report()")["ttft_ms"] == evaluate(DEFAULT_STATE)["ttft_ms"]
+    page.context.close()
+
+
+SAME_STATES = [
+    {"prompt_tokens": 40000, "output_tokens": 300, "max_tokens": 256},
+    {"mode": "roofline", "streaming": True, "cached_prefix_tokens": 2000},
+    {"agent": {"turns": 6, "summarise_dumps": True}},
+]
+CELL = (
+    "from twoclocks import simulate_call\nfrom twoclocks.traffic import analyze_log\n"
+    "print(simulate_call(prompt_tokens=1234, output_tokens=56, max_tokens=100).ttlt_ms)\n"
+    "import js, micropip\nprint(js.location.pathname.endswith('worker.js'), 'twoclocks-logs' in micropip.list())\n"
+)
+
+
+@pytest.mark.browser
+def test_the_page_behaves_the_same_booted_either_way(browser, server):
+    """Restored from the gzip'd downloads (never the plain wasm, no warning; the cell's worker restores
+    the same snapshot) or fully booted because the snapshot is missing (a warning saying so): the same
+    report for the same states, the same cell output (log tools included), and the log section's
+    tools install and analyse the sample."""
+    pages = [open_page(browser, server), open_page(browser, server, {SNAPSHOT: None})]
+    assert pages[0].warnings == []
+    assert {SNAPSHOT, WASM_GZ} <= set(pages[0].fetched) and "pyodide.asm.wasm" not in pages[0].fetched
+    assert any(WARNING in text and "HTTP 404" in text for text in pages[1].warnings)
+    for state in SAME_STATES:
+        reports = [page.evaluate("(s) => { TwoClocks.setState(s); return TwoClocks.report(); }", state) for page in pages]
+        assert reports[0] == reports[1]
+    assert run_cell(pages[0], CELL) == run_cell(pages[1], CELL)
+    assert pages[0].fetched.count(SNAPSHOT) == 2 and "pyodide.asm.wasm" not in pages[0].fetched
+    assert pages[0].warnings == []
+    for page in pages:
+        open_logs(page)
+        page.click("#logs-sample")
+        page.wait_for_selector("#logs-root[data-state=done]", timeout=2 * DEADLINE_MS)
+    assert [any(name.startswith("twoclocks_logs-") for name in page.fetched) for page in pages] == [True, True]
+    for page in pages:
+        page.context.close()
+
+
+@pytest.mark.browser
+def test_while_python_loads_the_clocks_say_so_with_the_bytes_downloaded(browser, server):
+    """On a slow link the note over the clocks counts the megabytes downloaded, a change made
+    meanwhile is drawn once Python is ready, and the note is gone then."""
+    context = browser.new_context()
+    page = context.new_page()
+    session = context.new_cdp_session(page)
+    session.send("Network.enable")
+    session.send("Network.emulateNetworkConditions",
+                 {"offline": False, "latency": 40, "downloadThroughput": 20e6 / 8, "uploadThroughput": 20e6 / 8})
+    page.goto(server)
+    text = wait_until(page, "() => { const note = document.querySelector('#clocks-wrap #python-loading');"
+                            " return !note.hidden && /of [0-9.]+ MB downloaded/.test(note.textContent) && note.textContent; }",
+                      deadline_ms=4 * DEADLINE_MS)
+    assert text and text.startswith("Loading Python: ")
+    loaded, total = (float(number) for number in re.findall(r"[0-9.]+", text)[:2])
+    assert 0 <= loaded < total
+    page.evaluate("() => TwoClocks.setState({prompt_tokens: 40000})")
+    page.evaluate("() => TwoClocks.ready")
+    report = evaluate({**DEFAULT_STATE, "prompt_tokens": 40000})
+    assert wait_for_readouts(page, report["ttft_ms"], report["ttlt_ms"]) == (report["ttft_ms"], report["ttlt_ms"])
+    assert page.is_hidden("#python-loading")
+    context.close()
+
+
+@pytest.mark.browser
+def test_two_restored_tabs_draw_different_random_numbers(browser, server):
+    """The snapshot holds random's state, so the worker reseeds it after each restore: two tabs'
+    cells print different random numbers (they would print the same without it)."""
+    pages = [open_page(browser, server) for _ in range(2)]
+    code = "import random\nprint(random.random())\n"
+    outputs = [run_cell(page, code) for page in pages]
+    assert all(page.warnings == [] for page in pages)
+    assert outputs[0] != outputs[1]
+    for page in pages:
+        page.context.close()
