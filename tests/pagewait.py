@@ -149,3 +149,24 @@ def wait_until(page, condition_js: str, arg=None, deadline_ms: int = DEADLINE_MS
         }}""",
         [arg, deadline_ms],
     )
+
+
+_SETTLE = """
+async (deadline) => {
+  const start = performance.now();
+  await new Promise(requestAnimationFrame);
+  while (!["true", "error"].includes(document.body.dataset.settled)) {
+    if (performance.now() - start > deadline) throw new Error("the page did not settle");
+    await new Promise(requestAnimationFrame);
+  }
+  await new Promise(requestAnimationFrame); // the draw the answer scheduled
+  return document.body.dataset.settled;
+}
+"""
+
+
+def settle(page, state: dict | None = None) -> str:
+    """Set `state` through the API (if given), then wait until the page settles ("true" or "error")."""
+    if state is not None:
+        page.evaluate("(s) => window.TwoClocks.setState(s)", state)
+    return page.evaluate(_SETTLE, DEADLINE_MS)

@@ -5,25 +5,12 @@ throughput curve computed level by level."""
 from __future__ import annotations
 
 import pytest
-from pagewait import DEADLINE_MS
+from pagewait import DEADLINE_MS, settle
 
 from twoclocks import web
 from twoclocks.scenarios import LOAD_DEMOS
 
 pytestmark = pytest.mark.browser
-
-_SETTLE = """
-async (deadline) => {
-  const start = performance.now();
-  await new Promise(requestAnimationFrame);
-  while (!["true", "error"].includes(document.body.dataset.settled)) {
-    if (performance.now() - start > deadline) throw new Error("the page did not settle");
-    await new Promise(requestAnimationFrame);
-  }
-  await new Promise(requestAnimationFrame); // the draw the answer scheduled
-  return document.body.dataset.settled;
-}
-"""
 
 _SWEEP_DONE = """
 async ([levels, deadline]) => {
@@ -37,12 +24,6 @@ async ([levels, deadline]) => {
   return [label(), status()];
 }
 """
-
-
-def settle(page, state: dict | None = None) -> str:
-    if state is not None:
-        page.evaluate("(s) => window.TwoClocks.setState(s)", state)
-    return page.evaluate(_SETTLE, DEADLINE_MS)
 
 
 def report(page) -> dict:

@@ -6,25 +6,12 @@ from __future__ import annotations
 import random
 
 import pytest
-from pagewait import DEADLINE_MS
+from pagewait import DEADLINE_MS, settle
 
 from twoclocks.scenarios import SCENARIOS
 from twoclocks.web import DEFAULT_STATE, evaluate
 
 pytestmark = pytest.mark.browser
-
-_SETTLE = """
-async (deadline) => {
-  const start = performance.now();
-  await new Promise(requestAnimationFrame);
-  while (!["true", "error"].includes(document.body.dataset.settled)) {
-    if (performance.now() - start > deadline) throw new Error("the page did not settle");
-    await new Promise(requestAnimationFrame);
-  }
-  await new Promise(requestAnimationFrame); // the draw the answer scheduled
-  return document.body.dataset.settled;
-}
-"""
 
 # The pixels of one dial, read from the canvas at the box the page reports for it.
 _DIAL_PIXELS = """
@@ -39,12 +26,6 @@ _DIAL_PIXELS = """
   return hash;
 }
 """
-
-
-def settle(page, state: dict | None = None) -> str:
-    if state is not None:
-        page.evaluate("(s) => window.TwoClocks.setState(s)", state)
-    return page.evaluate(_SETTLE, DEADLINE_MS)
 
 
 def drawn(page) -> dict:
@@ -352,7 +333,7 @@ def test_a_seeded_random_walk_leaves_no_errors_and_a_settled_page(browser, serve
             walk_step(page, rng, targets)
         if step % 100 == 99:
             targets = page.evaluate(_INTERACTIVE)
-    assert page.evaluate(_SETTLE, DEADLINE_MS) in ("true", "error")
+    assert settle(page) in ("true", "error")
     assert errors == [], errors
     page.close()
 
