@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 from pagewait import DEADLINE_MS, settle
 
 from twoclocks.scenarios import SCENARIOS
@@ -288,8 +289,18 @@ _INTERACTIVE = """
 
 
 def walk_step(page, rng: random.Random, targets: list[str]) -> None:
-    """One learner action: a click, a key on a slider, a typed number, a choice, or an API call."""
     target = rng.choice(targets)
+    try:
+        _walk_action(page, rng, target)
+    except PlaywrightError:
+        # The last action's answer hid the target between the check and the action (e.g. a mode
+        # switch synced after its answer hides the hardware controls): no learner could use it.
+        if page.is_visible(target):
+            raise
+
+
+def _walk_action(page, rng: random.Random, target: str) -> None:
+    """One learner action: a click, a key on a slider, a typed number, a choice, or an API call."""
     kind = page.evaluate("""(s) => { const e = document.querySelector(s);
         return e && !e.disabled && e.offsetParent !== null ? e.type || e.tagName : ""; }""", target)  # skip hidden ones
     if kind == "range":
@@ -300,7 +311,7 @@ def walk_step(page, rng: random.Random, targets: list[str]) -> None:
         page.keyboard.press(rng.choice(["Enter", "Tab"]))
     elif kind == "select-one":
         options = page.evaluate("(s) => [...document.querySelector(s).options].map((o) => o.value)", target)
-        page.select_option(target, rng.choice(options))
+        page.select_option(target, rng.choice(options), timeout=2_000)
     elif kind in ("checkbox", "radio", "submit", "button"):
         page.click(target, timeout=2_000, force=True)
     elif kind == "text":

@@ -122,7 +122,7 @@ def _clock_sentence(label: str, lever: str, call: dict) -> str:
     if lever == "waiting":
         waiting = call["waiting_ms"]
         return (f"The first token mostly waits: {_ms(waiting)} of its {_ms(ttft)} is spent queued "
-                f"behind other requests, and its own prefill takes {_ms(ttft - waiting)}, so "
+                f"behind other requests, and its prefill step takes {_ms(ttft - waiting)}, so "
                 f"{WAITING_FIX}.")
     if label == "prefill":
         return (f"The wait is before the first token: prefill of the {prompt:,}-token prompt takes "

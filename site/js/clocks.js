@@ -6,7 +6,7 @@
 // change is drawn identically after any other change, and a long call shows as full turns on the
 // dial's counter, like a stopwatch's. The timeline below is the one picture scaled to the call.
 import { CanvasView, hatch, prepareCanvas } from "./canvas.js";
-import { formatMs, formatNumber } from "./format.js";
+import { formatMs, formatNumber, formatPercent } from "./format.js";
 
 export const MS_PER_TURN = 1000; // one turn of either dial is one second, always
 const TICKS = 10; // one tick per 100 ms
@@ -129,8 +129,14 @@ function drawDial(ctx, colors, fills, dial) {
   ctx.font = "600 15px system-ui, sans-serif";
   // While a replay runs the label says how far the call is and where it ends, so it never
   // disagrees with the readouts, which always hold the whole call's clocks.
+  // Under load the TTFT dial's face shows only its last turn: the label says how much of it was waiting.
   const label = playing && handMs < endMs ? `${title} ${formatMs(handMs)} of ${formatMs(endMs)}` : `${title} ${formatMs(endMs)}`;
   ctx.fillText(label, x, y + r + 10);
+  if (title === "TTFT" && waitingMs > 0) { // the face shows only the last turn: say how much was waiting
+    ctx.font = "12px system-ui, sans-serif";
+    ctx.fillStyle = colors.muted;
+    ctx.fillText(`${formatPercent(dial.waitingShare)} of it waiting`, x, y + r + 28);
+  }
   return { ms: handMs, hand_deg: handDeg, turns, box: { x: x - r, y: y - r, width: 2 * r, height: 2 * r } };
 }
 
@@ -286,7 +292,7 @@ export class ClocksView extends CanvasView {
     const { ctx, colors } = prepareCanvas(canvas, width, height);
     const fills = { waiting: colors.waiting, prefill: hatch(ctx, colors.prefill, colors.face), decode: colors.decode };
     const r = Math.min(dialRow / 2 - 26, width / 4 - 14);
-    const common = { y: r + 8, r, waitingMs: report.waiting_ms ?? 0, ttftMs: report.ttft_ms,
+    const common = { y: r + 8, r, waitingMs: report.waiting_ms ?? 0, waitingShare: report.advice?.waiting_share ?? 0, ttftMs: report.ttft_ms,
       shownMs: this.shownMs, playing: this.shownMs !== Infinity };
     const ttft = drawDial(ctx, colors, fills, { ...common, x: width / 4, title: "TTFT", endMs: report.ttft_ms });
     const ttlt = drawDial(ctx, colors, fills, { ...common, x: (3 * width) / 4, title: "TTLT", endMs: report.ttlt_ms });

@@ -90,7 +90,7 @@ export function showLoadLine(report, state) {
       `${c.stalls_ms.length === 1 ? "step" : "steps"} of other calls' prefill (${formatMs(c.stalled_ms)} in all, red on the timeline).`
     : "";
   setText(line, `Under load: ${describeLoad(state.load)}. The clocks show a typical call (the median TTFT): ` +
-    `${formatMs(c.waiting_ms)} waiting in the queue, then ${formatMs(c.prefill_ms)} of prefill.${stalls} ` +
+    `${formatMs(c.waiting_ms)} waiting in the queue, then ${formatMs(c.prefill_ms)} in its prefill step (shared with the prompts admitted with it).${stalls} ` +
     `All calls: TTFT p50 ${formatMs(load.ttft_ms_p50)}, p99 ${formatMs(load.ttft_ms_p99)}; ` +
     `the longest gaps between tokens (ITL p99) ${formatMs(load.itl_ms_p99)}; ` +
     `${formatNumber(load.output_tokens_per_s)} output tokens per second.`);
@@ -111,6 +111,8 @@ export function showLoadFigures(report, state) {
   setText(document.getElementById("load-now"), load
     ? `Now: ${describeLoad(state.load)}${load.alone ? " (the call alone on an idle server)" : ""}.`
     : `Now: this load cannot run (${report.load_error}).`);
+  document.getElementById("load-figures").closest(".table-scroll").hidden = !load; // no stale figures
+  setText(document.getElementById("load-kv"), load ? `KV cache: ${load.kv_cache_source}.` : "");
   if (!load) return;
   const rows = FIGURES.map(([name, p50, p99]) => [name, formatMs(load[p50]), formatMs(load[p99])]);
   rows.push(["Output tokens per second, all calls", formatNumber(load.output_tokens_per_s), ""]);
@@ -118,7 +120,6 @@ export function showLoadFigures(report, state) {
   rows.push(["KV cache in use, on average", formatPercent(load.kv_cache_utilisation), ""]);
   const html = rows.map(([name, a, b]) => `<tr><th scope="row">${name}</th><td>${a}</td><td>${b}</td></tr>`).join("");
   if (body.innerHTML !== html) body.innerHTML = html;
-  setText(document.getElementById("load-kv"), `KV cache: ${load.kv_cache_source}.`);
 }
 
 /**
@@ -169,7 +170,7 @@ export class LoadSweep {
     if (key !== this.key) return this.pump(); // the call changed meanwhile: start over
     if (reply.error) {
       this.error = reply.error;
-      setText(this.status, `The curve stops at ${formatNumber(level)} users: ${reply.error}.`);
+      setText(this.status, `The curve stops at ${formatNumber(level)} ${level === 1 ? "user" : "users"}: ${reply.error}.`);
       return;
     }
     this.points.push(reply.point);
