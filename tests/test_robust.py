@@ -105,6 +105,23 @@ def test_stop_interrupts_an_isolated_cell_and_python_survives(isolated_page, cod
     assert run_cell(isolated_page, "print(1)").strip() == "1"
 
 
+def test_an_interrupt_pending_when_the_cell_ends_is_not_taken_for_an_exit(isolated_page):
+    """Stop re-sends its KeyboardInterrupt until the page hears the cell ended, so one can still be
+    pending in Python after the cell returned: the worker must not mistake it for Python having
+    exited (it once restarted Python and printed "[Python exited ...]", failing the Stop test now and
+    then). Writing SIGINT into Pyodide's signal buffer as the cell's last line leaves exactly such a
+    pending interrupt (Python looks at the buffer only every so many instructions)."""
+    page = isolated_page
+    pending = "print('before')\nimport pyodide_js\npyodide_js._module.Py_EmscriptenSignalBuffer[0] = 2\n"
+    output = run_cell(page, pending)
+    assert "before" in output and "Python exited" not in output
+    marker = "import builtins\nbuiltins.pending_interrupt_marker = getattr(builtins, 'pending_interrupt_marker', 0) + 1\n"
+    before = run_cell(page, marker + "print(builtins.pending_interrupt_marker)\n").strip()
+    run_cell(page, pending)
+    after = run_cell(page, marker + "print(builtins.pending_interrupt_marker)\n").strip()
+    assert int(after) == int(before) + 1  # the same Python: nothing was restarted
+
+
 def test_stop_ends_a_blocked_input(isolated_page):
     """A cell blocked in input() shows an input box; Stop ends it within 1 s."""
     latency = stop_latency(isolated_page, "input('your name? ')\n")

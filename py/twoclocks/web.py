@@ -108,6 +108,7 @@ page validates ``TwoClocks.setState`` with the model's own limits (``at_most`` n
 Python re-checks everything in :func:`evaluate`."""
 
 CELL_FILENAME = "<cell>"
+WARM_UP_DRAGS = 8  # drag-like evaluations in WARM_UP_STATES
 
 
 def _complete_state(state: object) -> dict:
@@ -479,6 +480,31 @@ def evaluate_json(state_json: str) -> str:
         return json.dumps({"report": evaluate(state)}, allow_nan=False)
     except ValueError as error:
         return json.dumps({"error": str(error), "context": _context_or_none(state)})
+
+
+WARM_UP_STATES = (
+    *(scenario["state"] for scenario in SCENARIOS),
+    *({"prompt_tokens": 100 + step * 3_989} for step in range(WARM_UP_DRAGS)),
+)
+"""What the lesson's worker evaluates once Python is ready, one state per :func:`warm_up` step: each
+scenario, then drag-like prompt lengths (the roofline model is left out: its first call alone takes
+~100 ms, and a drag arriving meanwhile would wait for it). A Python restored from the memory
+snapshot has run none of the model's code, and WebAssembly compiles each function the first time
+it runs, so without this the first drags of a slider took 2-3x longer than later ones."""
+
+
+def warm_up(step: int) -> bool:
+    """Evaluate ``WARM_UP_STATES[step]`` (over ``DEFAULT_STATE``) and discard the report.
+
+    Args:
+        step: 0 to ``len(WARM_UP_STATES) - 1``; any other value does nothing.
+
+    Returns:
+        True while later steps remain. Raises nothing (a state that fails is still warm-up done).
+    """
+    if 0 <= step < len(WARM_UP_STATES):
+        evaluate_json(json.dumps({**DEFAULT_STATE, **WARM_UP_STATES[step]}))
+    return step + 1 < len(WARM_UP_STATES)
 
 
 def _context_or_none(state: object) -> dict | None:

@@ -3,6 +3,11 @@
 // browser's DecompressionStream. Restoring takes about a fifth of a boot. Anything wrong (the snapshot
 // missing, corrupt, from another Pyodide build, not matching its recorded sha256, or the restore
 // throwing) is said with console.warn and the worker boots as without a snapshot (worker.js).
+//
+// Where there is Cache Storage (secure contexts), the decompressed wasm is kept there once a restore
+// has checked it (keepWasm, after the boot), and a later visit compiles it from there: nothing to
+// download or decompress, and a third less time to ready. It is checked against its own sha256 on
+// every use, and a copy that does not match is deleted and the boot falls back like any bad download.
 import { BUILD } from "./build.js";
 import { SITE_PACKAGES, snapshotDeserializer } from "./snapshotrefs.js";
 
@@ -10,10 +15,17 @@ import { SITE_PACKAGES, snapshotDeserializer } from "./snapshotrefs.js";
 // fall back, not the end of the boot.
 const directFetch = self.fetch.bind(self);
 
+const never = new Promise(() => {});
+const WASM_CACHE_PREFIX = "two-clocks-wasm-"; // + the wasm's sha256: one cache per Pyodide build
+const wasmCacheName = () => `${WASM_CACHE_PREFIX}${BUILD.wasmSha256.slice(0, 16)}`;
+const wasmKey = (appBase) => new URL(BUILD.wasmGz.replace(/\.gz$/, ""), appBase).href; // the plain wasm's address
+
 /** A download of a gzip'd file: `found` (resolves once the server answered OK), `bytes` (the fetched,
- * compressed bytes, for the integrity check) and `body` (a stream of the decompressed bytes).
- * `onBytes(n)` is called as compressed bytes arrive. */
-function fetchGzip(url, onBytes) {
+ * compressed bytes, for the integrity check), `response()` (a Response of the decompressed bytes,
+ * typed `contentType`) and `failed` (rejects if the bytes cannot be decompressed). `onBytes(n)` is
+ * called as compressed bytes arrive. With `keep`, `decompressed` also resolves to all the
+ * decompressed bytes (kept in Cache Storage after the boot). */
+function fetchGzip(url, { name, sha256, contentType, onBytes, keep = false }) {
   const response = directFetch(url).then((r) => {
     if (!r.ok) throw new Error(`${url.pathname.split("/").pop()} could not be downloaded (HTTP ${r.status})`);
     return r;
@@ -27,9 +39,18 @@ function fetchGzip(url, onBytes) {
   const bytes = split.then(([kept]) => new Response(kept).arrayBuffer()).then((b) => new Uint8Array(b));
   let fail;
   const failed = new Promise((_, reject) => { fail = reject; });
-  const body = split.then(([, piped]) => reportingErrors(piped.pipeThrough(new DecompressionStream("gzip")), fail));
-  for (const promise of [response, bytes, body, failed]) promise.catch(() => {}); // awaited later, or never
-  return { found: response, bytes, body, failed };
+  let body = split.then(([, piped]) => reportingErrors(piped.pipeThrough(new DecompressionStream("gzip")), fail));
+  let decompressed = null;
+  if (keep) {
+    const both = body.then((stream) => stream.tee());
+    body = both.then(([piped]) => piped);
+    decompressed = both.then(([, copy]) => new Response(copy).arrayBuffer());
+  }
+  for (const promise of [response, bytes, body, failed, decompressed]) promise?.catch(() => {}); // awaited later, or never
+  return {
+    name, sha256, found: response, bytes, failed, decompressed,
+    response: () => body.then((stream) => new Response(stream, { headers: { "Content-Type": contentType } })),
+  };
 }
 
 // The same stream, also calling `fail(error)` if reading it fails (a damaged gzip): Pyodide only
@@ -51,6 +72,36 @@ function reportingErrors(stream, fail) {
   });
 }
 
+/** The decompressed wasm a previous visit kept, as a download like fetchGzip's, checked against the
+ * wasm's own sha256: `failed` rejects (and the copy is deleted) if it does not match, before Pyodide
+ * could hang on a copy that does not compile. */
+function cachedWasm(cache, key, hit) {
+  const bytes = hit.clone().arrayBuffer().then((b) => new Uint8Array(b));
+  const failed = bytes.then(subtleSha256).then((actual) => {
+    if (actual === BUILD.wasmSha256 || actual === null) return never; // null: checked after the restore
+    cache.delete(key).catch(() => {});
+    throw new Error(`the wasm kept from an earlier visit does not match its recorded sha256 (got ${actual?.slice(0, 12)}…); it was deleted`);
+  });
+  for (const promise of [bytes, failed]) promise.catch(() => {});
+  return {
+    name: "pyodide.asm.wasm (kept from an earlier visit)", sha256: BUILD.wasmSha256, found: Promise.resolve(hit),
+    bytes, failed, decompressed: null, fromCache: true, response: async () => hit,
+  };
+}
+
+/** Cache Storage's kept wasm for this build and its key, or {cache: null} where there is none
+ * (insecure contexts, storage blocked). */
+async function openWasmCache(appBase) {
+  const key = wasmKey(appBase);
+  try {
+    if (!globalThis.caches || !BUILD.wasmSha256) return { cache: null, key, hit: null };
+    const cache = await caches.open(wasmCacheName());
+    return { cache, key, hit: (await cache.match(key)) ?? null };
+  } catch {
+    return { cache: null, key, hit: null };
+  }
+}
+
 /** True when this build has a snapshot and the browser can decompress it. */
 export function snapshotAvailable() {
   return Boolean(BUILD.snapshot) && typeof DecompressionStream === "function";
@@ -61,10 +112,12 @@ const PROGRESS_EVERY_MS = 100; // the page hears of the download's progress at m
 /**
  * Start both downloads now (the worker calls this first thing); `onProgress(loadedBytes, totalBytes)`
  * hears how far they are, at most every PROGRESS_EVERY_MS and once at the end. The app folder is the
- * worker's parent; BUILD's paths are relative to it.
+ * worker's parent; BUILD's paths are relative to it. The wasm comes from Cache Storage when an
+ * earlier visit kept it (then only the snapshot is downloaded). Returns {snapshot, wasm}, `wasm` a
+ * promise of the download.
  */
 export function startSnapshotDownloads(appBase, onProgress) {
-  const totalBytes = BUILD.snapshotBytes + BUILD.wasmGzBytes;
+  let totalBytes = BUILD.snapshotBytes + BUILD.wasmGzBytes;
   let loadedBytes = 0;
   let told = 0;
   const onBytes = (n) => {
@@ -74,19 +127,27 @@ export function startSnapshotDownloads(appBase, onProgress) {
     told = now;
     onProgress(loadedBytes, totalBytes);
   };
-  return {
-    wasm: fetchGzip(new URL(BUILD.wasmGz, appBase), onBytes),
-    snapshot: fetchGzip(new URL(BUILD.snapshot, appBase), onBytes),
-  };
+  const snapshot = fetchGzip(new URL(BUILD.snapshot, appBase),
+    { name: BUILD.snapshot, sha256: BUILD.snapshotSha256, contentType: "application/octet-stream", onBytes });
+  const wasm = openWasmCache(appBase).then(({ cache, key, hit }) => {
+    if (hit) {
+      totalBytes -= BUILD.wasmGzBytes;
+      return cachedWasm(cache, key, hit);
+    }
+    return fetchGzip(new URL(BUILD.wasmGz, appBase), {
+      name: BUILD.wasmGz, sha256: BUILD.wasmGzSha256, contentType: "application/wasm", onBytes, keep: Boolean(cache),
+    });
+  });
+  return { snapshot, wasm };
 }
 
-// While loadPyodide runs, its request for pyodide.asm.wasm is answered from the gzip'd download
-// (typed application/wasm, so it still compiles while it streams in).
+// While loadPyodide runs, its request for pyodide.asm.wasm is answered from our download (typed
+// application/wasm, so it still compiles while it streams in).
 function answerWasmFetch(wasm) {
   const previous = self.fetch;
   self.fetch = (input, init) => {
     if (!String(input instanceof Request ? input.url : input).endsWith("/pyodide.asm.wasm")) return previous(input, init);
-    return wasm.body.then((body) => new Response(body, { headers: { "Content-Type": "application/wasm" } }));
+    return wasm.response();
   };
   return () => { self.fetch = previous; };
 }
@@ -99,21 +160,23 @@ function answerWasmFetch(wasm) {
  * be used. The caller puts our wheels' files back (the file system is not in the snapshot).
  */
 export async function restoreFromSnapshot(loadPyodide, options, downloads, sha256Hex) {
-  await Promise.all([downloads.snapshot.found, downloads.wasm.found]); // else no wasm is fetched twice
-  downloads.snapshot.bytes.then(() => performance.mark("boot:snapshot-downloaded"), () => {});
-  downloads.wasm.bytes.then(() => performance.mark("boot:wasm-downloaded"), () => {});
+  const wasm = await downloads.wasm;
+  const { snapshot } = downloads;
+  await Promise.all([snapshot.found, wasm.found]); // else no wasm is fetched twice
+  snapshot.bytes.then(() => performance.mark("boot:snapshot-downloaded"), () => {});
+  wasm.bytes.then(() => performance.mark(wasm.fromCache ? "boot:wasm-from-cache" : "boot:wasm-downloaded"), () => {});
   // Where crypto.subtle exists (secure contexts) the downloads are hashed on the browser's own
   // thread while Pyodide restores; elsewhere Python's hashlib hashes them after the restore.
-  const digests = [downloads.snapshot, downloads.wasm].map((download) => download.bytes.then(subtleSha256).catch(() => null));
+  const digests = [snapshot, wasm].map((download) => download.bytes.then(subtleSha256).catch(() => null));
   const refs = snapshotDeserializer();
-  const snapshot = downloads.snapshot.body.then((body) => new Response(body).arrayBuffer());
-  const restoreWasm = answerWasmFetch(downloads.wasm);
+  const heap = snapshot.response().then((response) => response.arrayBuffer());
+  const restoreWasm = answerWasmFetch(wasm);
   let pyodide;
   try {
     pyodide = await Promise.race([
-      loadPyodide({ ...options, _loadSnapshot: snapshot, _snapshotDeserializer: refs.deserialize }),
-      downloads.wasm.failed,
-      downloads.snapshot.failed,
+      loadPyodide({ ...options, _loadSnapshot: heap, _snapshotDeserializer: refs.deserialize }),
+      wasm.failed,
+      snapshot.failed,
     ]);
   } finally {
     restoreWasm();
@@ -122,15 +185,37 @@ export async function restoreFromSnapshot(loadPyodide, options, downloads, sha25
   performance.mark("boot:snapshot-restored");
   // The gzip trailer's CRC already failed a damaged download; this checks it is the build's own.
   let check = null;
-  for (const [name, download, digest, sha256] of [
-    [BUILD.snapshot, downloads.snapshot, digests[0], BUILD.snapshotSha256],
-    [BUILD.wasmGz, downloads.wasm, digests[1], BUILD.wasmGzSha256],
-  ]) {
+  for (const [download, digest] of [[snapshot, digests[0]], [wasm, digests[1]]]) {
     const actual = (await digest) ?? (check ??= sha256Hex(pyodide))(await download.bytes);
-    if (actual !== sha256) throw new Error(`${name.split("/").pop()} does not match its recorded sha256 (got ${actual.slice(0, 12)}…)`);
+    if (actual !== download.sha256) {
+      throw new Error(`${download.name.split("/").pop()} does not match its recorded sha256 (got ${actual.slice(0, 12)}…)`);
+    }
   }
   performance.mark("boot:snapshot-checked");
   return pyodide;
+}
+
+/**
+ * After a restore from the downloaded (and checked) wasm: keep its decompressed bytes in Cache
+ * Storage for the next visit, and delete what older builds kept. The worker calls this once the
+ * lesson is ready and no other lesson is booting; a failure only costs the next visit its speed.
+ */
+export async function keepWasm(downloads) {
+  const wasm = await downloads.wasm;
+  if (!wasm.decompressed) return;
+  try {
+    const cache = await caches.open(wasmCacheName());
+    const key = wasmKey(new URL("../", import.meta.url)); // the app folder, as the worker's appBase
+    if (!(await cache.match(key))) { // another lesson on the page may have kept it already
+      await cache.put(key, new Response(await wasm.decompressed, { headers: { "Content-Type": "application/wasm" } }));
+    }
+    for (const name of await caches.keys()) {
+      if (name.startsWith(WASM_CACHE_PREFIX) && name !== wasmCacheName()) await caches.delete(name);
+    }
+    performance.mark("boot:wasm-kept");
+  } catch (error) {
+    console.warn(`Two Clocks: could not keep the wasm for the next visit: ${error?.message ?? error}`);
+  }
 }
 
 /** The hex sha256 of `bytes` by crypto.subtle, or null where it does not exist (insecure contexts). */

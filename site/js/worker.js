@@ -15,13 +15,14 @@
 //   worker -> page  {type: "exited"} after the cell's Python exited (the page starts a fresh worker)
 //   worker -> page  {type: "error", id, error} for a request that failed
 import { BUILD } from "./build.js";
-import { restoreFromSnapshot, snapshotAvailable, startSnapshotDownloads, unpackWheel } from "./snapshot.js";
+import { keepWasm, restoreFromSnapshot, snapshotAvailable, startSnapshotDownloads, unpackWheel } from "./snapshot.js";
 
 const pyodideBase = new URL(`../../${BUILD.pyodideDir}/`, import.meta.url);
 const OUTPUT_FLUSH_MS = 40; // batch stdout so a print flood does not flood the page with messages
 const PARTIAL_FLUSH_MS = 5;
 
 let pyodide = null;
+let restoredFrom = null; // the snapshot downloads this Python was restored from, if it was
 let web = null; // twoclocks.web's entry points, looked up once (each lookup makes a new proxy)
 
 const post = (message) => self.postMessage(message);
@@ -162,7 +163,7 @@ async function boot() {
   const downloads = snapshotAvailable()
     ? startSnapshotDownloads(new URL("../", import.meta.url), (loaded, total) => progress("download", loaded, total))
     : null;
-  downloads?.snapshot.bytes.then(() => downloads.wasm.bytes).then(() => progress("restore"), () => {});
+  downloads?.snapshot.bytes.then(() => downloads.wasm).then((wasm) => wasm.bytes).then(() => progress("restore"), () => {});
   const downloadFailed = watchDownloads();
   const wheel = fetchChecked(BUILD.wheel, BUILD.wheelSha256);
   const withLogTools = new URL(import.meta.url).searchParams.has("logtools"); // the code cell's worker
@@ -176,12 +177,13 @@ async function boot() {
     stderr: () => {},
   };
   pyodide = downloads && await Promise.race([downloadFailed, restored(loadPyodide, options, downloads)]);
+  if (pyodide) restoredFrom = downloads;
   if (pyodide) await afterRestore(wheel, withLogTools);
   else await fullBoot(loadPyodide, options, downloadFailed, wheel);
   if (logsWheel) await installLogTools(logsWheel);
   mark("model-installed");
   const module = pyodide.pyimport("twoclocks.web"); // kept: the functions are borrowed from it
-  web = Object.fromEntries(["evaluate_json", "load_level_json", "validation_json", "analyze_log_json", "run_cell"].map((name) => [name, module[name]]));
+  web = Object.fromEntries(["evaluate_json", "load_level_json", "validation_json", "analyze_log_json", "run_cell", "warm_up"].map((name) => [name, module[name]]));
   mark("model-imported");
   return performance.now() - started;
 }
@@ -277,6 +279,7 @@ function run({ id, code, limit }) {
   } finally {
     sink.flush();
   }
+  if (interruptBuffer) interruptBuffer[0] = 0; // a Stop that arrived as the cell ended is spent
   if (!alive()) {
     // os._exit() or a fatal error ended this Python for good: the page starts a fresh worker.
     post({ type: "done", id, ok: false, hidden: sink.hidden(), exited: true });
@@ -288,13 +291,15 @@ function run({ id, code, limit }) {
   post({ type: "done", id, ok, hidden: sink.hidden() });
 }
 
-// False once Python has exited (after that, every call into Pyodide throws).
+// False once Python has exited (after that, every call into Pyodide throws). A Python exception
+// here means Python ran: Stop re-sends its KeyboardInterrupt until it hears the cell ended, so one
+// can still be pending when the cell returns, and it lands in this probe.
 function alive() {
   try {
     pyodide.runPython("None");
     return true;
-  } catch {
-    return false;
+  } catch (error) {
+    return error?.constructor?.name === "PythonError";
   }
 }
 
@@ -306,10 +311,55 @@ function shareBuffers({ interrupt, stdin }) {
 }
 
 const handlers = { evaluate, "load-level": loadLevel, validation, analyze, run, shareBuffers };
+
+// Later work (warming the model up, keeping the wasm for the next visit) waits until no lesson of
+// this site is booting, so two lessons on one course page never slow each other's boot with it:
+// each boot holds the shared Web Lock BOOT_LOCK, and the later work asks for it exclusively. Where
+// there are no Web Locks (insecure contexts) or the lock never comes, it runs after LATER_WORK_MAX_MS.
+const BOOT_LOCK = "two-clocks-boot";
+const LATER_WORK_MAX_MS = 10_000;
+
+function holdLockWhileBooting(booting) {
+  try {
+    navigator.locks?.request(BOOT_LOCK, { mode: "shared" }, () => booting.catch(() => {})).catch(() => {});
+  } catch {
+    // no Web Locks here (an opaque origin): nothing to hold
+  }
+}
+
+function noLessonBooting() {
+  const timeout = new Promise((resolve) => setTimeout(resolve, LATER_WORK_MAX_MS));
+  try {
+    const lock = navigator.locks?.request(BOOT_LOCK, { mode: "exclusive" }, () => {}).catch(() => {});
+    return lock ? Promise.race([lock, timeout]) : Promise.resolve();
+  } catch {
+    return Promise.resolve();
+  }
+}
+
+// The model's code paths are run once (web.warm_up), one short step per task so a request from the
+// page waits for at most one step: WebAssembly compiles a function the first time it runs, and a
+// restored Python has run none of the model yet (the first drags were 2-3x slower without it).
+async function warmUp() {
+  for (let step = 0; web.warm_up(step); step += 1) await new Promise((resolve) => setTimeout(resolve, 0));
+  mark("warmed-up");
+}
+
+async function laterWork(lesson) {
+  await noLessonBooting();
+  mark("later-work");
+  if (restoredFrom) await keepWasm(restoredFrom);
+  if (lesson) await warmUp();
+}
+
 const booted = boot();
+holdLockWhileBooting(booted);
 
 booted.then(
-  (bootMs) => post({ type: "ready", bootMs }),
+  (bootMs) => {
+    post({ type: "ready", bootMs });
+    laterWork(!new URL(import.meta.url).searchParams.has("logtools")).catch(() => {}); // the cell's worker runs learners' code
+  },
   (error) => post({ type: "boot-error", message: error?.message ?? String(error) }),
 );
 
