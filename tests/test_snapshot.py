@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import http.client
+import json
 import re
 import struct
 
@@ -17,6 +18,7 @@ from conftest import Server
 from pagewait import DEADLINE_MS, open_logs, run_cell, wait_for_readouts, wait_until
 
 import build
+from twoclocks import web
 from twoclocks.web import DEFAULT_STATE, evaluate
 
 SNAPSHOT, WASM_GZ = build.SNAPSHOT_NAME, build.WASM_GZ_NAME
@@ -96,10 +98,11 @@ def test_gzip_files_are_sent_as_they_are_stored(dist_dir, csp):
 # --- in the browser --------------------------------------------------------------------------------
 
 
-def open_page(browser, url: str, replace: dict[str, bytes | None] | None = None):
-    """A fresh page at `url` whose requests for the named files are answered with the given bytes
-    (None: 404). Records the console's warnings and the file names requested."""
-    context = browser.new_context()
+def open_page(browser, url: str, replace: dict[str, bytes | None] | None = None, context=None):
+    """A page at `url` (in `context`, else a fresh one) whose requests for the named files are
+    answered with the given bytes (None: 404). Records the console's warnings and the file names
+    requested."""
+    context = context or browser.new_context()
     page = context.new_page()
     page.warnings, page.fetched = [], []
     page.on("console", lambda message: message.type == "warning" and page.warnings.append(message.text))
@@ -263,3 +266,125 @@ def test_two_restored_tabs_draw_different_random_numbers(browser, server):
     assert outputs[0] != outputs[1]
     for page in pages:
         page.context.close()
+
+
+# --- the wasm kept for the next visit, and the work that waits until no lesson boots ------------
+
+WAIT_MARK = """async ([name, deadline]) => {
+  const start = performance.now();
+  while (!performance.getEntriesByName(`boot:${name}`).length) {
+    if (performance.now() - start > deadline) throw new Error(`no boot:${name} mark`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}"""
+MARKS = """() => Object.fromEntries(performance.getEntriesByType("mark").filter((m) => m.name.startsWith("boot:"))
+  .map((m) => [m.name.slice(5), performance.timeOrigin + m.startTime]))"""
+
+
+def lesson_worker(page):
+    """The lesson's own worker (the cell's starts only when the learner comes to the cell)."""
+    workers = [worker for worker in page.workers if "logtools" not in worker.url]
+    assert len(workers) == 1
+    return workers[0]
+
+
+def kept_wasm(dist_dir, server: str) -> tuple[str, str]:
+    """The Cache Storage cache name and key under which the worker keeps the decompressed wasm."""
+    return "two-clocks-wasm-" + build_info(dist_dir)["wasmSha256"][:16], f"{server}{build.PYODIDE_DIR_NAME}/pyodide.asm.wasm"
+
+
+@pytest.mark.browser
+def test_a_second_visit_compiles_the_wasm_the_first_kept(browser, server, dist_dir):
+    """Once a visit has kept the checked wasm (after its boot), a second visit in the same profile
+    downloads only the snapshot: no wasm, gzip'd or plain, no warning, the same answers."""
+    context = browser.new_context()
+    first = open_page(browser, server, context=context)
+    assert WASM_GZ in first.fetched
+    lesson_worker(first).evaluate(WAIT_MARK, ["wasm-kept", DEADLINE_MS])
+    name, key = kept_wasm(dist_dir, server)
+    assert first.evaluate("async ([name, key]) => Boolean(await (await caches.open(name)).match(key))", [name, key])
+    second = open_page(browser, server, context=context)
+    assert SNAPSHOT in second.fetched and WASM_GZ not in second.fetched and "pyodide.asm.wasm" not in second.fetched
+    assert "wasm-from-cache" in lesson_worker(second).evaluate(MARKS)
+    assert second.warnings == []
+    assert second.evaluate("() => TwoClocks.report()")["ttlt_ms"] == evaluate(DEFAULT_STATE)["ttlt_ms"]
+    context.close()
+
+
+SPOIL_KEPT_WASM = """async ([name, key, how]) => {
+  const cache = await caches.open(name);
+  const bytes = how === "not wasm" ? new TextEncoder().encode("not a wasm module")
+    : new Uint8Array(await (await cache.match(key)).arrayBuffer());
+  if (how === "one byte changed") bytes[bytes.length >> 1] ^= 0xff;
+  await cache.put(key, new Response(bytes, { headers: { "Content-Type": "application/wasm" } }));
+}"""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("how", ["one byte changed", "not wasm"])
+def test_a_kept_wasm_that_is_not_the_builds_is_deleted_and_the_boot_falls_back(browser, server, dist_dir, how):
+    """A kept copy that does not match the wasm's sha256 (even one that would never compile, on which
+    Pyodide would hang): the boot falls back with a warning saying so, answers the same, and the
+    copy is gone."""
+    context = browser.new_context()
+    first = open_page(browser, server, context=context)
+    lesson_worker(first).evaluate(WAIT_MARK, ["wasm-kept", DEADLINE_MS])
+    name, key = kept_wasm(dist_dir, server)
+    first.evaluate(SPOIL_KEPT_WASM, [name, key, how])
+    second = open_page(browser, server, context=context)
+    warning = next(text for text in second.warnings if WARNING in text)
+    assert "kept from an earlier visit does not match its recorded sha256" in warning
+    assert "pyodide.asm.wasm" in second.fetched
+    assert second.evaluate("() => TwoClocks.report()")["ttlt_ms"] == evaluate(DEFAULT_STATE)["ttlt_ms"]
+    assert not second.evaluate("async ([name, key]) => Boolean(await (await caches.open(name)).match(key))", [name, key])
+    context.close()
+
+
+TWO_LESSONS = '<!doctype html><title>A course page</title><iframe src="embed.html"></iframe><iframe src="embed.html"></iframe>'
+SETTLED_FRAMES = "() => [...document.querySelectorAll('iframe')].map((f) => f.contentDocument?.body?.dataset.settled === 'true')"
+
+
+@pytest.mark.browser
+def test_a_lessons_later_work_waits_until_no_other_lesson_boots(browser, server):
+    """Two lessons on one course page, the second's snapshot download held back: the first becomes
+    ready but does not start its later work (keeping the wasm for the next visit) while the second
+    boots, as it would slow the second's boot; once the second is ready, both do it."""
+    context = browser.new_context()
+    page = context.new_page()
+    held = []
+
+    def hold_the_second(route):
+        held.append(route)
+        if len(held) == 1:
+            route.continue_()
+
+    page.route(f"**/{SNAPSHOT}", hold_the_second)
+    page.route(f"{server}course.html", lambda route: route.fulfill(body=TWO_LESSONS, content_type="text/html"))
+    page.goto(f"{server}course.html")
+    assert wait_until(page, f"() => ({SETTLED_FRAMES})().filter(Boolean).length === 1") is True
+    page.evaluate("() => new Promise((resolve) => setTimeout(resolve, 0))")  # the ready lesson's worker has had its turn
+    ready = [worker for worker in page.workers if "model-imported" in worker.evaluate(MARKS)]
+    assert len(ready) == 1 and len(held) == 2
+    assert "later-work" not in ready[0].evaluate(MARKS)
+    held[1].continue_()
+    assert wait_until(page, f"() => ({SETTLED_FRAMES})().every(Boolean)") is True
+    for worker in page.workers:
+        worker.evaluate(WAIT_MARK, ["later-work", DEADLINE_MS])
+    marks = [worker.evaluate(MARKS) for worker in page.workers]
+    booted_last = max(m["model-imported"] for m in marks)
+    assert all(m["later-work"] >= booted_last for m in marks)
+    context.close()
+
+
+def test_warm_up_evaluates_each_state_once_then_says_it_is_done(monkeypatch):
+    """web.warm_up(step) runs WARM_UP_STATES[step] over the default state and returns True while
+    steps remain; every warm-up state is one the model accepts (a warm-up never warms an error)."""
+    seen = []
+    monkeypatch.setattr(web, "evaluate_json", lambda text: seen.append(json.loads(text)) or "{}")
+    step = 0
+    while web.warm_up(step):
+        step += 1
+    assert step == len(web.WARM_UP_STATES) - 1 and web.warm_up(step + 1) is False
+    assert seen == [{**DEFAULT_STATE, **state} for state in web.WARM_UP_STATES]
+    for state in seen:
+        evaluate(state)  # raises on a state the model rejects

@@ -486,11 +486,11 @@ WARM_UP_STATES = (
     *(scenario["state"] for scenario in SCENARIOS),
     *({"prompt_tokens": 100 + step * 3_989} for step in range(WARM_UP_DRAGS)),
 )
-"""What the lesson's worker evaluates once Python is ready, one state per :func:`warm_up` step: each
-scenario, then drag-like prompt lengths (the roofline model is left out: its first call alone takes
-~100 ms, and a drag arriving meanwhile would wait for it). A Python restored from the memory
-snapshot has run none of the model's code, and WebAssembly compiles each function the first time
-it runs, so without this the first drags of a slider took 2-3x longer than later ones."""
+"""What the lesson's worker evaluates before it says it is ready, one state per :func:`warm_up` step:
+each scenario, then drag-like prompt lengths (about 70 ms in all; the roofline model is left out:
+its first call alone takes ~100 ms). A Python restored from the memory snapshot has run none of the
+model's code, and WebAssembly compiles each function the first time it runs and optimises it once
+it is hot, so without this the first drags of a slider took about twice as long as later ones."""
 
 
 def warm_up(step: int) -> bool:

@@ -127,17 +127,37 @@ function drawLightForPrint(view) {
   addEventListener("afterprint", () => view.schedule());
 }
 
+// A chart far from the viewport is not drawn: a drag would pay for a picture nobody sees, and
+// measuring a canvas in a section the browser is not laying out (content-visibility: auto in
+// app.css) forces that layout, which cost a drag 2 ms for the load chart alone.
+const NEAR_MARGIN = "50% 0px"; // "near": within half a screen above or below
+let nearness = null;
+const viewOf = new WeakMap();
+
+function watchNearness(view) {
+  nearness ??= new IntersectionObserver((entries) => {
+    for (const entry of entries) viewOf.get(entry.target)?.nearChanged(entry.isIntersecting);
+  }, { rootMargin: NEAR_MARGIN });
+  viewOf.set(view.canvas, view);
+  nearness.observe(view.canvas);
+}
+
 /**
  * What every canvas of the page shares; a subclass implements draw(). It is drawn again when the
  * canvas is resized, when the theme, colour scheme or pixel ratio changes, at most once per animation
  * frame through schedule(), and in light colours for printing.
  */
 export class CanvasView {
-  constructor(canvas) {
+  /** `whenNear`: draw only while the canvas is near the viewport (NEAR_MARGIN); a change made while
+   * it is far is drawn as it comes near. For a chart every drag changes (the load chart). */
+  constructor(canvas, { whenNear = false } = {}) {
     this.canvas = canvas;
     this.frame = 0;
+    this.near = true; // until the observer first says otherwise
+    this.missed = false; // a draw was asked for while the canvas was far
     views.add(this);
     new ResizeObserver(([entry]) => this.resized(entry)).observe(canvas);
+    if (whenNear) watchNearness(this);
     drawLightForPrint(this);
   }
 
@@ -147,7 +167,19 @@ export class CanvasView {
   }
 
   schedule() {
+    if (!this.near) {
+      this.missed = true;
+      return;
+    }
     if (!this.frame) this.frame = requestAnimationFrame(() => this.draw());
+  }
+
+  nearChanged(near) {
+    this.near = near;
+    if (near && this.missed) {
+      this.missed = false;
+      this.schedule();
+    }
   }
 
   /** Called just before the draw for printing. */

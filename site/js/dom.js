@@ -6,6 +6,17 @@ export function setText(element, text) {
   if (element.textContent !== text) element.textContent = text;
 }
 
+/** Show or hide `element`, touching the DOM only on a change: in a drag, even a write of the same
+ * value is an attribute mutation the page then pays for. */
+export function setHidden(element, hidden) {
+  if (element.hidden !== hidden) element.hidden = hidden;
+}
+
+/** Remove attribute `name` of `element` if it has it. */
+export function removeAttr(element, name) {
+  if (element.hasAttribute(name)) element.removeAttribute(name);
+}
+
 /** Set attribute `name` of `element` to `value` unless it already has it. */
 export function setAttr(element, name, value) {
   if (element.getAttribute(name) !== value) element.setAttribute(name, value);

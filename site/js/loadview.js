@@ -4,7 +4,7 @@
 // never holds a drag back. Python computes every figure (twoclocks/load.py); this draws them.
 import { CanvasView, prepareCanvas } from "./canvas.js";
 import { buildControls } from "./controls.js";
-import { setAttr, setText } from "./dom.js";
+import { setAttr, setHidden, setText } from "./dom.js";
 import { formatMs, formatNumber, formatPercent } from "./format.js";
 
 const DEFAULT_RATE_PER_S = 1; // the rate the open-loop switch starts from before the learner sets one
@@ -54,9 +54,9 @@ export function buildLoadControls(container, limits, onLoad) {
       if (load.requests_per_s !== null) lastRate = load.requests_per_s;
       const open = load.requests_per_s !== null;
       controls.sync({ ...load, open_loop: open, requests_per_s: load.requests_per_s ?? lastRate });
-      row("concurrency").hidden = open;
-      row("requests_per_s").hidden = !open;
-      row("chunk_tokens").hidden = load.scheduler !== "chunked";
+      setHidden(row("concurrency"), open);
+      setHidden(row("requests_per_s"), !open);
+      setHidden(row("chunk_tokens"), load.scheduler !== "chunked");
     },
   };
 }
@@ -76,12 +76,12 @@ export function showLoadLine(report, state) {
   const line = document.getElementById("load-line");
   const error = document.getElementById("load-error");
   setText(error, report.load_error ? `This load cannot run: ${report.load_error}. The clocks show the call alone.` : "");
-  document.querySelector(".legend-load").hidden = !report.clocks;
+  setHidden(document.querySelector(".legend-load"), !report.clocks);
   const [ttft, ttlt, , tpot] = document.querySelectorAll("#clocks-wrap .dt-more");
   setText(ttft, report.clocks ? ", waiting plus prefill" : ", mostly prefill");
   setText(ttlt, report.clocks ? ", plus the stream" : ", prefill plus decode");
   setText(tpot, report.clocks ? ", mean per token" : ", one step");
-  line.hidden = !report.clocks;
+  setHidden(line, !report.clocks);
   if (!report.clocks) return setText(line, "");
   const c = report.clocks;
   const load = report.load;
@@ -111,15 +111,21 @@ export function showLoadFigures(report, state) {
   setText(document.getElementById("load-now"), load
     ? `Now: ${describeLoad(state.load)}${load.alone ? " (the call alone on an idle server)" : ""}.`
     : `Now: this load cannot run (${report.load_error}).`);
-  document.getElementById("load-figures").closest(".table-scroll").hidden = !load; // no stale figures
+  setHidden(document.getElementById("load-figures").closest(".table-scroll"), !load); // no stale figures
   setText(document.getElementById("load-kv"), load ? `KV cache: ${load.kv_cache_source}.` : "");
   if (!load) return;
   const rows = FIGURES.map(([name, p50, p99]) => [name, formatMs(load[p50]), formatMs(load[p99])]);
   rows.push(["Output tokens per second, all calls", formatNumber(load.output_tokens_per_s), ""]);
   rows.push(["Calls running at once, on average", formatNumber(load.running_mean, 1), ""]);
   rows.push(["KV cache in use, on average", formatPercent(load.kv_cache_utilisation), ""]);
-  const html = rows.map(([name, a, b]) => `<tr><th scope="row">${name}</th><td>${a}</td><td>${b}</td></tr>`).join("");
-  if (body.innerHTML !== html) body.innerHTML = html;
+  if (body.rows.length !== rows.length) { // built once, then updated cell by cell (a drag changes them all)
+    body.replaceChildren(...rows.map(() => {
+      const row = document.createElement("tr");
+      row.append(Object.assign(document.createElement("th"), { scope: "row" }), document.createElement("td"), document.createElement("td"));
+      return row;
+    }));
+  }
+  rows.forEach((values, index) => values.forEach((text, cell) => setText(body.rows[index].cells[cell], text)));
 }
 
 /**
@@ -198,7 +204,7 @@ function sweepSummary(points) {
 /** Log-log: output tokens per second (x) against p50 TTFT (y), one point per level. */
 export class LoadChart extends CanvasView {
   constructor(canvas) {
-    super(canvas);
+    super(canvas, { whenNear: true }); // its current point moves with every drag
     this.points = [];
     this.knee = null;
     this.current = null;

@@ -9,7 +9,7 @@ import { ClocksView } from "./clocks.js";
 import { AGENT_CONTROLS, CALL_CONTROLS, MODEL_CONTROLS, buildControls } from "./controls.js";
 import { renderDoubling } from "./doubling.js";
 import { setupEmbedding } from "./embedded.js";
-import { setAttr, setText, whenNear } from "./dom.js";
+import { removeAttr, setAttr, setHidden, setText, whenNear } from "./dom.js";
 import { Engine } from "./engine.js";
 import { CallLog } from "./log.js";
 import { buildMistakes } from "./mistakes.js";
@@ -156,7 +156,7 @@ function markChanged(before) {
 }
 
 function showRoofline(report) {
-  $("roofline-panel").hidden = report.mode !== "roofline";
+  setHidden($("roofline-panel"), report.mode !== "roofline");
   if (report.mode !== "roofline") return;
   const prefill = report.prefill_bound === "compute"
     ? `compute-bound at ${formatPercent(report.prefill_fraction_of_peak)} of peak FLOP/s`
@@ -174,7 +174,7 @@ function showModelError(reply) {
   const scenario = activeScenario();
   if (reply.error && scenario) { // the pressed scenario's own words, not the last call's advice
     setText($("takeaway"), `${scenario.setup} It cannot run with these settings: see the message above the clocks.`);
-    $("takeaway").removeAttribute("data-lever");
+    removeAttr($("takeaway"), "data-lever");
   }
   const text = reply.error
     ? `The model rejected this setting: ${reply.error}. The dimmed clocks show the last call that ran; ` +
@@ -188,7 +188,7 @@ function setStatus(text, { error = false, retry = false } = {}) {
   $("status").classList.toggle("status-error", error);
   $("status").classList.toggle("status-ready", engine.ready && !error);
   $("status-text").textContent = text;
-  $("retry").hidden = !retry;
+  setHidden($("retry"), !retry);
 }
 
 // --- model calls: at most one in flight, plus the latest state waiting behind it ---------------
@@ -232,7 +232,7 @@ function settle() {
   $("lab").classList.toggle("lab-stale", Boolean(updates.error));
   // The most model calls the controls had in flight at once since the last settled state.
   setAttr(document.body, "data-max-in-flight", String(engine.takePeak("controls")));
-  $("lab").classList.remove("lab-pending");
+  $("lab").classList.toggle("lab-pending", false); // (remove() would write the attribute every time)
   resolveReady();
   loadSweep.pump(); // the curve's next level, now that no drag is waiting
 }
@@ -256,10 +256,10 @@ function syncControls() {
   syncTimer = 0;
   const state = lesson.value;
   modelControls.sync(state);
-  $("controls-hardware").hidden = state.mode !== "roofline";
+  setHidden($("controls-hardware"), state.mode !== "roofline");
   $("controls-call").dataset.mode = state.mode; // the toy's own window control shows in toy mode only
   setText($("agent-model"), describeAgentModel(state));
-  $("model-reset").hidden = !state.toy_constants && state.mode === "toy";
+  setHidden($("model-reset"), !state.toy_constants && state.mode === "toy");
   logsView?.setFitted(Boolean(state.toy_constants) && state.mode === "toy");
   callControls.sync(state);
   agentControls.sync(state.agent);
@@ -324,12 +324,12 @@ function markScenario() {
   for (const [scenario, button] of scenarioButtons) setAttr(button, "aria-pressed", String(scenario === active));
   if (active && active !== markedScenario) { // its advice arrives with its report
     setText($("takeaway"), active.setup);
-    $("takeaway").removeAttribute("data-lever");
+    removeAttr($("takeaway"), "data-lever");
   }
   markedScenario = active;
   if (!active) { // a takeaway belongs to its scenario only
     setText($("takeaway"), "");
-    $("takeaway").removeAttribute("data-lever");
+    removeAttr($("takeaway"), "data-lever");
   }
 }
 

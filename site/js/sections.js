@@ -7,7 +7,7 @@ export function applySections(sections) {
   const labOnly = sections.includes("lab") && !sections.includes("clocks");
   for (const section of document.querySelectorAll("[data-section]")) {
     const wanted = sections.includes(section.dataset.section) || (labOnly && section.id === "lab");
-    section.hidden = !wanted;
+    if (section.hidden !== !wanted) section.hidden = !wanted;
   }
   document.documentElement.classList.toggle("lab-only", labOnly);
 }
