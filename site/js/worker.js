@@ -185,7 +185,6 @@ async function boot() {
   const module = pyodide.pyimport("twoclocks.web"); // kept: the functions are borrowed from it
   web = Object.fromEntries(["evaluate_json", "load_level_json", "validation_json", "analyze_log_json", "run_cell", "warm_up"].map((name) => [name, module[name]]));
   mark("model-imported");
-  if (!withLogTools) warmUp();
   return performance.now() - started;
 }
 
@@ -313,8 +312,8 @@ function shareBuffers({ interrupt, stdin }) {
 
 const handlers = { evaluate, "load-level": loadLevel, validation, analyze, run, shareBuffers };
 
-// Later work (keeping the wasm for the next visit) waits until no lesson of this site is booting,
-// so two lessons on one course page never slow each other's boot with it:
+// Later work (warming the model up, keeping the wasm for the next visit) waits until no lesson of
+// this site is booting, so two lessons on one course page never slow each other's boot with it:
 // each boot holds the shared Web Lock BOOT_LOCK, and the later work asks for it exclusively. Where
 // there are no Web Locks (insecure contexts) or the lock never comes, it runs after LATER_WORK_MAX_MS.
 const BOOT_LOCK = "two-clocks-boot";
@@ -338,18 +337,19 @@ function noLessonBooting() {
   }
 }
 
-// The model's code paths are run once before ready (web.warm_up, about 70 ms): WebAssembly compiles a
-// function the first time it runs and optimises it once it is hot, and a restored Python has run
-// none of the model yet, so without this the first drags took twice as long as later ones (a full
-// boot had run plenty of Python by then).
-function warmUp() {
-  for (let step = 0; web.warm_up(step); step += 1);
+// The model's code paths are run once (web.warm_up, ~70 ms), one step per task so that a request
+// from the page waits for at most one step: WebAssembly compiles a function the first time it runs
+// and optimises it once it is hot, and a restored Python has run none of the model yet (a full boot
+// had run plenty of Python by then). Without it the first drags took twice as long as later ones.
+async function warmUp() {
+  for (let step = 0; web.warm_up(step); step += 1) await new Promise((resolve) => setTimeout(resolve, 0));
   mark("warmed-up");
 }
 
-async function laterWork() {
+async function laterWork(lesson) {
   await noLessonBooting();
   mark("later-work");
+  if (lesson) await warmUp(); // first: the learner may be dragging already
   if (restoredFrom) await keepWasm(restoredFrom);
 }
 
@@ -359,7 +359,7 @@ holdLockWhileBooting(booted);
 booted.then(
   (bootMs) => {
     post({ type: "ready", bootMs });
-    laterWork().catch(() => {});
+    laterWork(!new URL(import.meta.url).searchParams.has("logtools")).catch(() => {}); // the cell's worker runs learners' code
   },
   (error) => post({ type: "boot-error", message: error?.message ?? String(error) }),
 );
