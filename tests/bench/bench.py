@@ -27,9 +27,10 @@ Each run measures, all times in ms on the page's own clock (performance.now(), 0
     (Network.emulateNetworkConditions: 40 Mbit/s, 40 ms round trip; it covers the pages' workers);
   - a course page with two embedded lessons (tests/bench/two.html): when both were ready, against
     one lesson's ready;
-  - a warm second visit in a persistent profile, after a first visit that stayed until its worker
-    had kept the decompressed wasm in Cache Storage (boot:wasm-kept): ready time and what went to
-    the network again
+  - a warm second visit in a persistent profile (a revisit in a browser still running: the
+    profile's first tab stays open while the lesson's tab is closed and opened again), after a first
+    visit that stayed until its worker had kept the decompressed wasm in Cache Storage
+    (boot:wasm-kept): ready time and what went to the network again
     (index.html is no-cache, so it is revalidated: a 304 with no body, transferSize 300 B), and the
     bare page's warm boot the same way. The warm visits run after all the cold runs, so their
     profile's shutdown never slows a cold load.
@@ -403,11 +404,11 @@ def measure_warm(playwright, url: str) -> dict:
         )
         try:
             context.add_init_script(MARKS_SCRIPT)
-            first = context.pages[0] if context.pages else context.new_page()
+            first = context.new_page()  # the profile's first tab stays open: a revisit in a running browser
             first.goto(url)
             wait_marks(first, "readyMs")
-            # A visit, not a bounce: the worker's work after ready (keeping the wasm for the next
-            # visit) is done before the learner leaves.
+            # A visit, not a bounce: the worker's work after ready (keeping the decompressed wasm for
+            # the next visit) is done before the learner leaves.
             for worker in first.workers:
                 worker.evaluate(WAIT_WORKER_MARK, ["boot:wasm-kept", DEADLINE_MS])
             first.close()
@@ -430,7 +431,7 @@ def measure_warm_bare(playwright, bare_url: str) -> dict:
             profile, executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
         )
         try:
-            first = context.pages[0] if context.pages else context.new_page()
+            first = context.new_page()  # the profile's first tab stays open: a revisit in a running browser
             first.goto(bare_url)
             first.evaluate(BARE_BOOT, DEADLINE_MS)
             first.close()
