@@ -346,11 +346,26 @@ async function warmUp() {
   mark("warmed-up");
 }
 
+// Keeping the wasm writes 9.6 MB to Cache Storage: done once the page has asked nothing for
+// QUIET_BEFORE_KEEP_MS, so it never competes with a drag.
+const QUIET_BEFORE_KEEP_MS = 1000;
+let lastRequestAt = 0;
+
+async function quiet() {
+  for (;;) {
+    const wait = lastRequestAt + QUIET_BEFORE_KEEP_MS - performance.now();
+    if (wait <= 0) return;
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+}
+
 async function laterWork(lesson) {
   await noLessonBooting();
   mark("later-work");
   if (lesson) await warmUp(); // first: the learner may be dragging already
-  if (restoredFrom) await keepWasm(restoredFrom);
+  if (!restoredFrom) return;
+  await quiet();
+  await keepWasm(restoredFrom);
 }
 
 const booted = boot();
@@ -366,6 +381,7 @@ booted.then(
 
 self.onmessage = async (event) => {
   const message = event.data;
+  lastRequestAt = performance.now();
   try {
     await booted;
     await handlers[message.type](message);
