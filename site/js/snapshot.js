@@ -204,7 +204,8 @@ export async function restoreFromSnapshot(loadPyodide, options, downloads, sha25
 /**
  * After a restore from the downloaded (and checked) wasm: keep its decompressed bytes in Cache
  * Storage for the next visit, and delete what older builds kept. The worker calls this once the
- * lesson is ready and no other lesson is booting; a failure only costs the next visit its speed.
+ * lesson is ready, no other lesson is booting and the page has been quiet for a second (later.js);
+ * a failure only costs the next visit its speed.
  */
 export async function keepWasm(downloads) {
   const wasm = await downloads.wasm;

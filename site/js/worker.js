@@ -15,6 +15,7 @@
 //   worker -> page  {type: "exited"} after the cell's Python exited (the page starts a fresh worker)
 //   worker -> page  {type: "error", id, error} for a request that failed
 import { BUILD } from "./build.js";
+import { holdLockWhileBooting, noLessonBooting, quietFor } from "./later.js";
 import { keepWasm, restoreFromSnapshot, snapshotAvailable, startSnapshotDownloads, unpackWheel } from "./snapshot.js";
 
 const pyodideBase = new URL(`../../${BUILD.pyodideDir}/`, import.meta.url);
@@ -312,31 +313,6 @@ function shareBuffers({ interrupt, stdin }) {
 
 const handlers = { evaluate, "load-level": loadLevel, validation, analyze, run, shareBuffers };
 
-// Later work (warming the model up, keeping the wasm for the next visit) waits until no lesson of
-// this site is booting, so two lessons on one course page never slow each other's boot with it:
-// each boot holds the shared Web Lock BOOT_LOCK, and the later work asks for it exclusively. Where
-// there are no Web Locks (insecure contexts) or the lock never comes, it runs after LATER_WORK_MAX_MS.
-const BOOT_LOCK = "two-clocks-boot";
-const LATER_WORK_MAX_MS = 10_000;
-
-function holdLockWhileBooting(booting) {
-  try {
-    navigator.locks?.request(BOOT_LOCK, { mode: "shared" }, () => booting.catch(() => {})).catch(() => {});
-  } catch {
-    // no Web Locks here (an opaque origin): nothing to hold
-  }
-}
-
-function noLessonBooting() {
-  const timeout = new Promise((resolve) => setTimeout(resolve, LATER_WORK_MAX_MS));
-  try {
-    const lock = navigator.locks?.request(BOOT_LOCK, { mode: "exclusive" }, () => {}).catch(() => {});
-    return lock ? Promise.race([lock, timeout]) : Promise.resolve();
-  } catch {
-    return Promise.resolve();
-  }
-}
-
 // The model's code paths are run once (web.warm_up, ~70 ms), one step per task so that a request
 // from the page waits for at most one step: WebAssembly compiles a function the first time it runs
 // and optimises it once it is hot, and a restored Python has run none of the model yet (a full boot
@@ -351,20 +327,12 @@ async function warmUp() {
 const QUIET_BEFORE_KEEP_MS = 1000;
 let lastRequestAt = 0;
 
-async function quiet() {
-  for (;;) {
-    const wait = lastRequestAt + QUIET_BEFORE_KEEP_MS - performance.now();
-    if (wait <= 0) return;
-    await new Promise((resolve) => setTimeout(resolve, wait));
-  }
-}
-
 async function laterWork(lesson) {
   await noLessonBooting();
   mark("later-work");
   if (lesson) await warmUp(); // first: the learner may be dragging already
   if (!restoredFrom) return;
-  await quiet();
+  await quietFor(QUIET_BEFORE_KEEP_MS, () => lastRequestAt);
   await keepWasm(restoredFrom);
 }
 
