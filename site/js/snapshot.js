@@ -174,6 +174,13 @@ export async function restoreFromSnapshot(loadPyodide, options, downloads, sha25
   // Where crypto.subtle exists (secure contexts) the downloads are hashed on the browser's own
   // thread while Pyodide restores; elsewhere Python's hashlib hashes them after the restore.
   const digests = [snapshot, wasm].map((download) => download.bytes.then(subtleSha256).catch(() => null));
+  // A downloaded wasm that is not the build's own is refused as soon as its hash is known, not after
+  // the restore: Pyodide never settles on a wasm that does not compile. (A bad snapshot makes the
+  // restore throw, with Pyodide's own reason; a kept copy has its own `failed`.)
+  const refused = digests[1].then((actual) => {
+    if (actual === null || actual === wasm.sha256 || wasm.fromCache) return never;
+    throw new Error(`${wasm.name.split("/").pop()} does not match its recorded sha256 (got ${actual.slice(0, 12)}…)`);
+  });
   const refs = snapshotDeserializer();
   const heap = snapshot.response().then((response) => response.arrayBuffer());
   const restoreWasm = answerWasmFetch(wasm);
@@ -183,6 +190,7 @@ export async function restoreFromSnapshot(loadPyodide, options, downloads, sha25
       loadPyodide({ ...options, _loadSnapshot: heap, _snapshotDeserializer: refs.deserialize }),
       wasm.failed,
       snapshot.failed,
+      refused,
     ]);
   } finally {
     restoreWasm();
