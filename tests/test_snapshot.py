@@ -118,7 +118,8 @@ def open_page(browser, url: str, replace: dict[str, bytes | None] | None = None,
         """async (deadline) => { const start = performance.now();
              while (!window.TwoClocks) { if (performance.now() - start > deadline) throw new Error("no TwoClocks");
                await new Promise((resolve) => setTimeout(resolve, 20)); }
-             await TwoClocks.ready; }""",
+             await Promise.race([TwoClocks.ready, new Promise((_, reject) =>
+               setTimeout(() => reject(new Error("not ready in time")), 4 * deadline))]); }""",
         DEADLINE_MS,
     )
     return page
@@ -330,19 +331,26 @@ SPOIL_KEPT_WASM = """async ([name, key, how]) => {
 @pytest.mark.parametrize("how", ["one byte changed", "not wasm"])
 def test_a_kept_wasm_that_is_not_the_builds_is_deleted_and_the_boot_falls_back(browser, server, dist_dir, how):
     """A kept copy that does not match the wasm's sha256 (even one that would never compile, on which
-    Pyodide would hang): the boot falls back with a warning saying so, answers the same, and the
-    copy is gone."""
+    Pyodide would hang): it is deleted with a warning saying so, the page restores from the
+    downloads instead (not the slow full boot), answers the same, and keeps the right copy again."""
     context = browser.new_context()
     first = open_page(browser, server, context=context)
     lesson_worker(first).evaluate(WAIT_MARK, ["wasm-kept", DEADLINE_MS])
     name, key = kept_wasm(dist_dir, server)
     first.evaluate(SPOIL_KEPT_WASM, [name, key, how])
     second = open_page(browser, server, context=context)
-    warning = next(text for text in second.warnings if WARNING in text)
-    assert "kept from an earlier visit does not match its recorded sha256" in warning
-    assert "pyodide.asm.wasm" in second.fetched
+    warning = next(text for text in second.warnings if "kept from an earlier visit" in text)
+    assert "does not match its recorded sha256" in warning and "restoring from the downloads instead" in warning
+    assert not any(WARNING in text for text in second.warnings)  # no full boot
+    assert "pyodide.asm.wasm" not in second.fetched
+    assert "snapshot-restored" in lesson_worker(second).evaluate(MARKS)
     assert second.evaluate("() => TwoClocks.report()")["ttlt_ms"] == evaluate(DEFAULT_STATE)["ttlt_ms"]
-    assert not second.evaluate("async ([name, key]) => Boolean(await (await caches.open(name)).match(key))", [name, key])
+    lesson_worker(second).evaluate(WAIT_MARK, ["wasm-kept", DEADLINE_MS])
+    kept_sha256 = second.evaluate("""async ([name, key]) => {
+      const bytes = await (await (await caches.open(name)).match(key)).arrayBuffer();
+      return Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)), (b) => b.toString(16).padStart(2, "0")).join(""); }""",
+      [name, key])
+    assert kept_sha256 == build_info(dist_dir)["wasmSha256"]
     context.close()
 
 

@@ -82,7 +82,7 @@ function cachedWasm(cache, key, hit) {
   const failed = bytes.then(subtleSha256).then((actual) => {
     if (actual === BUILD.wasmSha256 || actual === null) return never; // null: checked after the restore
     cache.delete(key).catch(() => {});
-    throw new Error(`the wasm kept from an earlier visit does not match its recorded sha256 (got ${actual?.slice(0, 12)}…); it was deleted`);
+    throw Object.assign(new Error(`the wasm kept from an earlier visit does not match its recorded sha256 (got ${actual?.slice(0, 12)}…); it was deleted`), { keptCopy: true });
   });
   for (const promise of [bytes, failed]) promise.catch(() => {});
   return {
@@ -115,10 +115,10 @@ const PROGRESS_EVERY_MS = 100; // the page hears of the download's progress at m
  * Start both downloads now (the worker calls this first thing); `onProgress(loadedBytes, totalBytes)`
  * hears how far they are, at most every PROGRESS_EVERY_MS and once at the end. The app folder is the
  * worker's parent; BUILD's paths are relative to it. The wasm comes from Cache Storage when an
- * earlier visit kept it (then only the snapshot is downloaded). Returns {snapshot, wasm}, `wasm` a
- * promise of the download.
+ * earlier visit kept it (then only the snapshot is downloaded), unless `useKept` is false. Returns
+ * {snapshot, wasm}, `wasm` a promise of the download.
  */
-export function startSnapshotDownloads(appBase, onProgress) {
+export function startSnapshotDownloads(appBase, onProgress, { useKept = true } = {}) {
   let totalBytes = BUILD.snapshotBytes + BUILD.wasmGzBytes;
   let loadedBytes = 0;
   let told = 0;
@@ -139,7 +139,7 @@ export function startSnapshotDownloads(appBase, onProgress) {
     keep: Boolean(globalThis.caches), signal: abort.signal,
   });
   const wasm = openWasmCache(appBase).then(({ cache, key, hit }) => {
-    if (!hit) return download;
+    if (!hit || !useKept) return download;
     abort.abort();
     totalBytes -= BUILD.wasmGzBytes;
     return cachedWasm(cache, key, hit);

@@ -112,11 +112,18 @@ function watchDownloads() {
   return failed;
 }
 
-// The memory snapshot (snapshot.js), or null after saying why it cannot be used.
-async function restored(loadPyodide, options, downloads) {
+// The memory snapshot (snapshot.js), or null after saying why it cannot be used. A bad copy kept by
+// an earlier visit (deleted by then) costs only a second restore, from fresh downloads.
+async function restored(loadPyodide, options, downloads, startDownloads) {
   try {
-    return await restoreFromSnapshot(loadPyodide, options, downloads, hasher);
+    const restoredPyodide = await restoreFromSnapshot(loadPyodide, options, downloads, hasher);
+    restoredFrom = downloads;
+    return restoredPyodide;
   } catch (error) {
+    if (error?.keptCopy) {
+      console.warn(`Two Clocks: ${error.message}; restoring from the downloads instead`);
+      return restored(loadPyodide, options, startDownloads({ useKept: false }), startDownloads);
+    }
     console.warn(`Two Clocks: booting without the memory snapshot (slower): ${error?.message ?? error}`);
     return null;
   }
@@ -161,9 +168,9 @@ async function fullBoot(loadPyodide, options, downloadFailed, wheel) {
 
 async function boot() {
   const started = performance.now();
-  const downloads = snapshotAvailable()
-    ? startSnapshotDownloads(new URL("../", import.meta.url), (loaded, total) => progress("download", loaded, total))
-    : null;
+  const startDownloads = (choices) => startSnapshotDownloads(new URL("../", import.meta.url),
+    (loaded, total) => progress("download", loaded, total), choices);
+  const downloads = snapshotAvailable() ? startDownloads() : null;
   downloads?.snapshot.bytes.then(() => downloads.wasm).then((wasm) => wasm.bytes).then(() => progress("restore"), () => {});
   const downloadFailed = watchDownloads();
   const wheel = fetchChecked(BUILD.wheel, BUILD.wheelSha256);
@@ -177,8 +184,7 @@ async function boot() {
     stdout: () => {},
     stderr: () => {},
   };
-  pyodide = downloads && await Promise.race([downloadFailed, restored(loadPyodide, options, downloads)]);
-  if (pyodide) restoredFrom = downloads;
+  pyodide = downloads && await Promise.race([downloadFailed, restored(loadPyodide, options, downloads, startDownloads)]);
   if (pyodide) await afterRestore(wheel, withLogTools);
   else await fullBoot(loadPyodide, options, downloadFailed, wheel);
   if (logsWheel) await installLogTools(logsWheel);
