@@ -127,9 +127,8 @@ function drawLightForPrint(view) {
   addEventListener("afterprint", () => view.schedule());
 }
 
-// A chart far from the viewport is not drawn: a drag would pay for a picture nobody sees, and
-// measuring a canvas in a section the browser is not laying out (content-visibility: auto in
-// app.css) forces that layout, which cost a drag 2 ms for the load chart alone.
+// A chart far from the viewport is not drawn: a drag would pay for a picture nobody sees (the load
+// chart, whose current point moves with every drag, measured and redrew its canvas each time).
 const NEAR_MARGIN = "50% 0px"; // "near": within half a screen above or below
 let nearness = null;
 const viewOf = new WeakMap();
