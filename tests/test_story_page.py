@@ -293,9 +293,9 @@ def walk_step(page, rng: random.Random, targets: list[str]) -> None:
     try:
         _walk_action(page, rng, target)
     except PlaywrightError:
-        # The last action's answer hid the target between the check and the action (e.g. a mode
-        # switch synced after its answer hides the hardware controls): no learner could use it.
-        if page.is_visible(target):
+        # The last action's answer hid or disabled the target between the check and the action (e.g.
+        # a mode switch synced after its answer hides the hardware controls): no learner could use it.
+        if page.is_visible(target) and page.is_enabled(target) and page.is_editable(target):
             raise
 
 
@@ -307,7 +307,7 @@ def _walk_action(page, rng: random.Random, target: str) -> None:
         page.focus(target)
         page.keyboard.press(rng.choice(["ArrowLeft", "ArrowRight", "PageUp", "PageDown", "Home", "End"]))
     elif kind == "number":
-        page.fill(target, rng.choice(["0", "1", "20", "8000", "99999999999", "-5", "", "2.5", "1e3", "131072"]))
+        page.fill(target, rng.choice(["0", "1", "20", "8000", "99999999999", "-5", "", "2.5", "1e3", "131072"]), timeout=2_000)
         page.keyboard.press(rng.choice(["Enter", "Tab"]))
     elif kind == "select-one":
         options = page.evaluate("(s) => [...document.querySelector(s).options].map((o) => o.value)", target)
@@ -315,7 +315,7 @@ def _walk_action(page, rng: random.Random, target: str) -> None:
     elif kind in ("checkbox", "radio", "submit", "button"):
         page.click(target, timeout=2_000, force=True)
     elif kind == "text":
-        page.fill(target, "x")
+        page.fill(target, "x", timeout=2_000)
 
 
 def test_a_seeded_random_walk_leaves_no_errors_and_a_settled_page(browser, server):
