@@ -79,15 +79,16 @@ function cachedWasm(cache, key, hit) {
   // Hashed from a second copy: reading `hit` itself (or a clone) would cost Chromium the compiled
   // code it keeps beside an untouched Cache Storage response (a third of the warm boot).
   const bytes = cache.match(key).then((copy) => copy.arrayBuffer()).then((b) => new Uint8Array(b));
-  const failed = bytes.then(subtleSha256).then((actual) => {
+  const digest = bytes.then(subtleSha256);
+  const failed = digest.then((actual) => {
     if (actual === BUILD.wasmSha256 || actual === null) return never; // null: checked after the restore
     cache.delete(key).catch(() => {});
     throw Object.assign(new Error(`the wasm kept from an earlier visit does not match its recorded sha256 (got ${actual?.slice(0, 12)}…); it was deleted`), { keptCopy: true });
   });
-  for (const promise of [bytes, failed]) promise.catch(() => {});
+  for (const promise of [bytes, digest, failed]) promise.catch(() => {});
   return {
     name: "pyodide.asm.wasm (kept from an earlier visit)", sha256: BUILD.wasmSha256, found: Promise.resolve(hit),
-    bytes, failed, decompressed: null, fromCache: true, response: async () => hit,
+    bytes, digest, failed, decompressed: null, fromCache: true, response: async () => hit,
   };
 }
 
@@ -173,7 +174,7 @@ export async function restoreFromSnapshot(loadPyodide, options, downloads, sha25
   wasm.bytes.then(() => performance.mark(wasm.fromCache ? "boot:wasm-from-cache" : "boot:wasm-downloaded"), () => {});
   // Where crypto.subtle exists (secure contexts) the downloads are hashed on the browser's own
   // thread while Pyodide restores; elsewhere Python's hashlib hashes them after the restore.
-  const digests = [snapshot, wasm].map((download) => download.bytes.then(subtleSha256).catch(() => null));
+  const digests = [snapshot, wasm].map((download) => (download.digest ?? download.bytes.then(subtleSha256)).catch(() => null)); // a kept copy is hashed once
   // A downloaded wasm that is not the build's own is refused as soon as its hash is known, not after
   // the restore: Pyodide never settles on a wasm that does not compile. (A bad snapshot makes the
   // restore throw, with Pyodide's own reason; a kept copy has its own `failed`.)
