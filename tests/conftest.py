@@ -91,9 +91,11 @@ def booted_page(browser, server):
 @pytest.fixture
 def lesson(booted_page):
     """The shared page, put back to the default state before the test."""
+    from pagewait import settle
     from twoclocks.web import DEFAULT_STATE
 
     # Leave any box the last test typed in first: its commit must not land in this test.
     booted_page.evaluate("() => document.activeElement?.blur()")
-    booted_page.evaluate("(state) => window.TwoClocks.setState(state)", DEFAULT_STATE)
+    # Wait for the answer to it too: a late answer to the last test's state must not land in this one.
+    settle(booted_page, DEFAULT_STATE)
     yield booted_page

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from twoclocks import advice, web
+from twoclocks.call import TIMELINE_POINTS
 from twoclocks.load import DEFAULT_LOAD, SWEEP_CONCURRENCY, mark_knee
 from twoclocks.scenarios import LOAD_DEMOS
 
@@ -61,6 +62,36 @@ def test_under_load_the_clocks_readouts_and_advice_describe_the_typical_call():
     times = [ms for _, ms in clocks["token_times_ms"]]
     assert times[0] == clocks["ttft_ms"] and times[-1] == pytest.approx(clocks["ttlt_ms"])
     assert times == sorted(times) and len(times) == clocks["output_tokens"]
+
+
+@pytest.mark.parametrize("scheduler", ["prefill-first", "chunked"])
+def test_a_long_loaded_answer_is_drawn_from_a_sampled_timeline_like_a_call_alone(scheduler):
+    """A 131,072-token answer under load once sent every token's time (7 MB per drag, and a canvas
+    path of 131,072 ticks that froze the page for seconds): it is sampled like a call alone."""
+    state = {"output_tokens": 131_072, "max_tokens": 131_072, "context_window_tokens": 1_131_072,
+             "load": {"concurrency": 8, "requests_per_s": 1, "scheduler": scheduler, "chunk_tokens": 512}}
+    clocks = web.evaluate(state)["clocks"]
+    alone = web.evaluate({**state, "load": DEFAULT_LOAD})
+    assert [i for i, _ in clocks["token_times_ms"]] == [i for i, _ in alone["token_times_ms"]]
+    assert len(clocks["token_times_ms"]) == TIMELINE_POINTS
+    times = [ms for _, ms in clocks["token_times_ms"]]
+    assert times[0] == clocks["ttft_ms"] and times[-1] == clocks["ttlt_ms"] and times == sorted(times)
+
+
+LONG_CALLS = [
+    {"prompt_tokens": prompt, "output_tokens": 131_072, "max_tokens": 131_072, "stop_fires": stop,
+     "context_window_tokens": 1_131_072, "mode": mode,
+     "load": {"concurrency": users, "requests_per_s": rate, "scheduler": scheduler, "chunk_tokens": 16}}
+    for prompt in (1, 200_000) for stop in (True, False) for mode in ("toy", "roofline")
+    for users in (1, 128) for rate in (None, 1_000) for scheduler in ("prefill-first", "chunked")
+]
+
+
+def test_every_report_stays_small_whatever_the_lengths_and_the_load():
+    """The page evaluates the report on every drag: its size must not grow with the answer, the
+    prompt or the load (each list in it is capped), whatever the settings."""
+    sizes = [len(web.evaluate_json(json.dumps(state))) for state in LONG_CALLS]
+    assert max(sizes) < 64_000, max(sizes)
 
 
 def test_a_prefill_first_stream_gets_no_token_during_a_stall():

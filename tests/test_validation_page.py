@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from pagewait import DEADLINE_MS, wait_until
+from pagewait import DEADLINE_MS, settle, wait_until
 
 from twoclocks.validation import nearest, validation_table
 from twoclocks.web import DEFAULT_STATE
@@ -19,6 +19,8 @@ QWEN_EAGER = {
 
 
 def points_drawn(page) -> int:
+    # The canvas keeps its last count while hidden: first let the answer to the page's state land.
+    settle(page)
     return int(wait_until(
         page, "(n) => Number(document.getElementById('validation-canvas').dataset.points) === n && n",
         len(validation_table()["entries"])) or 0)

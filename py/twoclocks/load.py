@@ -68,7 +68,7 @@ from typing import Callable
 
 from . import hardware, toy
 from ._validate import check_float, check_int
-from .call import MAX_SPECULATIVE_SPEEDUP, generated_tokens
+from .call import MAX_SPECULATIVE_SPEEDUP, generated_tokens, timeline_indices
 from .roofline import DEFAULT_SERVING_STACK, RooflineParams, _Setup, make_setup, sum_max_linear
 
 SCHEDULERS = ("prefill-first", "chunked")
@@ -415,9 +415,10 @@ def _run_parts(elapsed: Callable[[int], float], steps: int, speedup: float) -> t
     return parts, values[-1], values[0]
 
 
-def _spaced(first: float, done: float, pauses: list, count: int) -> list:
-    """``count`` times after ``first``, the last at ``done``, evenly spaced over the time between
-    them that no pause (sorted ``(start, end)`` within it) covers."""
+def _spaced(first: float, done: float, pauses: list, count: int, steps: list) -> list:
+    """The times of ``steps`` (ascending, 1..``count``) among ``count`` times after ``first``, the
+    last at ``done``, evenly spaced over the time between them that no pause (sorted ``(start,
+    end)`` within it) covers."""
     if count <= 0:
         return []
     free, cursor = [], first
@@ -429,13 +430,12 @@ def _spaced(first: float, done: float, pauses: list, count: int) -> list:
         free.append((cursor, max(done, cursor)))
     total = math.fsum(b - a for a, b in free)
     times, index, passed = [], 0, 0.0
-    for k in range(1, count + 1):
+    for k in steps:
         target = total * k / count
         while index < len(free) - 1 and passed + free[index][1] - free[index][0] < target:
             passed += free[index][1] - free[index][0]
             index += 1
-        times.append(free[index][0] + target - passed)
-    times[-1] = done
+        times.append(done if k == count else free[index][0] + target - passed)
     return times
 
 
@@ -701,15 +701,17 @@ class _Simulation:
         call: ``waiting_ms``, ``prefill_ms``, ``ttft_ms``, ``ttlt_ms``, ``prompt_tokens``,
         ``output_tokens``, ``stalls_ms`` (``[start, end]`` of every step with prompt work during its
         stream, from its arrival), ``stalled_ms`` (their total) and ``token_times_ms``
-        (``[index, ms]``; token times are not simulated one by one, so the tokens after the first are
-        spaced evenly over the stream's time outside the stalls, or over all of it when chunked, as
-        a chunked step also decodes)."""
+        (``[index, ms]``: every token up to ``TIMELINE_POINTS``, else evenly spaced samples with the
+        first and the last, as for a call alone; token times are not simulated one by one, so the
+        tokens after the first are spaced evenly over the stream's time outside the stalls, or over
+        all of it when chunked, as a chunked step also decodes)."""
         request = min(range(self.count), key=lambda i: (abs(ttft[i] - ttft_p50), i))
         start, first, done = self.arrival[request], self.first[request], self.done[request]
         stalls = [(max(a, first), min(b, done)) for a, b in self.busy if a < done and b > first]
         answer = self.answers[request]
         pauses = [] if self.chunked else stalls
-        times = [first - start] + [t - start for t in _spaced(first, done, pauses, answer - 1)]
+        tokens = timeline_indices(answer)  # a long answer is sampled, as an idle call's is
+        times = [first] + _spaced(first, done, pauses, answer - 1, [token - 1 for token in tokens[1:]])
         return {
             "waiting_ms": self.admit[request] - start,
             "prefill_ms": first - self.admit[request],
@@ -719,7 +721,7 @@ class _Simulation:
             "output_tokens": answer,
             "stalls_ms": [[a - start, b - start] for a, b in stalls],
             "stalled_ms": math.fsum(b - a for a, b in stalls),
-            "token_times_ms": [[index + 1, ms] for index, ms in enumerate(times)],
+            "token_times_ms": [[token, ms - start] for token, ms in zip(tokens, times)],
         }
 
     def summary(self, concurrency, rate, scheduler, chunk, cost) -> dict:
