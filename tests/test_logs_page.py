@@ -278,6 +278,8 @@ def test_the_charts_are_drawn_described_and_fit_a_phone(logs):
     try:
         for width in (390, 320):
             logs.set_viewport_size({"width": width, "height": 800})
+            # Sections are laid out only near the viewport (content-visibility: auto): look at it.
+            logs.locator("#logs-figure-prefill").scroll_into_view_if_needed()
             # Redrawn at the new width: the bitmap matches the box (waited for, not assumed).
             size = logs.evaluate(
                 """async (deadline) => {

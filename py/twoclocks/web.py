@@ -486,11 +486,12 @@ WARM_UP_STATES = (
     *(scenario["state"] for scenario in SCENARIOS),
     *({"prompt_tokens": 100 + step * 3_989} for step in range(WARM_UP_DRAGS)),
 )
-"""What the lesson's worker evaluates before it says it is ready, one state per :func:`warm_up` step:
+"""What the lesson's worker evaluates just after it is ready, one state per :func:`warm_up` step:
 each scenario, then drag-like prompt lengths (about 70 ms in all; the roofline model is left out:
-its first call alone takes ~100 ms). A Python restored from the memory snapshot has run none of the
-model's code, and WebAssembly compiles each function the first time it runs and optimises it once
-it is hot, so without this the first drags of a slider took about twice as long as later ones."""
+its first call alone takes ~100 ms). WebAssembly compiles each function the first time it runs and
+optimises it once it is hot, so without this the first drags of a slider took about twice as long as
+later ones. The build also runs these states before it writes the memory snapshot
+(buildtools/snapshot_state.py), so the restored Python's bytecode is already specialised."""
 
 
 def warm_up(step: int) -> bool:

@@ -257,7 +257,7 @@ function syncControls() {
   const state = lesson.value;
   modelControls.sync(state);
   setHidden($("controls-hardware"), state.mode !== "roofline");
-  $("controls-call").dataset.mode = state.mode; // the toy's own window control shows in toy mode only
+  setAttr($("controls-call"), "data-mode", state.mode); // the toy's own window control shows in toy mode only
   setText($("agent-model"), describeAgentModel(state));
   setHidden($("model-reset"), !state.toy_constants && state.mode === "toy");
   logsView?.setFitted(Boolean(state.toy_constants) && state.mode === "toy");

@@ -1,7 +1,7 @@
 // Text the lab shows for a report: the readouts, the advice (every element that recommends a lever
 // carries data-lever = report.advice.lever), the context-window bar and the model line. Python wrote
 // every number and sentence; this module only puts them on the page.
-import { setAttr, setText } from "./dom.js";
+import { removeAttr, setAttr, setText } from "./dom.js";
 import { formatMs, formatNumber, formatPercent, formatTokens, formatUsd } from "./format.js";
 
 const $ = (id) => document.getElementById(id);
@@ -31,7 +31,9 @@ export function showAdvice(report, scenario) {
   setAttr($("diagnosis"), "data-label", advice.label);
   setText($("lever"), `What to cut first for this call: ${advice.short}`);
   setText($("takeaway"), scenario ? `${scenario.setup} ${capital(advice.short)}` : "");
-  for (const element of [$("diagnosis"), $("lever"), $("takeaway")]) setAttr(element, "data-lever", advice.lever);
+  for (const element of [$("diagnosis"), $("lever")]) setAttr(element, "data-lever", advice.lever);
+  if (scenario) setAttr($("takeaway"), "data-lever", advice.lever); // no scenario: no takeaway, no lever
+  else removeAttr($("takeaway"), "data-lever");
 }
 
 /** The agent section's own advice (about the whole loop, so it carries data-agent-lever). */
