@@ -146,6 +146,9 @@ def test_a_print_flood_keeps_the_page_responsive_and_capped(lesson):
     lesson.fill("#code", "for i in range(10**6):\n    print(i)\n")
     longest, text_length, tail = lesson.evaluate(
         """async (deadline) => {
+          // Filling the cell scrolled it into view, and the sections come near are laid out then
+          // (content-visibility: auto): let that frame pass, it is not the flood's work.
+          for (let i = 0; i < 2; i++) await new Promise(requestAnimationFrame);
           const tasks = [];
           const observer = new PerformanceObserver((list) => tasks.push(...list.getEntries()));
           observer.observe({ type: "longtask" });
@@ -157,11 +160,12 @@ def test_a_print_flood_keeps_the_page_responsive_and_capped(lesson):
           }
           observer.disconnect();
           const out = document.getElementById("output").textContent;
-          return [Math.max(0, ...tasks.map((t) => t.duration)), out.length, out.slice(-200)];
+          const longest = tasks.reduce((a, t) => (t.duration > a.duration ? t : a), { duration: 0, startTime: start });
+          return [[longest.duration, longest.startTime - start], out.length, out.slice(-200)];
         }""",
         60_000,
     )
-    assert longest < 100, f"a main-thread task took {longest} ms"
+    assert longest[0] < 100, f"a main-thread task took {longest[0]} ms, starting {longest[1]:.0f} ms after Run"
     assert text_length <= 100_000 + 200
     assert "more characters of output hidden" in tail
 
