@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from pagewait import canvas_pixels, run_cell, wait_for_drawn, wait_for_readouts
+from pagewait import canvas_pixels, run_cell, settle, wait_for_drawn, wait_for_readouts, wait_until
 
 from twoclocks import simulate_call
 from twoclocks.web import DEFAULT_STATE, evaluate
@@ -154,3 +154,45 @@ def test_set_state_refuses_half_a_fitted_model(lesson):
     )
     assert problem[0] == "RangeError" and "needs every field" in problem[1]
     assert lesson.evaluate("() => window.TwoClocks.getState().toy_constants") is None
+
+
+_SCROLL_THROUGH = """
+async (steps) => {
+  for (let i = 0; i <= steps; i++) {
+    scrollTo(0, (i / steps) * (document.documentElement.scrollHeight - innerHeight));
+    for (let f = 0; f < 2; f++) await new Promise(requestAnimationFrame); // laid out if it came near
+  }
+  scrollTo(0, 0);
+  for (let f = 0; f < 2; f++) await new Promise(requestAnimationFrame);
+  const lazy = document.documentElement.scrollHeight; // most sections skipped now
+  const sections = document.querySelectorAll("main > section");
+  sections.forEach((s) => { s.style.contentVisibility = "visible"; }); // every section laid out
+  for (let f = 0; f < 2; f++) await new Promise(requestAnimationFrame);
+  const full = document.documentElement.scrollHeight;
+  sections.forEach((s) => { s.style.contentVisibility = ""; });
+  return [lazy, full];
+}
+"""
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
+def test_sections_laid_out_only_near_keep_the_pages_height_and_end_reaches_the_footer(browser, server, size):
+    """The sections below the lab are laid out only near the viewport, at the size they had when
+    last laid out: with most of them skipped the page is exactly as tall as laid out in full (so an
+    embedding iframe's height and the scrollbar stay put), and End shows the footer."""
+    width, height = size
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.goto(server)
+    page.evaluate("() => window.TwoClocks.ready")
+    assert wait_until(page, "() => document.documentElement.classList.contains('sections-lazy')")
+    # The first pass also starts what sections load as they come near (the load sweep, the cell's
+    # Python): the second sees each with its final content.
+    page.evaluate(_SCROLL_THROUGH, 12)
+    settle(page)
+    lazy, full = page.evaluate(_SCROLL_THROUGH, 12)
+    assert lazy == full
+    page.keyboard.press("End")
+    bottom = wait_until(page, "() => { const r = document.querySelector('footer').getBoundingClientRect(); "
+                              "return r.top < innerHeight && r.bottom <= innerHeight + 1 && r.top; }")
+    assert bottom, "End did not bring the footer into view"
+    page.close()

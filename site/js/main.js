@@ -22,7 +22,7 @@ import { LessonState } from "./state.js";
 import { formatPercent } from "./format.js";
 import { setupGlossary } from "./glossary.js";
 import { setupValidation } from "./validation.js";
-import { applySections } from "./sections.js";
+import { applySections, layOutSectionsOnlyNear } from "./sections.js";
 import { LoadChart, LoadSweep, buildLoadControls, showLoadFigures, showLoadLine } from "./loadview.js";
 import { hideBootProgress, showBootProgress } from "./bootprogress.js";
 
@@ -455,6 +455,8 @@ $("copy-link").addEventListener("click", async () => {
 // --- start ------------------------------------------------------------------------------------
 
 applyView();
+// Once Python has filled every section (its first report), so each is skipped at its real size.
+ready.then(layOutSectionsOnlyNear);
 applyState({});
 showReport(initial.report, initial.state);
 setupGlossary(document);

@@ -11,3 +11,27 @@ export function applySections(sections) {
   }
   document.documentElement.classList.toggle("lab-only", labOnly);
 }
+
+/**
+ * Lay out the sections below the lab only near the viewport (html.sections-lazy, app.css), after
+ * every one has been laid out once at the current width, so each is skipped at its real size (its
+ * last remembered size) rather than a guess. A new width lays them all out again first.
+ */
+export function layOutSectionsOnlyNear() {
+  const root = document.documentElement;
+  const afterAFrame = (then) => requestAnimationFrame(() => requestAnimationFrame(then));
+  let width = innerWidth;
+  let pending = false;
+  const relayout = () => {
+    root.classList.remove("sections-lazy");
+    if (pending) return;
+    pending = true;
+    afterAFrame(() => { pending = false; root.classList.add("sections-lazy"); });
+  };
+  relayout();
+  addEventListener("resize", () => {
+    if (innerWidth === width) return; // a height change (a phone's toolbar) keeps every width
+    width = innerWidth;
+    relayout();
+  });
+}
