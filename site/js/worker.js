@@ -321,8 +321,8 @@ const handlers = { evaluate, "load-level": loadLevel, validation, analyze, run, 
 
 // The model's code paths are run once (web.warm_up, ~70 ms), one step per task so that a request
 // from the page waits for at most one step: WebAssembly compiles a function the first time it runs
-// and optimises it once it is hot, and a restored Python has run none of the model yet (a full boot
-// had run plenty of Python by then). Without it the first drags took twice as long as later ones.
+// and optimises it once it is hot, which no snapshot carries (the snapshot already holds the model's
+// specialised bytecode: buildtools/snapshot_state.py). Without it the first drags took longer.
 async function warmUp() {
   for (let step = 0; web.warm_up(step); step += 1) await new Promise((resolve) => setTimeout(resolve, 0));
   mark("warmed-up");
