@@ -83,7 +83,9 @@ def booted_page(browser, server):
     page.errors = []
     page.on("pageerror", lambda error: page.errors.append(str(error)))
     page.goto(server)
-    page.evaluate("() => window.TwoClocks.ready")
+    from pagewait import wait_ready
+
+    wait_ready(page)
     yield page
     context.close()
 

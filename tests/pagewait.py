@@ -170,3 +170,19 @@ def settle(page, state: dict | None = None) -> str:
     if state is not None:
         page.evaluate("(s) => window.TwoClocks.setState(s)", state)
     return page.evaluate(_SETTLE, DEADLINE_MS)
+
+
+def wait_ready(page_or_frame, deadline_ms: int = DEADLINE_MS * 4) -> None:
+    """Wait for TwoClocks.ready, failing after the deadline instead of hanging (a lesson that never
+    boots never resolves it)."""
+    outcome = page_or_frame.evaluate(
+        """async (deadline) => { const start = performance.now();
+             while (!window.TwoClocks && performance.now() - start < deadline)
+               await new Promise((resolve) => setTimeout(resolve, 20));
+             if (!window.TwoClocks) return "no window.TwoClocks";
+             return Promise.race([TwoClocks.ready.then(() => "ready"),
+               new Promise((resolve) => setTimeout(resolve, deadline, "not ready: " +
+                 document.getElementById("status-text").textContent))]); }""",
+        deadline_ms,
+    )
+    assert outcome == "ready", outcome

@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 
 import pytest
 from conftest import Server
-from pagewait import DEADLINE_MS
+from pagewait import DEADLINE_MS, wait_ready
 
 from twoclocks.web import DEFAULT_STATE, evaluate
 
@@ -189,7 +189,7 @@ def test_url_parameters_set_every_control(browser, sites):
     }
     page = browser.new_page()
     page.goto(f"{lesson}index.html?{urlencode(query)}")
-    page.evaluate("() => window.TwoClocks.ready")
+    wait_ready(page)
     state = page.evaluate("() => TwoClocks.getState()")
     for key, value in query.items():
         if key.startswith("agent."):
@@ -210,7 +210,7 @@ def test_invalid_parameters_are_clamped_or_ignored_with_a_notice(browser, sites)
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(f"{lesson}embed.html?prompt_tokens=-5&max_tokens=NaN&theme=purple&bogus=1&stop_fires=maybe")
-    page.evaluate("() => window.TwoClocks.ready")
+    wait_ready(page)
     notice = page.text_content("#notice")
     for word in ("prompt_tokens", "max_tokens", "theme", "bogus", "stop_fires"):
         assert word in notice
@@ -227,14 +227,14 @@ def test_the_address_follows_the_controls(browser, sites):
     lesson, _ = sites
     page = browser.new_page()
     page.goto(f"{lesson}index.html")
-    page.evaluate("() => window.TwoClocks.ready")
+    wait_ready(page)
     page.fill("#output_tokens-number", "321")
     url = page.evaluate(
         """async () => { while (!location.search.includes("output_tokens=321"))
              await new Promise(requestAnimationFrame); return location.href; }"""
     )
     page.goto(url)
-    page.evaluate("() => window.TwoClocks.ready")
+    wait_ready(page)
     assert page.evaluate("() => TwoClocks.getState().output_tokens") == 321
     page.close()
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Error as PlaywrightError
 from conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, Server
-from pagewait import DEADLINE_MS, open_logs, run_cell, wait_for_readouts
+from pagewait import DEADLINE_MS, open_logs, run_cell, wait_for_readouts, wait_ready
 
 import build
 from twoclocks.web import DEFAULT_STATE, evaluate
@@ -85,22 +85,6 @@ def wait_until(page_or_frame, check: str, arg=None, deadline_ms: int = DEADLINE_
         except PlaywrightError as error:
             if "destroyed" not in str(error) and "navigat" not in str(error) or time.monotonic() > end:
                 raise
-
-
-def wait_ready(page_or_frame, deadline_ms: int = DEADLINE_MS * 2) -> None:
-    """Wait for TwoClocks.ready, failing after the deadline instead of hanging (a lesson that never
-    boots never resolves it)."""
-    outcome = page_or_frame.evaluate(
-        """async (deadline) => { const start = performance.now();
-             while (!window.TwoClocks && performance.now() - start < deadline)
-               await new Promise((resolve) => setTimeout(resolve, 20));
-             if (!window.TwoClocks) return "no window.TwoClocks";
-             return Promise.race([TwoClocks.ready.then(() => "ready"),
-               new Promise((resolve) => setTimeout(resolve, deadline, "not ready: " +
-                 document.getElementById("status-text").textContent))]); }""",
-        deadline_ms,
-    )
-    assert outcome == "ready", outcome
 
 
 # --- 1. plain http under a real host name ---------------------------------------------------------

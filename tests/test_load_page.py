@@ -5,7 +5,7 @@ throughput curve computed level by level."""
 from __future__ import annotations
 
 import pytest
-from pagewait import DEADLINE_MS, settle
+from pagewait import DEADLINE_MS, settle, wait_ready
 
 from twoclocks import web
 from twoclocks.scenarios import LOAD_DEMOS
@@ -102,7 +102,7 @@ def test_bad_load_settings_throw_naming_the_key_and_change_nothing(lesson):
 def test_the_address_carries_the_load(browser, server):
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.goto(f"{server}?load.concurrency=48&load.scheduler=chunked&load.chunk_tokens=512")
-    page.evaluate("() => window.TwoClocks.ready")
+    wait_ready(page)
     assert page.evaluate("() => window.TwoClocks.getState().load") == {
         **web.DEFAULT_STATE["load"], "concurrency": 48, "scheduler": "chunked", "chunk_tokens": 512}
     assert page.is_visible("#load-chunk_tokens-slider")

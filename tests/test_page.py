@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from pagewait import canvas_pixels, run_cell, settle, wait_for_drawn, wait_for_readouts, wait_until
+from pagewait import canvas_pixels, run_cell, settle, wait_for_drawn, wait_for_readouts, wait_ready, wait_until
 
 from twoclocks import simulate_call
 from twoclocks.web import DEFAULT_STATE, evaluate
@@ -175,6 +175,12 @@ async (steps) => {
 """
 
 
+_NEAR_CONTENT_LOADED = """() =>
+  document.getElementById("logs-root").hasAttribute("data-state")
+  && document.getElementById("cell-status").textContent.includes("ready")
+  && !/^Computing|^$/.test(document.getElementById("load-sweep-status").textContent)"""
+
+
 @pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
 def test_sections_laid_out_only_near_keep_the_pages_height_and_end_reaches_the_footer(browser, server, size):
     """The sections below the lab are laid out only near the viewport, at the size they had when
@@ -183,12 +189,14 @@ def test_sections_laid_out_only_near_keep_the_pages_height_and_end_reaches_the_f
     width, height = size
     page = browser.new_page(viewport={"width": width, "height": height})
     page.goto(server)
-    page.evaluate("() => window.TwoClocks.ready")
+    wait_ready(page)
     assert wait_until(page, "() => document.documentElement.classList.contains('sections-lazy')")
     # The first pass also starts what sections load as they come near (the load sweep, the cell's
-    # Python): the second sees each with its final content.
+    # Python, the log tools): the second sees each with its final content. (A section that changes
+    # while skipped keeps its old size until it comes near again, as without content-visibility.)
     page.evaluate(_SCROLL_THROUGH, 12)
     settle(page)
+    assert wait_until(page, _NEAR_CONTENT_LOADED), "the sections that load when near did not finish"
     lazy, full = page.evaluate(_SCROLL_THROUGH, 12)
     assert lazy == full
     page.keyboard.press("End")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import CHROMIUM_ARGS, Server
-from pagewait import DEADLINE_MS, open_logs, run_cell, wait_for_readouts, wait_for_text
+from pagewait import DEADLINE_MS, open_logs, run_cell, wait_for_readouts, wait_for_text, wait_ready
 
 from twoclocks.web import DEFAULT_STATE, evaluate
 
@@ -86,7 +86,7 @@ def isolated_page(browser, dist_dir):
     context = browser.new_context()
     page = context.new_page()
     page.goto(server.url)
-    page.evaluate("() => window.TwoClocks.ready")
+    wait_ready(page)
     assert page.evaluate("() => crossOriginIsolated")
     page.focus("#code")  # the cell's Python starts when the learner comes to the cell
     assert "is ready" in wait_cell_ready(page)
@@ -267,7 +267,7 @@ def test_the_cell_text_survives_a_reload_and_resets_to_the_example(browser, serv
         page.evaluate("(value) => localStorage.setItem('twoclocks:cell:v1', value)", corrupt)
         page.reload()
         assert page.input_value("#code") == example
-    page.evaluate("() => window.TwoClocks.ready")
+    wait_ready(page)
     context.close()
 
 
@@ -276,8 +276,8 @@ def test_before_python_is_ready_changes_and_run_are_kept(browser, server):
     waiting, and both are applied once Python is live."""
     context = browser.new_context()
     page = context.new_page()
-    held = []
-    page.route("**/pyodide.asm.wasm*", lambda route: held.append(route))
+    held, released = [], []  # the wasm requests held until the changes are queued
+    page.route("**/pyodide.asm.wasm*", lambda route: route.continue_() if released else held.append(route))
     page.goto(server)
     page.fill("#prompt_tokens-number", "30000")
     page.fill("#code", "print(6 * 7)\n")
@@ -287,10 +287,10 @@ def test_before_python_is_ready_changes_and_run_are_kept(browser, server):
     page.evaluate("() => new Promise(requestAnimationFrame)")  # let the worker ask for the wasm (.gz)
     while not held:
         page.evaluate("() => new Promise(requestAnimationFrame)")
-    for route in held:
-        route.continue_()
-    page.unroute("**/pyodide.asm.wasm*")
-    page.evaluate("() => window.TwoClocks.ready")
+    released.append(True)  # a request made from now on (the cell's Python's) goes straight through
+    while held:
+        held.pop().continue_()
+    wait_ready(page)
     report = evaluate({**DEFAULT_STATE, "prompt_tokens": 30000})
     wait_for_readouts(page, report["ttft_ms"], report["ttlt_ms"])
     assert wait_for_text(page, "#output", "42\n") == "42\n"
@@ -308,7 +308,7 @@ def test_a_failed_load_shows_a_message_and_retry_recovers(browser, server):
     assert page.locator("#why").is_visible()
     page.unroute("**/pyodide.asm.wasm*")
     page.click("#retry")
-    page.evaluate("() => window.TwoClocks.ready")
+    wait_ready(page)
     assert "ready" in page.text_content("#status-text")
     context.close()
 
@@ -345,7 +345,7 @@ def test_the_full_lesson_works_with_every_foreign_request_blocked(browser, serve
     console = []
     page.on("console", lambda message: console.append(message.text))
     page.goto(server)
-    page.evaluate("() => window.TwoClocks.ready")
+    wait_ready(page)
     page.click('button[data-scenario="rag"]')
     assert "4" in run_cell(page, "from twoclocks import simulate_call\nprint(4)\n")
     open_logs(page)
@@ -371,7 +371,7 @@ def test_hostile_strings_in_the_url_and_output_stay_text(browser, server):
     query = urlencode({name: HOSTILE for name in names})
     page = browser.new_page()
     page.goto(f"{server}index.html?{query}")
-    page.evaluate("() => window.TwoClocks.ready")
+    wait_ready(page)
     assert "<img src=x onerror=" in page.text_content("#notice")  # shown as text
     output = run_cell(page, f"print({HOSTILE!r})\n")
     assert HOSTILE in output
@@ -393,14 +393,14 @@ def test_a_new_deploy_never_mixes_old_and_new_files(browser, tmp_path):
     context = browser.new_context()
     page = context.new_page()
     page.goto(server.url)
-    page.evaluate("() => window.TwoClocks.ready")
+    wait_ready(page)
     assert page.evaluate("() => TwoClocks.version") == "1.0.0"
     build.build(tmp_path / "v2", version="1.0.1")
     shutil.copytree(tmp_path / "v2", served, dirs_exist_ok=True)  # the new deploy lands beside the old
     requests = []
     page.on("request", lambda request: requests.append(request.url))
     page.reload()
-    page.evaluate("() => window.TwoClocks.ready")
+    wait_ready(page)
     assert page.evaluate("() => TwoClocks.version") == "1.0.1"
     old_app = next(p.name for p in (tmp_path / "v1").glob("app-*"))
     new_app = next(p.name for p in (tmp_path / "v2").glob("app-*"))
@@ -440,7 +440,7 @@ def test_hidden_sections_do_not_break_the_page(browser, server):
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(f"{server}?sections=code")
-    page.evaluate("() => window.TwoClocks.ready")
+    wait_ready(page)
     assert run_cell(page, "print(2 + 2)").strip() == "4"
     assert errors == []
     page.close()
@@ -454,7 +454,7 @@ def test_the_cell_and_the_log_tools_load_only_when_the_learner_comes_near(browse
     fetched = []
     page.on("request", lambda request: fetched.append(request.url.rsplit("/", 1)[-1]))
     page.goto(server)
-    page.evaluate("() => window.TwoClocks.ready")
+    wait_ready(page)
     page.evaluate("() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))")
     assert len(page.workers) == 1
     assert not [name for name in fetched if name.startswith(("logsview", "logs.css", "twoclocks_logs"))]
@@ -490,7 +490,7 @@ def test_the_read_only_view_locks_the_log_tools_too(browser, server):
     analysis or change the lesson's model)."""
     page = browser.new_page()
     page.goto(f"{server}?readonly=1")
-    page.evaluate("() => window.TwoClocks.ready")
+    wait_ready(page)
     open_logs(page)
     for selector in ("#logs-file", "#logs-sample", "#logs-analyse"):
         assert page.is_disabled(selector), selector

@@ -15,7 +15,7 @@ import struct
 
 import pytest
 from conftest import Server
-from pagewait import DEADLINE_MS, open_logs, run_cell, wait_for_readouts, wait_until
+from pagewait import DEADLINE_MS, open_logs, run_cell, wait_for_readouts, wait_ready, wait_until
 
 import build
 from twoclocks import web
@@ -252,7 +252,7 @@ def test_while_python_loads_the_clocks_say_so_with_the_bytes_downloaded(browser,
     loaded, total = (float(number) for number in re.findall(r"[0-9.]+", text)[:2])
     assert 0 <= loaded < total
     page.evaluate("() => TwoClocks.setState({prompt_tokens: 40000})")
-    page.evaluate("() => TwoClocks.ready")
+    wait_ready(page)
     report = evaluate({**DEFAULT_STATE, "prompt_tokens": 40000})
     assert wait_for_readouts(page, report["ttft_ms"], report["ttlt_ms"]) == (report["ttft_ms"], report["ttlt_ms"])
     assert page.is_hidden("#python-loading")

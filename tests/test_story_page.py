@@ -7,7 +7,7 @@ import random
 
 import pytest
 from playwright.sync_api import Error as PlaywrightError
-from pagewait import DEADLINE_MS, settle
+from pagewait import DEADLINE_MS, settle, wait_ready
 
 from twoclocks.scenarios import SCENARIOS
 from twoclocks.web import DEFAULT_STATE, evaluate
@@ -191,7 +191,7 @@ def test_the_clocks_stay_in_view_while_a_control_of_the_call_has_focus(browser, 
     the agent chart stays in view while its controls are used."""
     page = browser.new_page(viewport={"width": size[0], "height": size[1]})
     page.goto(server)
-    page.evaluate("() => window.TwoClocks.ready")
+    wait_ready(page)
     for selector in CALL_CONTROLS:
         page.focus(selector)
         page.keyboard.press("ArrowRight")  # a learner's use of it
@@ -268,7 +268,7 @@ def test_the_canvas_follows_the_system_theme(browser, server):
     """Case 9: with theme=auto, switching the system to dark redraws the clocks in dark colours."""
     page = browser.new_page(color_scheme="light")
     page.goto(server + "?theme=auto")
-    page.evaluate("() => window.TwoClocks.ready")
+    wait_ready(page)
     corner = "() => [...document.getElementById('clocks-canvas').getContext('2d').getImageData(2, 2, 1, 1).data].slice(0, 3)"
     light = page.evaluate(corner)
     page.emulate_media(color_scheme="dark")
@@ -336,13 +336,13 @@ def test_a_seeded_random_walk_leaves_no_errors_and_a_settled_page(browser, serve
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(server)
-    page.evaluate("() => window.TwoClocks.ready")
+    wait_ready(page)
     targets = page.evaluate(_INTERACTIVE)
     for step in range(WALK_ACTIONS):
         roll = rng.random()
         if roll < 0.004:  # a reload of the address as it stands
             page.reload()
-            page.evaluate("() => window.TwoClocks.ready")
+            wait_ready(page)
             targets = page.evaluate(_INTERACTIVE)
         elif roll < 0.05:  # the host's API, with values good and bad
             key, value = rng.choice([("prompt_tokens", rng.choice([1, 40_000, 2_000_000])),
@@ -375,7 +375,7 @@ def test_the_first_tab_into_the_controls_shows_the_whole_clocks(browser, server)
     """At 1280x800 the first control reached with Tab from the top brings the whole clocks into view."""
     page = browser.new_page(viewport={"width": 1280, "height": 800})
     page.goto(server)
-    page.evaluate("() => window.TwoClocks.ready")
+    wait_ready(page)
     page.focus("#copy-link")
     page.keyboard.press("Tab")
     assert page.evaluate("() => document.activeElement.closest('#controls') !== null")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from pagewait import DEADLINE_MS, settle, wait_until
+from pagewait import DEADLINE_MS, settle, wait_ready, wait_until
 
 from twoclocks.validation import nearest, validation_table
 from twoclocks.web import DEFAULT_STATE
@@ -102,7 +102,7 @@ def test_axe_finds_nothing_on_the_validation_panel(browser, server):
                                       bypass_csp=True)  # axe is injected as a script
         page = context.new_page()
         page.goto(server + "?mode=roofline")
-        page.evaluate("() => TwoClocks.ready")
+        wait_ready(page)
         points_drawn(page)
         page.click("#validation-details summary")
         results = Axe().run(page, context={"include": [["#roofline-panel"]]})
