@@ -35,12 +35,17 @@ class PlainServer:
 
     def __init__(self, directory: Path, headers: dict[str, str] | None = None) -> None:
         extra = headers or {}
+        self.paths: list[str] = []  # every request's path, in order (a shared worker's too)
+        paths = self.paths
 
         class Handler(http.server.SimpleHTTPRequestHandler):
             def end_headers(self) -> None:
                 for name, value in extra.items():
                     self.send_header(name, value)
                 super().end_headers()
+
+            def log_request(self, code="-", size="-") -> None:
+                paths.append(self.path)
 
             def log_message(self, *args) -> None:
                 pass
@@ -145,13 +150,19 @@ def test_a_changed_wheel_still_stops_the_boot_with_its_name(named_host_browser, 
 
 
 @pytest.fixture(scope="module")
-def two_origins(dist_dir, tmp_path_factory):
-    """(lesson base URL, host root folder, host base URL): the lesson and a course page on two origins."""
+def lesson_server(dist_dir):
+    """The lesson's plain server (its `paths` are the requests it answered)."""
     lesson = PlainServer(dist_dir)
+    yield lesson
+    lesson.close()
+
+
+@pytest.fixture(scope="module")
+def two_origins(lesson_server, tmp_path_factory):
+    """(lesson base URL, host root folder, host base URL): the lesson and a course page on two origins."""
     host_root = tmp_path_factory.mktemp("course-page")
     host = PlainServer(host_root)
-    yield lesson.url, host_root, host.url
-    lesson.close()
+    yield lesson_server.url, host_root, host.url
     host.close()
 
 
@@ -431,4 +442,62 @@ def test_the_lab_only_embed_fits_one_screen(browser, two_origins):
         assert frame.locator(selector).is_visible(), selector
     for selector in ("#why", "#doubling", "#split", "#takeaways", "#agent", "#code-section"):
         assert frame.locator(selector).is_hidden(), selector
+    context.close()
+
+
+def _boots(paths: list[str]) -> int:
+    """How many Pythons were restored: downloads of the memory snapshot among these requests."""
+    return sum(path.endswith("/python-snapshot.bin.gz") for path in paths)
+
+
+_ADD_LESSON = """([src, title]) => { const frame = document.createElement("iframe");
+  Object.assign(frame, { src, title, height: 600 }); document.body.append(frame); }"""
+
+
+def _frame_report(frame) -> dict:
+    """The lesson's own report for the state it shows (TwoClocks.report(): Python's, via the worker)."""
+    return frame.evaluate("() => TwoClocks.report()")
+
+
+def test_lessons_on_one_course_page_share_one_python(browser, two_origins, lesson_server):
+    """Lessons in frames share one Python (a SharedWorker), booted once: a second lesson, and a third
+    added after both are ready, download no snapshot; each answers for its own state, and one still
+    answers after the lesson that started the Python is gone."""
+    lesson = two_origins[0]
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    first = len(lesson_server.paths)
+    frames = "".join(f'<iframe title="Lesson {n}" height="600" src="{{lesson}}embed.html?{query}"></iframe>'
+                     for n, query in ((1, "prompt_tokens=12000"), (2, "prompt_tokens=30000&sections=lab")))
+    page.goto(course_page(two_origins, "shared.html", frames))
+    for frame in page.frames[1:]:
+        wait_ready(frame)
+    page.evaluate(_ADD_LESSON, [f"{lesson}embed.html?prompt_tokens=50000&sections=lab", "Lesson 3"])
+    wait_until(page, "() => document.querySelectorAll('iframe').length === 3")
+    third = page.frames[3]
+    wait_ready(third)
+    assert _boots(lesson_server.paths[first:]) == 1
+    for frame, prompt in zip(page.frames[1:], (12000, 30000, 50000)):
+        assert _frame_report(frame)["ttft_ms"] == evaluate({**DEFAULT_STATE, "prompt_tokens": prompt})["ttft_ms"]
+    page.evaluate("() => document.querySelector('iframe').remove()")  # the lesson whose page started it
+    second = page.frames[1]
+    second.evaluate("() => TwoClocks.setState({prompt_tokens: 80000})")
+    assert _frame_report(second)["ttft_ms"] == evaluate({**DEFAULT_STATE, "prompt_tokens": 80000})["ttft_ms"]
+    context.close()
+
+
+def test_without_shared_workers_each_framed_lesson_boots_its_own_python(browser, two_origins, lesson_server):
+    """Where the browser has no SharedWorker, a framed lesson boots a worker of its own, and works."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.add_init_script("delete window.SharedWorker")
+    page = context.new_page()
+    first = len(lesson_server.paths)
+    frames = "".join(f'<iframe title="Lesson {n}" height="600" src="{{lesson}}embed.html?prompt_tokens={prompt}"></iframe>'
+                     for n, prompt in ((1, 12000), (2, 30000)))
+    page.goto(course_page(two_origins, "unshared.html", frames))
+    for frame in page.frames[1:]:
+        wait_ready(frame)
+    assert _boots(lesson_server.paths[first:]) == 2
+    for frame, prompt in zip(page.frames[1:], (12000, 30000)):
+        assert _frame_report(frame)["ttft_ms"] == evaluate({**DEFAULT_STATE, "prompt_tokens": prompt})["ttft_ms"]
     context.close()

@@ -362,8 +362,11 @@ SETTLED_FRAMES = "() => [...document.querySelectorAll('iframe')].map((f) => f.co
 def test_a_lessons_later_work_waits_until_no_other_lesson_boots(browser, server):
     """Two lessons on one course page, the second's snapshot download held back: the first becomes
     ready but does not start its later work (keeping the wasm for the next visit) while the second
-    boots, as it would slow the second's boot; once the second is ready, both do it."""
+    boots, as it would slow the second's boot; once the second is ready, both do it. (Lessons in
+    frames share one Python where there are shared workers; these two each boot their own, as
+    lessons in separate tabs, or where there is no SharedWorker, do.)"""
     context = browser.new_context()
+    context.add_init_script("delete window.SharedWorker")
     page = context.new_page()
     held = []
 

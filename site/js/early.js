@@ -28,14 +28,22 @@
     });
   }
 
+  // A lesson in a frame (a course page may embed several) shares one Python with the other lessons
+  // of this site and version in the browser, a SharedWorker, booted once: each more lesson costs
+  // no second boot on the learner's cores. Alone, or where there is no SharedWorker, a lesson has
+  // its own worker. engine.js keeps the choice for a restart.
   function startWorker() {
-    var early = { worker: null, messages: [], error: null };
+    var script = new URL("worker.js", document.currentScript.src);
+    var early = { worker: null, shared: window.parent !== window && typeof SharedWorker === "function",
+                  messages: [], error: null };
     try {
-      early.worker = new Worker(new URL("worker.js", document.currentScript.src), { type: "module" });
+      early.worker = early.shared
+        ? new SharedWorker(script, { type: "module", name: "two-clocks-model" })
+        : new Worker(script, { type: "module" });
     } catch (error) {
       return; // main.js starts one itself and reports what goes wrong
     }
-    early.worker.onmessage = function (event) { early.messages.push(event.data); };
+    (early.worker.port || early.worker).onmessage = function (event) { early.messages.push(event.data); };
     early.worker.onerror = function (event) {
       event.preventDefault();
       early.error = event.message || "the Python worker could not start";

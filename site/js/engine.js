@@ -16,6 +16,8 @@
 //   worker -> page  {type: "progress", phase, loadedBytes, totalBytes} while booting (bootprogress.js)
 //   worker -> page  {type: "exited"} after the cell's Python exited (the page starts a fresh worker)
 //   worker -> page  {type: "error", id, error} for a request that failed
+//   worker -> page  {type: "warning", text}               a shared worker's console warning, said again here
+//   page -> worker  {type: "disconnect"}                 leaving a shared model worker (early.js; no reply)
 
 const INTERRUPT_EVERY_MS = 10; // Pyodide sometimes misses one write of the interrupt buffer
 const INTERRUPT_DEADLINE_MS = 600; // then fall back to terminating the worker
@@ -50,6 +52,8 @@ export class Engine {
     this.ready = false;
     this.started = false;
     this.worker = null;
+    this.channel = null; // what messages go through: the worker, or a shared worker's port
+    this.shared = false; // a SharedWorker (early.js decides; a restart keeps the choice)
     this.peaks = {}; // tag -> the most requests with that tag in flight at once (tests read it)
     // Without cross-origin isolation there is no SharedArrayBuffer: Stop must terminate the worker.
     this.isolated = globalThis.crossOriginIsolated === true;
@@ -72,9 +76,10 @@ export class Engine {
     });
     this.readyPromise.catch(() => {}); // callers that care await it
     const early = this.adoptEarly ? takeEarlyWorker() : null;
-    const script = new URL(this.logTools ? "./worker.js?logtools=1" : "./worker.js", import.meta.url);
-    this.worker = early?.worker ?? new Worker(script, { type: "module" });
-    this.worker.onmessage = (event) => this.receive(event.data);
+    if (early) this.shared = early.shared;
+    this.worker = early?.worker ?? this.newWorker();
+    this.channel = this.worker.port ?? this.worker;
+    this.channel.onmessage = (event) => this.receive(event.data);
     this.worker.onerror = (event) => {
       event.preventDefault();
       this.failBoot(event.message || "the Python worker could not start");
@@ -86,10 +91,24 @@ export class Engine {
         if (early.error) this.failBoot(early.error);
       });
     }
-    if (this.isolated) {
-      this.worker.postMessage({ type: "shareBuffers", interrupt: this.interrupt.buffer, stdin: this.stdin.buffer });
+    if (this.isolated && !this.shared) { // (a SharedArrayBuffer cannot go to a shared worker)
+      this.channel.postMessage({ type: "shareBuffers", interrupt: this.interrupt.buffer, stdin: this.stdin.buffer });
     }
     this.watchBoot(this.worker);
+  }
+
+  newWorker() {
+    const script = new URL(this.logTools ? "./worker.js?logtools=1" : "./worker.js", import.meta.url);
+    // A restarted shared worker gets a name of its own: the old one may still answer other lessons.
+    if (this.shared) return new SharedWorker(script, { type: "module", name: `two-clocks-model-${Date.now()}` });
+    return new Worker(script, { type: "module" });
+  }
+
+  /** End this page's worker; a shared one is only left (other lessons may be using it). */
+  endWorker() {
+    if (!this.shared) return this.worker?.terminate();
+    this.channel?.postMessage({ type: "disconnect" });
+    this.channel?.close();
   }
 
   watchBoot(worker) {
@@ -98,7 +117,7 @@ export class Engine {
     }, SLOW_BOOT_MS);
     const deadline = setTimeout(() => {
       if (this.ready || this.worker !== worker) return;
-      worker.terminate();
+      this.endWorker();
       this.failBoot(`loading took over ${BOOT_DEADLINE_MS / 1000} s (a very slow or blocked download)`);
     }, BOOT_DEADLINE_MS);
     this.readyPromise.then(() => { clearTimeout(slow); clearTimeout(deadline); }, () => clearTimeout(slow));
@@ -112,6 +131,9 @@ export class Engine {
         break;
       case "progress":
         this.onProgress?.(message);
+        break;
+      case "warning": // said in a shared worker's own console, which devtools shows apart
+        console.warn(message.text);
         break;
       case "ready":
         this.ready = true;
@@ -173,7 +195,7 @@ export class Engine {
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, type, tag, ...handlers });
       this.peaks[tag] = Math.max(this.peaks[tag] ?? 0, this.inFlight(tag));
-      this.worker.postMessage({ type, id, ...payload });
+      this.channel.postMessage({ type, id, ...payload });
     });
   }
 
@@ -248,7 +270,7 @@ export class Engine {
       Atomics.store(this.interrupt, 0, 0);
       if (outcome === "interrupted") return outcome;
     }
-    this.worker.terminate();
+    this.endWorker();
     for (const request of this.pending.values()) request.resolve({ stopped: true });
     this.pending.clear();
     this.start();
@@ -256,7 +278,7 @@ export class Engine {
   }
 
   restart() {
-    this.worker?.terminate();
+    this.endWorker();
     this.rejectAll("the Python worker was restarted");
     this.start();
   }

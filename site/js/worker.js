@@ -14,6 +14,12 @@
 //   worker -> page  {type: "progress", phase, loadedBytes, totalBytes} while booting (bootprogress.js)
 //   worker -> page  {type: "exited"} after the cell's Python exited (the page starts a fresh worker)
 //   worker -> page  {type: "error", id, error} for a request that failed
+//   worker -> page  {type: "warning", text} a shared worker's console warning, for the page's console
+//   page -> worker  {type: "disconnect"}                  a page leaving a shared worker (no reply)
+// Lessons in frames (a course page's) share one model worker, a SharedWorker (early.js): each page
+// talks over its own port; answers go to the port that asked, and what the boot says (status,
+// progress, ready or boot-error) to every port, the latest of each again to a page that connects
+// later. The code cell's worker is never shared.
 import { BUILD } from "./build.js";
 import { holdLockWhileBooting, noLessonBooting, quietFor } from "./later.js";
 import { keepWasm, restoreFromSnapshot, snapshotAvailable, startSnapshotDownloads, unpackWheel } from "./snapshot.js";
@@ -26,11 +32,23 @@ let pyodide = null;
 let restoredFrom = null; // the snapshot downloads this Python was restored from, if it was
 let web = null; // twoclocks.web's entry points, looked up once (each lookup makes a new proxy)
 
-const post = (message) => self.postMessage(message);
+const shared = typeof SharedWorkerGlobalScope === "function" && self instanceof SharedWorkerGlobalScope;
+const ports = new Set(); // the pages connected to a shared worker
+const bootNews = new Map(); // type -> the latest "status", "progress", "ready"/"boot-error" (shared only)
+const post = (message) => {
+  if (!shared) return self.postMessage(message);
+  if (!("id" in message)) bootNews.set(message.type, message);
+  for (const port of ports) port.postMessage(message);
+};
 // Boot phases as User Timing marks (the benchmark reads them): "boot:<phase>".
 const mark = (phase) => performance.mark(`boot:${phase}`);
 mark("worker-start");
 const status = (text) => post({ type: "status", text });
+// A shared worker's console is not the pages' (devtools lists it apart): its warnings go to them too.
+const warn = (text) => {
+  console.warn(text);
+  if (shared) post({ type: "warning", text });
+};
 const progress = (phase, loadedBytes = 0, totalBytes = 0) => post({ type: "progress", phase, loadedBytes, totalBytes });
 
 // Our files (the wheels) are fetched early, the model's while Pyodide boots,
@@ -121,10 +139,10 @@ async function restored(loadPyodide, options, downloads, startDownloads) {
     return restoredPyodide;
   } catch (error) {
     if (error?.keptCopy) {
-      console.warn(`Two Clocks: ${error.message}; restoring from the downloads instead`);
+      warn(`Two Clocks: ${error.message}; restoring from the downloads instead`);
       return restored(loadPyodide, options, startDownloads({ useKept: false }), startDownloads);
     }
-    console.warn(`Two Clocks: booting without the memory snapshot (slower): ${error?.message ?? error}`);
+    warn(`Two Clocks: booting without the memory snapshot (slower): ${error?.message ?? error}`);
     return null;
   }
 }
@@ -197,26 +215,26 @@ async function boot() {
 
 // The reply travels as Python's JSON text: one string is cheaper to pass between threads than the
 // report's few hundred small arrays (the page parses it once).
-function evaluate({ id, state }) {
-  post({ type: "result", id, json: web.evaluate_json(JSON.stringify(state)) });
+function evaluate({ id, state }, reply) {
+  reply({ type: "result", id, json: web.evaluate_json(JSON.stringify(state)) });
 }
 
 // One level of the latency vs throughput sweep (the page asks for the levels one at a time, when
 // no drag is waiting, so a drag never waits behind a whole sweep).
 // (undefined, not null: Pyodide turns null into JsNull, undefined into None.)
-function loadLevel({ id, state, concurrency, lightestTtftMs }) {
-  post({ type: "result", id, json: web.load_level_json(JSON.stringify(state), concurrency, lightestTtftMs ?? undefined) });
+function loadLevel({ id, state, concurrency, lightestTtftMs }, reply) {
+  reply({ type: "result", id, json: web.load_level_json(JSON.stringify(state), concurrency, lightestTtftMs ?? undefined) });
 }
 
 // Every published measurement beside its prediction (computed once in Python, then cached there).
-function validation({ id }) {
-  post({ type: "result", id, json: web.validation_json() });
+function validation({ id }, reply) {
+  reply({ type: "result", id, json: web.validation_json() });
 }
 
 // A learner's log: parsed, fitted and diagnosed in Python, here in the worker (it never leaves).
-async function analyze({ id, text, filename }) {
+async function analyze({ id, text, filename }, reply) {
   await installLogTools();
-  post({ type: "result", id, analysis: JSON.parse(web.analyze_log_json(text, filename ?? "")) });
+  reply({ type: "result", id, analysis: JSON.parse(web.analyze_log_json(text, filename ?? "")) });
 }
 
 // Streams the cell's stdout/stderr to the page in batches: at most one message per OUTPUT_FLUSH_MS
@@ -353,13 +371,25 @@ booted.then(
   (error) => post({ type: "boot-error", message: error?.message ?? String(error) }),
 );
 
-self.onmessage = async (event) => {
-  const message = event.data;
+async function handle(message, reply) {
   lastRequestAt = performance.now();
   try {
     await booted;
-    await handlers[message.type](message);
+    await handlers[message.type](message, reply);
   } catch (error) {
-    post({ type: "error", id: message.id, error: error?.message ?? String(error) });
+    reply({ type: "error", id: message.id, error: error?.message ?? String(error) });
   }
-};
+}
+
+if (shared) {
+  self.onconnect = ({ ports: [port] }) => {
+    ports.add(port);
+    for (const message of bootNews.values()) port.postMessage(message);
+    port.onmessage = ({ data }) => {
+      if (data.type === "disconnect") ports.delete(port);
+      else handle(data, (message) => port.postMessage(message));
+    };
+  };
+} else {
+  self.onmessage = (event) => handle(event.data, post);
+}
