@@ -501,3 +501,34 @@ def test_without_shared_workers_each_framed_lesson_boots_its_own_python(browser,
     for frame, prompt in zip(page.frames[1:], (12000, 30000)):
         assert _frame_report(frame)["ttft_ms"] == evaluate({**DEFAULT_STATE, "prompt_tokens": prompt})["ttft_ms"]
     context.close()
+
+
+def test_a_shared_python_that_cannot_use_its_snapshot_says_so_in_each_lessons_console(
+        browser, dist_dir, tmp_path_factory):
+    """The shared worker's console is not the page's: its fallback warning (here, a snapshot that is
+    not the recorded bytes) is said in each lesson's console too, and both lessons work."""
+    root = tmp_path_factory.mktemp("damaged-snapshot")
+    lesson_root = Path(shutil.copytree(dist_dir, root / "lesson", symlinks=True))
+    snapshot = next(lesson_root.glob("app-*/python-snapshot.bin.gz"))
+    snapshot.unlink()  # a copy, not the built file
+    snapshot.write_bytes(b"not a snapshot")
+    lesson, host_root = PlainServer(lesson_root), root / "host"
+    host_root.mkdir()
+    host = PlainServer(host_root)
+    try:
+        context = browser.new_context()
+        page = context.new_page()
+        warnings = []
+        page.on("console", lambda message: warnings.append(message.text) if message.type == "warning" else None)
+        page.goto(course_page((lesson.url, host_root, host.url), "two.html",
+                              '<iframe src="{lesson}embed.html"></iframe><iframe src="{lesson}embed.html"></iframe>'))
+        for frame in page.frames[1:]:
+            wait_ready(frame)
+        said = [text for text in warnings if text.startswith("Two Clocks: booting without the memory snapshot")]
+        assert len(said) == 2, warnings  # once per lesson
+        assert _boots(lesson.paths) == 1
+        assert _frame_report(page.frames[2])["ttft_ms"] == evaluate(DEFAULT_STATE)["ttft_ms"]
+        context.close()
+    finally:
+        lesson.close()
+        host.close()
