@@ -150,17 +150,29 @@ def test_a_changed_wheel_still_stops_the_boot_with_its_name(named_host_browser, 
 
 
 @pytest.fixture(scope="module")
-def lesson_server(dist_dir):
-    """The lesson's plain server (its `paths` are the requests it answered)."""
+def two_origins(dist_dir, tmp_path_factory):
+    """(lesson base URL, host root folder, host base URL): the lesson and a course page on two origins."""
     lesson = PlainServer(dist_dir)
+    host_root = tmp_path_factory.mktemp("course-page")
+    host = PlainServer(host_root)
+    yield lesson.url, host_root, host.url
+    lesson.close()
+    host.close()
+
+
+@pytest.fixture(scope="module")
+def lesson_server(dist_dir):
+    """The lesson on a server that forbids caching (so each boot's snapshot download reaches it:
+    its `paths` count boots)."""
+    lesson = PlainServer(dist_dir, {"Cache-Control": "no-store"})
     yield lesson
     lesson.close()
 
 
 @pytest.fixture(scope="module")
-def two_origins(lesson_server, tmp_path_factory):
-    """(lesson base URL, host root folder, host base URL): the lesson and a course page on two origins."""
-    host_root = tmp_path_factory.mktemp("course-page")
+def uncached_origins(lesson_server, tmp_path_factory):
+    """two_origins, with the lesson on `lesson_server`."""
+    host_root = tmp_path_factory.mktemp("course-page-uncached")
     host = PlainServer(host_root)
     yield lesson_server.url, host_root, host.url
     host.close()
@@ -459,17 +471,17 @@ def _frame_report(frame) -> dict:
     return frame.evaluate("() => TwoClocks.report()")
 
 
-def test_lessons_on_one_course_page_share_one_python(browser, two_origins, lesson_server):
+def test_lessons_on_one_course_page_share_one_python(browser, uncached_origins, lesson_server):
     """Lessons in frames share one Python (a SharedWorker), booted once: a second lesson, and a third
     added after both are ready, download no snapshot; each answers for its own state, and one still
     answers after the lesson that started the Python is gone."""
-    lesson = two_origins[0]
+    lesson = uncached_origins[0]
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
     first = len(lesson_server.paths)
     frames = "".join(f'<iframe title="Lesson {n}" height="600" src="{{lesson}}embed.html?{query}"></iframe>'
                      for n, query in ((1, "prompt_tokens=12000"), (2, "prompt_tokens=30000&sections=lab")))
-    page.goto(course_page(two_origins, "shared.html", frames))
+    page.goto(course_page(uncached_origins, "shared.html", frames))
     for frame in page.frames[1:]:
         wait_ready(frame)
     page.evaluate(_ADD_LESSON, [f"{lesson}embed.html?prompt_tokens=50000&sections=lab", "Lesson 3"])
@@ -486,7 +498,7 @@ def test_lessons_on_one_course_page_share_one_python(browser, two_origins, lesso
     context.close()
 
 
-def test_without_shared_workers_each_framed_lesson_boots_its_own_python(browser, two_origins, lesson_server):
+def test_without_shared_workers_each_framed_lesson_boots_its_own_python(browser, uncached_origins, lesson_server):
     """Where the browser has no SharedWorker, a framed lesson boots a worker of its own, and works."""
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     context.add_init_script("delete window.SharedWorker")
@@ -494,7 +506,7 @@ def test_without_shared_workers_each_framed_lesson_boots_its_own_python(browser,
     first = len(lesson_server.paths)
     frames = "".join(f'<iframe title="Lesson {n}" height="600" src="{{lesson}}embed.html?prompt_tokens={prompt}"></iframe>'
                      for n, prompt in ((1, 12000), (2, 30000)))
-    page.goto(course_page(two_origins, "unshared.html", frames))
+    page.goto(course_page(uncached_origins, "unshared.html", frames))
     for frame in page.frames[1:]:
         wait_ready(frame)
     assert _boots(lesson_server.paths[first:]) == 2
@@ -512,7 +524,7 @@ def test_a_shared_python_that_cannot_use_its_snapshot_says_so_in_each_lessons_co
     snapshot = next(lesson_root.glob("app-*/python-snapshot.bin.gz"))
     snapshot.unlink()  # a copy, not the built file
     snapshot.write_bytes(b"not a snapshot")
-    lesson, host_root = PlainServer(lesson_root), root / "host"
+    lesson, host_root = PlainServer(lesson_root, {"Cache-Control": "no-store"}), root / "host"
     host_root.mkdir()
     host = PlainServer(host_root)
     try:
@@ -532,3 +544,22 @@ def test_a_shared_python_that_cannot_use_its_snapshot_says_so_in_each_lessons_co
     finally:
         lesson.close()
         host.close()
+
+
+def test_a_framed_lesson_whose_shared_python_fails_retries_with_its_own(browser, two_origins):
+    """A shared worker that cannot start (here its script is missing) ends the boot with a reason
+    and Retry; Retry starts a worker of the lesson's own, which becomes ready and answers."""
+    context = browser.new_context()
+    context.add_init_script("""if (window.SharedWorker) {
+      const Real = window.SharedWorker;
+      window.SharedWorker = class extends Real { constructor(url, options) { super(new URL("no-such-worker.js", url), options); } };
+    }""")
+    page = context.new_page()
+    page.goto(course_page(two_origins, "broken-shared.html", '<iframe height="900" src="{lesson}embed.html"></iframe>'))
+    frame = page.frames[1]
+    assert wait_until(frame, "() => !document.getElementById('retry').hidden") is True
+    assert "could not start" in frame.text_content("#status-text")
+    frame.click("#retry")
+    wait_ready(frame)
+    assert _frame_report(frame)["ttft_ms"] == evaluate(DEFAULT_STATE)["ttft_ms"]
+    context.close()

@@ -53,7 +53,7 @@ export class Engine {
     this.started = false;
     this.worker = null;
     this.channel = null; // what messages go through: the worker, or a shared worker's port
-    this.shared = false; // a SharedWorker (early.js decides; a restart keeps the choice)
+    this.shared = false; // a SharedWorker's port (early.js decides)
     this.peaks = {}; // tag -> the most requests with that tag in flight at once (tests read it)
     // Without cross-origin isolation there is no SharedArrayBuffer: Stop must terminate the worker.
     this.isolated = globalThis.crossOriginIsolated === true;
@@ -76,7 +76,9 @@ export class Engine {
     });
     this.readyPromise.catch(() => {}); // callers that care await it
     const early = this.adoptEarly ? takeEarlyWorker() : null;
-    if (early) this.shared = early.shared;
+    // Only the worker early.js started may be shared: a restarted lesson (Retry, a stopped cell) gets
+    // a worker of its own, so a shared worker that failed is never joined again.
+    this.shared = Boolean(early?.shared);
     this.worker = early?.worker ?? this.newWorker();
     this.channel = this.worker.port ?? this.worker;
     this.channel.onmessage = (event) => this.receive(event.data);
@@ -99,8 +101,6 @@ export class Engine {
 
   newWorker() {
     const script = new URL(this.logTools ? "./worker.js?logtools=1" : "./worker.js", import.meta.url);
-    // A restarted shared worker gets a name of its own: the old one may still answer other lessons.
-    if (this.shared) return new SharedWorker(script, { type: "module", name: `two-clocks-model-${Date.now()}` });
     return new Worker(script, { type: "module" });
   }
 
