@@ -79,24 +79,39 @@ export class Engine {
     // Only the worker early.js started may be shared: a restarted lesson (Retry, a stopped cell) gets
     // a worker of its own, so a shared worker that failed is never joined again.
     this.shared = Boolean(early?.shared);
-    this.worker = early?.worker ?? this.newWorker();
-    this.channel = this.worker.port ?? this.worker;
-    this.channel.onmessage = (event) => this.receive(event.data);
-    this.worker.onerror = (event) => {
-      event.preventDefault();
-      this.failBoot(event.message || "the Python worker could not start");
-    };
+    this.attach(early?.worker ?? this.newWorker());
     // Replayed after the caller's module has finished running, as a live message would be.
     if (early) {
       queueMicrotask(() => {
         for (const message of early.messages) this.receive(message);
-        if (early.error) this.failBoot(early.error);
+        if (early.error) this.workerFailed(early.error);
       });
     }
+  }
+
+  attach(worker) {
+    this.worker = worker;
+    this.channel = worker.port ?? worker;
+    this.channel.onmessage = (event) => this.receive(event.data);
+    worker.onerror = (event) => {
+      event.preventDefault();
+      this.workerFailed(event.message || "the Python worker could not start");
+    };
     if (this.isolated && !this.shared) { // (a SharedArrayBuffer cannot go to a shared worker)
       this.channel.postMessage({ type: "shareBuffers", interrupt: this.interrupt.buffer, stdin: this.stdin.buffer });
     }
-    this.watchBoot(this.worker);
+    this.watchBoot(worker);
+  }
+
+  // A browser may refuse a shared worker where it allows a dedicated one (Chromium fires `error` at
+  // once in a cross-site frame over plain http): the lesson then boots its own, by itself, and the
+  // requests already sent go to it. Any other failure ends the boot with its reason (and Retry).
+  workerFailed(reason) {
+    if (!this.shared || this.ready) return this.failBoot(reason);
+    this.endWorker();
+    this.shared = false;
+    this.attach(this.newWorker());
+    for (const request of this.pending.values()) this.channel.postMessage(request.message);
   }
 
   newWorker() {
@@ -192,10 +207,11 @@ export class Engine {
 
   request(type, payload, handlers = {}, tag = type) {
     const id = this.nextId++;
+    const message = { type, id, ...payload };
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, type, tag, ...handlers });
+      this.pending.set(id, { resolve, reject, type, tag, message, ...handlers });
       this.peaks[tag] = Math.max(this.peaks[tag] ?? 0, this.inFlight(tag));
-      this.channel.postMessage({ type, id, ...payload });
+      this.channel.postMessage(message);
     });
   }
 
