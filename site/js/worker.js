@@ -384,6 +384,7 @@ async function handle(message, reply) {
 if (shared) {
   self.onconnect = ({ ports: [port] }) => {
     ports.add(port);
+    port.addEventListener("close", () => ports.delete(port)); // its page went away (where browsers say so)
     for (const message of bootNews.values()) port.postMessage(message);
     port.onmessage = ({ data }) => {
       if (data.type === "disconnect") ports.delete(port);
