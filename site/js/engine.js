@@ -52,8 +52,6 @@ export class Engine {
     this.ready = false;
     this.started = false;
     this.worker = null;
-    this.channel = null; // what messages go through: the worker, or a shared worker's port
-    this.shared = false; // a SharedWorker's port (early.js decides)
     this.peaks = {}; // tag -> the most requests with that tag in flight at once (tests read it)
     // Without cross-origin isolation there is no SharedArrayBuffer: Stop must terminate the worker.
     this.isolated = globalThis.crossOriginIsolated === true;
@@ -78,7 +76,6 @@ export class Engine {
     const early = this.adoptEarly ? takeEarlyWorker() : null;
     // Only the worker early.js started may be shared: a restarted lesson (Retry, a stopped cell) gets
     // a worker of its own, so a shared worker that failed is never joined again.
-    this.shared = Boolean(early?.shared);
     this.attach(early?.worker ?? this.newWorker());
     // Replayed after the caller's module has finished running, as a live message would be.
     if (early) {
@@ -89,9 +86,18 @@ export class Engine {
     }
   }
 
+  /** A SharedWorker (early.js decides), which is talked to through its port. */
+  get shared() {
+    return Boolean(this.worker?.port);
+  }
+
+  /** What messages go through: the worker, or a shared worker's port. */
+  get channel() {
+    return this.worker?.port ?? this.worker;
+  }
+
   attach(worker) {
     this.worker = worker;
-    this.channel = worker.port ?? worker;
     this.channel.onmessage = (event) => this.receive(event.data);
     worker.onerror = (event) => {
       event.preventDefault();
@@ -109,7 +115,6 @@ export class Engine {
   workerFailed(reason) {
     if (!this.shared || this.ready) return this.failBoot(reason);
     this.endWorker();
-    this.shared = false;
     this.attach(this.newWorker());
     for (const request of this.pending.values()) this.channel.postMessage(request.message);
   }

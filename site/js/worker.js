@@ -388,7 +388,7 @@ if (shared) {
     for (const message of bootNews.values()) port.postMessage(message);
     port.onmessage = ({ data }) => {
       if (data.type === "disconnect") ports.delete(port);
-      else handle(data, (message) => port.postMessage(message));
+      else handle(data, port.postMessage.bind(port));
     };
   };
 } else {
