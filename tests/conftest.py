@@ -82,7 +82,7 @@ def booted_page(browser, server):
     page.request_log = RequestLog(page, server.rstrip("/"))
     page.errors = []
     page.on("pageerror", lambda error: page.errors.append(str(error)))
-    page.goto(server)
+    page.goto(server + "?view=lab")  # the whole lab; the guided path has tests of its own
     from pagewait import wait_ready
 
     wait_ready(page)

@@ -226,7 +226,7 @@ def test_the_address_follows_the_controls(browser, sites):
     """Changing a control rewrites the address (replaceState), so a reload shows the same view."""
     lesson, _ = sites
     page = browser.new_page()
-    page.goto(f"{lesson}index.html")
+    page.goto(f"{lesson}index.html?view=lab")
     wait_ready(page)
     page.fill("#output_tokens-number", "321")
     url = page.evaluate(

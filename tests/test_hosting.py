@@ -245,13 +245,13 @@ def test_unzipping_a_new_release_over_the_old_shows_it_after_a_normal_reload(bro
     page = context.new_page()
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(server.url)
+    page.goto(server.url + "?view=lab")
     assert version_shown(page, "1.0.0") == "1.0.0"
     unzip(releases["1.0.1"], tmp_path)
     page.reload()
     assert version_shown(page, "1.0.1") == "1.0.1"
     second = context.new_page()
-    second.goto(server.url)
+    second.goto(server.url + "?view=lab")
     assert version_shown(second, "1.0.1") == "1.0.1"
     assert errors == []
     context.close()
@@ -268,7 +268,7 @@ def test_a_release_dated_like_the_old_one_still_shows_after_a_reload(browser, tm
     server = PlainServer(site)
     context = browser.new_context()
     page = context.new_page()
-    page.goto(server.url)
+    page.goto(server.url + "?view=lab")
     assert version_shown(page, "2.0.0") == "2.0.0"
     unzip(zips["2.0.1"], tmp_path / "site")
     page.reload()
@@ -304,7 +304,7 @@ def test_a_stale_page_whose_files_are_gone_reloads_once_into_the_new_release(bro
     context = browser.new_context()
     navigations = serve_stale_page(context, server.url, (old / "index.html").read_text(), times=1)
     page = context.new_page()
-    page.goto(server.url)
+    page.goto(server.url + "?view=lab")
     assert wait_until(page, "() => window.TwoClocks?.version", deadline_ms=10_000) == "1.0.1"
     assert len(navigations) == 2
     context.close()
@@ -320,7 +320,7 @@ def test_a_stale_page_that_stays_stale_says_a_newer_version_is_installed(browser
     context = browser.new_context()
     navigations = serve_stale_page(context, server.url, (old / "index.html").read_text(), times=None)
     page = context.new_page()
-    page.goto(server.url)
+    page.goto(server.url + "?view=lab")
     text = wait_until(page, "() => /newer version/.test(document.getElementById('status-text')?.textContent)"
                       " && document.getElementById('status-text').textContent", deadline_ms=10_000)
     assert text and "1.0.1" in text and "reload" in text.lower()
@@ -424,7 +424,7 @@ def test_the_readme_csp_header_gives_no_violation(browser, dist_dir):
     page = context.new_page()
     console = []
     page.on("console", lambda message: console.append(message.text) if message.type == "error" else None)
-    page.goto(server.url)
+    page.goto(server.url + "?view=lab")
     wait_ready(page)
     page.wait_for_load_state("load")
     assert run_cell(page, "print(6 * 7)\n").strip() == "42"

@@ -188,7 +188,7 @@ def test_sections_laid_out_only_near_keep_the_pages_height_and_end_reaches_the_f
     embedding iframe's height and the scrollbar stay put), and End shows the footer."""
     width, height = size
     page = browser.new_page(viewport={"width": width, "height": height})
-    page.goto(server)
+    page.goto(server + "?view=lab")
     wait_ready(page)
     assert wait_until(page, "() => document.documentElement.classList.contains('sections-lazy')")
     # The first pass also starts what sections load as they come near (the load sweep, the cell's

@@ -85,7 +85,7 @@ def isolated_page(browser, dist_dir):
     server = Server(dist_dir, isolated=True)
     context = browser.new_context()
     page = context.new_page()
-    page.goto(server.url)
+    page.goto(server.url + "?view=lab")
     wait_ready(page)
     assert page.evaluate("() => crossOriginIsolated")
     page.focus("#code")  # the cell's Python starts when the learner comes to the cell
@@ -252,7 +252,7 @@ def test_the_cell_text_survives_a_reload_and_resets_to_the_example(browser, serv
     """The cell's text is kept across a reload; Reset restores the example; corrupt storage is ignored."""
     context = browser.new_context()
     page = context.new_page()
-    page.goto(server)
+    page.goto(server + "?view=lab")
     example = page.input_value("#code")
     page.fill("#code", "print('mine')\n")
     page.evaluate(
@@ -278,7 +278,7 @@ def test_before_python_is_ready_changes_and_run_are_kept(browser, server):
     page = context.new_page()
     held, released = [], []  # the wasm requests held until the changes are queued
     page.route("**/pyodide.asm.wasm*", lambda route: route.continue_() if released else held.append(route))
-    page.goto(server)
+    page.goto(server + "?view=lab")
     page.fill("#prompt_tokens-number", "30000")
     page.fill("#code", "print(6 * 7)\n")
     page.click("#run")
@@ -302,7 +302,7 @@ def test_a_failed_load_shows_a_message_and_retry_recovers(browser, server):
     context = browser.new_context()
     page = context.new_page()
     page.route("**/pyodide.asm.wasm*", lambda route: route.abort("internetdisconnected"))
-    page.goto(server)
+    page.goto(server + "?view=lab")
     page.locator("#retry").wait_for(state="visible")
     assert "could not start" in page.text_content("#status-text")
     assert page.locator("#why").is_visible()
@@ -344,7 +344,7 @@ def test_the_full_lesson_works_with_every_foreign_request_blocked(browser, serve
     page = context.new_page()
     console = []
     page.on("console", lambda message: console.append(message.text))
-    page.goto(server)
+    page.goto(server + "?view=lab")
     wait_ready(page)
     page.click('button[data-scenario="rag"]')
     assert "4" in run_cell(page, "from twoclocks import simulate_call\nprint(4)\n")
@@ -392,7 +392,7 @@ def test_a_new_deploy_never_mixes_old_and_new_files(browser, tmp_path):
     server = Server(served)
     context = browser.new_context()
     page = context.new_page()
-    page.goto(server.url)
+    page.goto(server.url + "?view=lab")
     wait_ready(page)
     assert page.evaluate("() => TwoClocks.version") == "1.0.0"
     build.build(tmp_path / "v2", version="1.0.1")
@@ -453,7 +453,7 @@ def test_the_cell_and_the_log_tools_load_only_when_the_learner_comes_near(browse
     page = context.new_page()
     fetched = []
     page.on("request", lambda request: fetched.append(request.url.rsplit("/", 1)[-1]))
-    page.goto(server)
+    page.goto(server + "?view=lab")
     wait_ready(page)
     page.evaluate("() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))")
     assert len(page.workers) == 1

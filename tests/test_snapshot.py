@@ -244,7 +244,7 @@ def test_while_python_loads_the_clocks_say_so_with_the_bytes_downloaded(browser,
     session.send("Network.enable")
     session.send("Network.emulateNetworkConditions",
                  {"offline": False, "latency": 40, "downloadThroughput": 20e6 / 8, "uploadThroughput": 20e6 / 8})
-    page.goto(server)
+    page.goto(server + "?view=lab")
     text = wait_until(page, "() => { const note = document.querySelector('#clocks-wrap #python-loading');"
                             " return !note.hidden && /of [0-9.]+ MB downloaded/.test(note.textContent) && note.textContent; }",
                       deadline_ms=4 * DEADLINE_MS)

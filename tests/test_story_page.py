@@ -190,7 +190,7 @@ def test_the_clocks_stay_in_view_while_a_control_of_the_call_has_focus(browser, 
     """Case 5: focusing any control of the call (as Tab does) keeps the whole clocks canvas in view;
     the agent chart stays in view while its controls are used."""
     page = browser.new_page(viewport={"width": size[0], "height": size[1]})
-    page.goto(server)
+    page.goto(server + "?view=lab")
     wait_ready(page)
     for selector in CALL_CONTROLS:
         page.focus(selector)
@@ -335,7 +335,7 @@ def test_a_seeded_random_walk_leaves_no_errors_and_a_settled_page(browser, serve
     page = browser.new_page(viewport={"width": 1280, "height": 800})
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(server)
+    page.goto(server + "?view=lab")
     wait_ready(page)
     targets = page.evaluate(_INTERACTIVE)
     for step in range(WALK_ACTIONS):
@@ -374,7 +374,7 @@ def test_a_typed_number_out_of_range_is_set_to_the_nearest_allowed_value_and_sai
 def test_the_first_tab_into_the_controls_shows_the_whole_clocks(browser, server):
     """At 1280x800 the first control reached with Tab from the top brings the whole clocks into view."""
     page = browser.new_page(viewport={"width": 1280, "height": 800})
-    page.goto(server)
+    page.goto(server + "?view=lab")
     wait_ready(page)
     page.focus("#copy-link")
     page.keyboard.press("Tab")

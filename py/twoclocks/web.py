@@ -534,7 +534,10 @@ def page_data() -> dict:
     """Everything static the page needs from the model, written into ``build.js`` by ``build.py``:
     ``limits`` (``CONTROL_LIMITS``), ``defaults``, ``scenarios``, ``mistakes``, ``options`` (the
     roofline presets' ids and display names), ``load_demos`` (:data:`twoclocks.scenarios.LOAD_DEMOS`)
-    and ``load_sweep_concurrency`` (the sweep's levels)."""
+    ``load_sweep_concurrency`` (the sweep's levels) and ``path`` (the guided path's steps,
+    :func:`twoclocks.path.path_data`)."""
+    from .path import path_data
+
     return {
         "limits": CONTROL_LIMITS,
         "defaults": DEFAULT_STATE,
@@ -543,6 +546,7 @@ def page_data() -> dict:
         "options": roofline_options(),
         "load_sweep_concurrency": sweep_levels(),
         "load_demos": LOAD_DEMOS,
+        "path": path_data(),
     }
 
 

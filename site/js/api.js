@@ -5,8 +5,9 @@
 //   report()       Promise of the model's report for the current state (a plain object)
 //   options()      the roofline presets' ids and display names, and the scenarios' ids
 //   drawn()        what the clocks' dials show: {ttft: {ms, hand_deg, turns}, ttlt: {...}, ms_per_turn}
-export function installApi({ ready, getState, setState, report, drawn, options, version }) {
-  const api = Object.freeze({ ready, getState, setState, report, drawn, options, version });
+//   lesson         the guided path: {steps, current(), go(id), predict(id, choice), progress(), onProgress(f)}
+export function installApi({ ready, getState, setState, report, drawn, options, version, lesson }) {
+  const api = Object.freeze({ ready, getState, setState, report, drawn, options, version, lesson: Object.freeze(lesson) });
   Object.defineProperty(window, "TwoClocks", { value: api, enumerable: true });
   return api;
 }

@@ -36,3 +36,14 @@ export function whenNear(element) {
     observer.observe(element);
   });
 }
+
+/** A new element: text always through textContent, `attrs` as attributes, `data` as data-*. */
+export function el(tag, { cls, text, attrs, data } = {}, children = []) {
+  const node = document.createElement(tag);
+  if (cls) node.className = cls;
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  for (const [name, value] of Object.entries(attrs ?? {})) node.setAttribute(name, String(value));
+  for (const [name, value] of Object.entries(data ?? {})) node.dataset[name] = String(value);
+  node.append(...children.filter(Boolean));
+  return node;
+}

@@ -6,6 +6,8 @@
 //   host -> page  {type: "twoclocks:getState", id}        reply {type: "twoclocks:state", id, state}
 //   host -> page  {type: "twoclocks:report", id}          reply {type: "twoclocks:report", id, report}
 //   host -> page  {type: "twoclocks:hello"}               reply {type: "twoclocks:hello", version}
+//   page -> host  {type: "twoclocks:progress", step, done, predictions, score, complete}
+//                                                         whenever the guided path's progress changes
 //   a failed request is answered with {type: "twoclocks:error", id, error}
 
 function postHeight(api) {
@@ -57,4 +59,6 @@ export function setupEmbedding(api) {
   postHeight(api);
   answerHost(api);
   api.ready.then(() => window.parent.postMessage({ type: "twoclocks:ready" }, "*"));
+  // Progress is the learner's own, but a course page needs it to record completion and score.
+  api.lesson.onProgress((progress) => window.parent.postMessage({ type: "twoclocks:progress", ...progress }, "*"));
 }

@@ -25,6 +25,8 @@ import { setupValidation } from "./validation.js";
 import { applySections, layOutSectionsOnlyNear } from "./sections.js";
 import { LoadChart, LoadSweep, buildLoadControls, showLoadFigures, showLoadLine } from "./loadview.js";
 import { hideBootProgress, showBootProgress } from "./bootprogress.js";
+import { GuidedPath } from "./path.js";
+import { Progress } from "./progress.js";
 
 const $ = (id) => document.getElementById(id);
 const ANNOUNCE_AFTER_MS = 700; // the live region speaks once the learner stops dragging
@@ -75,7 +77,10 @@ const player = new Player({
   clocks, onFinish: (report) => callLog.add(report),
 });
 const rooflineChart = new RooflineChart($("roofline-canvas"));
-const onControl = (key, value) => applyState({ [key]: value }, { byControl: true });
+const onControl = (key, value) => {
+  applyState({ [key]: value }, { byControl: true });
+  if (view.view === "path") guidedPath.acted(); // the learner moved a step's control: show the answer
+};
 const byId = (list) => Object.fromEntries(list.map((o) => [o.id, o.name]));
 const validationView = setupValidation({
   canvas: $("validation-canvas"), summary: $("validation-summary"), tbody: $("validation-table"),
@@ -234,7 +239,14 @@ function settle() {
   setAttr(document.body, "data-max-in-flight", String(engine.takePeak("controls")));
   $("lab").classList.toggle("lab-pending", false); // (remove() would write the attribute every time)
   resolveReady();
+  for (const resolve of settledWaiters.splice(0)) resolve();
   loadSweep.pump(); // the curve's next level, now that no drag is waiting
+}
+
+/** Resolves once the model has answered for the current state (or rejected it). */
+const settledWaiters = [];
+function whenSettled() {
+  return new Promise((resolve) => settledWaiters.push(resolve));
 }
 
 let urlTimer = 0;
@@ -345,9 +357,10 @@ for (const scenario of BUILD.scenarios) {
 }
 
 /** "Show me" from far below: bring the clocks into view and mark the readouts that change. */
-function showOnClocks(partial) {
+function showOnClocks(partial, { scroll = true } = {}) {
   markChanges = true;
   applyState(partial);
+  if (!scroll) return;
   const smooth = !matchMedia("(prefers-reduced-motion: reduce)").matches;
   $("clocks-wrap").scrollIntoView({ behavior: smooth ? "smooth" : "auto", block: "start" });
 }
@@ -421,9 +434,13 @@ whenNear($("logs-root")).then(loadLogs);
 const view = lesson.fromUrl(location.search);
 view.embed ||= document.documentElement.classList.contains("embed");
 
+// A plain address opens the guided path; an address that sets something of the lab opens the lab.
+view.view ??= view.step ? "path" : view.embed || view.asked ? "lab" : "path";
+
 function applyView() {
   const root = document.documentElement;
   root.classList.toggle("embed", view.embed);
+  showView(view.view);
   if (view.theme === "auto") delete root.dataset.theme;
   else root.dataset.theme = view.theme;
   applySections(view.sections);
@@ -437,6 +454,76 @@ function applyView() {
     $("notice").hidden = false;
     $("notice").textContent = `Some settings in the address were adjusted: ${view.notes.join("; ")}.`;
   }
+}
+
+// --- the guided path ----------------------------------------------------------------------------
+
+const progress = new Progress(`twoclocks:path:${location.pathname}`);
+const guidedPath = new GuidedPath($("path"), BUILD.path, progress, {
+  setup: (step) => {
+    applyState(step.setup);
+    return whenSettled();
+  },
+  act: (action) => {
+    if (action.play) return $("play").click();
+    if (action.run) {
+      $("code-section").scrollIntoView({ behavior: "auto", block: "start" });
+      return $("run").click();
+    }
+    showOnClocks(action.state, { scroll: false });
+  },
+  gate: (step, unlocked) => {
+    for (const row of $("controls").querySelectorAll("[data-key]")) {
+      row.classList.toggle("path-key", step.keys.includes(row.dataset.key));
+    }
+    if (view.view === "path") callControls.setLocked(!unlocked || view.readonly);
+  },
+  show: (step) => { document.documentElement.dataset.pathShow = step.show ?? ""; },
+  onChange: (summary, step) => {
+    if (view.view === "path") {
+      view.step = step.id;
+      syncUrl();
+    }
+    progressListeners.forEach((listener) => listener({ ...summary, step: step.id }));
+  },
+});
+const progressListeners = [];
+
+/** Show the guided path or the whole lab (no reload: the state stays). */
+function showView(name) {
+  view.view = name;
+  const path = name === "path";
+  document.documentElement.classList.toggle("path", path);
+  setHidden($("path"), !path);
+  if (!path) {
+    delete document.documentElement.dataset.pathShow;
+    callControls.setLocked(view.readonly);
+  }
+}
+
+$("open-lab").addEventListener("click", () => {
+  showView("lab");
+  syncUrl();
+  $("lab").scrollIntoView({ block: "start" });
+});
+$("open-path").addEventListener("click", () => {
+  showView("path");
+  guidedPath.go(progress.currentId ?? BUILD.path[0].id);
+});
+for (const button of document.querySelectorAll(".start-over")) {
+  button.addEventListener("click", () => {
+    progress.reset();
+    showView("path");
+    guidedPath.go(BUILD.path[0].id);
+    scrollTo({ top: 0 });
+  });
+}
+
+/** The step an address or the saved progress asks for (the first step otherwise). */
+function startingStep() {
+  if (view.step && BUILD.path.some((s) => s.id === view.step)) return view.step;
+  if (view.step) view.notes.push(`step=${JSON.stringify(view.step)} ignored: use one of ${BUILD.path.map((s) => s.id).join(", ")}`);
+  return progress.currentId && BUILD.path.some((s) => s.id === progress.currentId) ? progress.currentId : BUILD.path[0].id;
 }
 
 $("copy-link").addEventListener("click", async () => {
@@ -454,11 +541,13 @@ $("copy-link").addEventListener("click", async () => {
 
 // --- start ------------------------------------------------------------------------------------
 
+const firstStep = view.view === "path" ? startingStep() : null;
 applyView();
 // Once Python has filled every section (its first report), so each is skipped at its real size.
 ready.then(layOutSectionsOnlyNear);
 applyState({});
 showReport(initial.report, initial.state);
+if (firstStep) guidedPath.go(firstStep);
 setupGlossary(document);
 $("model-reset").addEventListener("click", () => applyState({ mode: "toy", toy_constants: null }));
 $("play").addEventListener("click", async () => {
@@ -524,6 +613,19 @@ const api = installApi({
     scenarios: BUILD.scenarios.map(({ id, name }) => ({ id, name })),
   }),
   version: BUILD.version,
+  lesson: {
+    steps: BUILD.path.map(({ id, title, keys, choices }) => ({ id, title, keys: [...keys], choices: choices.map((c) => c.id) })),
+    current: () => guidedPath.current.id,
+    go: async (id) => {
+      guidedPath.step(id); // throws, naming the steps, for an unknown id
+      if (view.view !== "path") showView("path");
+      await ready;
+      return guidedPath.go(id);
+    },
+    predict: (id, choice) => guidedPath.predict(id, choice),
+    progress: () => progress.summary(BUILD.path),
+    onProgress: (listener) => progressListeners.push(listener),
+  },
 });
 
 setupEmbedding(api);

@@ -6,7 +6,8 @@ import { formatNumber } from "./format.js";
 // "lab" is the controls and the clocks alone (the first part of "clocks"), for a compact embed.
 export const SECTIONS = ["clocks", "lab", "agent", "logs", "mistakes", "code"];
 export const THEMES = ["auto", "light", "dark"];
-const FLAGS = ["embed", "readonly", "theme", "sections", "scenario"];
+export const VIEWS = ["path", "lab"]; // the guided path, or the whole lab
+const FLAGS = ["embed", "readonly", "theme", "sections", "scenario", "view", "step"];
 // Settings that are objects of settings, merged key by key and addressed as `agent.turns`, `load.concurrency`.
 export const NESTED = ["agent", "load"];
 const TRUE = ["1", "true", "yes", "on"];
@@ -45,13 +46,16 @@ function parseValue(name, text, limit) {
 }
 
 /**
- * Read a query string. Returns {state (partial), scenario, sections, readonly, theme, embed, notes}.
+ * Read a query string. Returns {state (partial), scenario, sections, readonly, theme, embed, view,
+ * step, asked, notes}: `view` is "path", "lab" or null (not asked); `step` a step id as written (the
+ * path checks it); `asked` is true when the address sets anything of the lab (a setting, a scenario or
+ * sections), which opens the lab unless `view` says otherwise.
  * `limits` is BUILD.limits, `scenarios` BUILD.scenarios.
  */
 export function parseUrl(search, limits, scenarios) {
   const params = new URLSearchParams(search);
   const result = { state: {}, scenario: null, sections: SECTIONS, readonly: false,
-    theme: "auto", embed: false, notes: [] };
+    theme: "auto", embed: false, view: null, step: params.get("step"), asked: false, notes: [] };
   const nested = Object.fromEntries(NESTED.map((key) => [key, {}]));
   const note = (text) => result.notes.push(text);
   for (const [name, text] of params) {
@@ -82,6 +86,13 @@ export function parseUrl(search, limits, scenarios) {
     if (THEMES.includes(theme)) result.theme = theme;
     else note(`theme=${shown(theme)} ignored: use ${THEMES.join(", ")}`);
   }
+  if (params.has("view")) {
+    const asked = params.get("view");
+    if (VIEWS.includes(asked)) result.view = asked;
+    else note(`view=${shown(asked)} ignored: use ${VIEWS.join(", ")}`);
+  }
+  result.asked = Object.keys(result.state).length > 0 || Object.values(nested).some((n) => Object.keys(n).length > 0) ||
+    params.has("scenario") || params.has("sections");
   result.readonly = TRUE.includes((params.get("readonly") ?? "").toLowerCase());
   result.embed = TRUE.includes((params.get("embed") ?? "").toLowerCase());
   for (const key of NESTED) if (Object.keys(nested[key]).length) result.state[key] = nested[key];
@@ -104,6 +115,14 @@ export function toQuery(state, defaults, view) {
   if (view.readonly) params.set("readonly", "1");
   if (view.theme !== "auto") params.set("theme", view.theme);
   if (view.sections.length !== SECTIONS.length) params.set("sections", view.sections.join(","));
+  if (view.view === "path") {
+    const path = new URLSearchParams(); // the path's state is its step's: the address names the step
+    for (const key of ["embed", "readonly", "theme"]) if (params.has(key)) path.set(key, params.get(key));
+    if (view.step) path.set("step", view.step);
+    if (view.embed) path.set("view", "path");
+    return path.toString() ? `?${path}` : "";
+  }
+  if (!view.embed) params.set("view", "lab"); // without it, a plain address opens the guided path
   const query = params.toString();
   return query ? `?${query}` : "";
 }

@@ -61,7 +61,7 @@ def run_once(browser, base: str, drags: int) -> dict:
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     try:
         page = context.new_page()
-        page.goto(base)
+        page.goto(base + "?view=lab")
         page.evaluate("() => window.TwoClocks.ready")
         result = drag_figures(page, drags, "alone")
         page.evaluate("() => window.TwoClocks.setState({load: {concurrency: 64}})")

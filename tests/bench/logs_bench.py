@@ -63,7 +63,7 @@ def run_once(browser, base: str, text: str, rows: int) -> dict:
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     try:
         page = context.new_page()
-        page.goto(base + "index.html")
+        page.goto(base + "index.html?view=lab")
         page.evaluate("() => window.TwoClocks.ready")
         page.locator("#logs").scroll_into_view_if_needed()
         page.wait_for_selector("#logs-root[data-state]", state="attached", timeout=bench.DEADLINE_MS)

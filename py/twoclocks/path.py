@@ -1,0 +1,390 @@
+"""The guided path: the seed's points as steps in which the learner predicts, acts and sees.
+
+Units: token counts are integers (``*_tokens``); times are milliseconds (``*_ms``).
+
+Each step asks one question with a few choices (or none), starts from one complete call state
+(``setup``, the page's state keys), lets the learner change only ``keys`` and offers ``actions``:
+named changes of the setup state the learner can apply with one press. Every number a step shows
+is computed here by the model, at build time, by :func:`path_data` (the page embeds it), so the
+page only places text. The step's ``answer`` is a claim about the model; ``tests/test_path.py``
+checks each claim against the model's own numbers, so a step can never teach what the model does
+not do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .scenarios import BASE_STATE
+
+WINDOW_STEP_WINDOW_TOKENS = 8_192
+"""The context window of the "reserve output room" step: small enough that a longer history
+(8,000 tokens) plus the router's 256 reserved tokens does not fit."""
+
+
+@dataclass(frozen=True)
+class Action:
+    """One press the learner can make in a step: ``state`` is applied over the step's setup;
+    ``play`` replays the call on the clocks instead; ``run`` means the code cell's Run. Its effect
+    is measured from the setup, or from the state of the action named ``base`` (a chain: add the
+    dumps, then summarise them)."""
+
+    id: str
+    label: str
+    state: dict = field(default_factory=dict)
+    play: bool = False
+    run: bool = False
+    base: str | None = None  # the action whose state the effect is measured from (default: setup)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of the path (see the module docstring)."""
+
+    id: str
+    title: str
+    question: str
+    choices: tuple  # ((choice id, label), ...); () for a step that asks nothing
+    answer: str | None
+    explanation: str
+    setup: dict
+    keys: tuple = ()
+    actions: tuple = ()
+    show: str | None = None  # a section the step shows below the clocks ("code")
+    seed: str = ""  # the seed's sentence this step teaches, quoted
+    veil: bool = False  # the question is about the clocks as they stand: hide them until predicted
+
+
+def _state(**changes) -> dict:
+    return {**BASE_STATE, **changes}
+
+
+ROUTER = _state()
+RAG = _state(prompt_tokens=40_000, output_tokens=60, max_tokens=512)
+JUNK = _state(prompt_tokens=200_000, output_tokens=200, max_tokens=512)
+
+STEPS = (
+    Step(
+        id="two-clocks",
+        title="Two clocks",
+        question="An agent router sends 8,000 tokens of spec, tools and history and gets back 20 "
+        "tokens of JSON. Where does most of the wait go?",
+        choices=(("prefill", "Before the first token: prefill reads the whole prompt"),
+                 ("decode", "Writing the 20 tokens: decode"),
+                 ("even", "About half each")),
+        answer="prefill",
+        explanation="Prefill runs the whole prompt through the model before the first token can "
+        "appear: that pause is TTFT. Decode then writes one token per step, and TTLT is TTFT plus "
+        "every step. Twenty tokens of JSON are a blink after a suitcase of prompt.",
+        setup=ROUTER,
+        actions=(Action("play", "▶ Play the call", play=True),),
+        seed="Time to first token is mostly prefill. Time to last token is prefill plus decode.",
+        veil=True,
+    ),
+    Step(
+        id="run-the-toy",
+        title="Run the toy",
+        question="The cell below prints toy milliseconds of prefill and decode for a 500-, a 4,000- "
+        "and an 8,000-token prompt, each with a short answer. As the prompt grows, which column "
+        "grows faster?",
+        choices=(("prefill", "Prefill"), ("decode", "Decode"), ("same", "Both the same")),
+        answer="prefill",
+        explanation="Prefill pays for every prompt token, plus a little for every pair of them "
+        "(attention's n² term), so it grows faster than the prompt. Decode's steps barely notice the "
+        "prompt: each costs a fixed amount plus a little per cached slot. A 500-token prompt's prefill "
+        "is cheap next to 4,000.",
+        setup=ROUTER,
+        actions=(Action("run", "Run the cell", run=True),),
+        show="code",
+        seed="Lists of numbers as lengths. Print prefill vs decode. No extra libraries.",
+    ),
+    Step(
+        id="double-it",
+        title="Double the prompt or the answer?",
+        question="A 4,000-token prompt and an 80-token answer. Which doubling moves the first-token "
+        "clock (TTFT)?",
+        choices=(("prompt", "Doubling the prompt, 4,000 → 8,000 tokens"),
+                 ("answer", "Doubling the answer, 80 → 160 tokens"),
+                 ("both", "Both, about equally")),
+        answer="prompt",
+        explanation="Doubling the prompt doubles prefill's work and more (the n² term), and all of it "
+        "comes before the first token. Doubling the answer adds decode steps after the first token: "
+        "TTLT grows, TTFT does not move at all.",
+        setup=_state(prompt_tokens=4000, output_tokens=80),
+        keys=("prompt_tokens", "output_tokens"),
+        actions=(Action("prompt", "Double the prompt", {"prompt_tokens": 8000}),
+                 Action("answer", "Double the answer", {"output_tokens": 160})),
+        seed="Doubling the prompt hurts first-token time more than doubling a short 80-token answer.",
+    ),
+    Step(
+        id="cut-max-tokens",
+        title="Slow to start: cut max_tokens?",
+        question="Users say the router is slow to start. A colleague cuts max_tokens from 256 to 64. "
+        "What happens to TTFT?",
+        choices=(("falls-4x", "It falls about four times"),
+                 ("falls-little", "It falls a little"),
+                 ("same", "It does not move")),
+        answer="same",
+        explanation="max_tokens only bounds decode, and a 20-token answer never came near 256 anyway. "
+        "TTFT is prefill, paid for by the prompt: cut the prompt (send only what this step needs, keep "
+        "the stable spec cached).",
+        setup=ROUTER,
+        keys=("max_tokens", "prompt_tokens", "cached_prefix_tokens"),
+        actions=(Action("max-tokens", "max_tokens 256 → 64", {"max_tokens": 64}),
+                 Action("prompt", "Cut the prompt to 4,000", {"prompt_tokens": 4000}),
+                 Action("cache", "Cache the 2,000-token spec", {"cached_prefix_tokens": 2000})),
+        seed="If your agent’s output is 20 tokens of JSON and the prompt is 8,000, do not start by "
+        "cutting max-tokens from 256 to 64. Cut the prompt.",
+    ),
+    Step(
+        id="streaming",
+        title="Does streaming help?",
+        question="A two-sentence answer after a 40,000-token document dump, not streamed: the user "
+        "sees nothing until the last token. You turn streaming on. What changes?",
+        choices=(("ttft", "TTFT gets shorter"),
+                 ("visible", "Text appears at TTFT instead of TTLT; both clocks stay the same"),
+                 ("nothing", "Nothing at all")),
+        answer="visible",
+        explanation="Streaming changes when the bytes arrive, not how much work prefill did: the "
+        "first token still waits for the whole prompt, the user just watches a cursor sooner. To move "
+        "TTFT, send a shorter prompt.",
+        setup={**RAG, "streaming": False},
+        keys=("streaming", "prompt_tokens"),
+        actions=(Action("stream", "Turn streaming on", {"streaming": True}),
+                 Action("prompt", "Cut the dump to 10,000 tokens", {"prompt_tokens": 10_000})),
+        seed="Streaming changes when bytes arrive, not how much work prefill did.",
+    ),
+    Step(
+        id="missing-stop",
+        title="A stop that never fires",
+        question="The router's JSON is complete after 20 tokens, but its stop never fires and "
+        "max_tokens is 2,048. How many tokens does decode write?",
+        choices=(("20", "20"), ("256", "256"), ("2048", "2,048")),
+        answer="2048",
+        explanation="Without a stop that fires, decode runs on to max_tokens, long after the answer "
+        "was done. Stop on schema complete, so decode ends with the JSON.",
+        setup=_state(stop_fires=False, max_tokens=2048),
+        keys=("stop_fires", "max_tokens"),
+        actions=(Action("stop", "Stop on schema complete", {"stop_fires": True}),),
+        seed="Leaving max new tokens at 2048 for a router that should emit one enum. Decode will "
+        "ramble if the stop never fires. Stop on schema complete.",
+    ),
+    Step(
+        id="speculative",
+        title="Speculative decoding and a junk prompt",
+        question="200,000 tokens of junk in the prompt, a 200-token answer. You turn on speculative "
+        "decoding, three tokens per step. What happens to the first token's wait?",
+        choices=(("third", "It falls to about a third"),
+                 ("same", "It does not move"),
+                 ("gone", "It almost disappears")),
+        answer="same",
+        explanation="Speculative decoding guesses ahead with a draft model and checks several tokens "
+        "per step: decode gets faster. Prefill still reads all 200,000 tokens before token one. "
+        "Serving tricks do not excuse a greedy packer: cut the junk.",
+        setup=JUNK,
+        keys=("speculative_speedup", "prompt_tokens"),
+        actions=(Action("speculative", "Speculative decoding ×3", {"speculative_speedup": 3.0}),
+                 Action("prompt", "Cut the junk: 20,000 tokens", {"prompt_tokens": 20_000})),
+        seed="They make decode faster by guessing ahead. They do not make a 200k junk prompt free.",
+    ),
+    Step(
+        id="agent-loop",
+        title="The agent loop: five tool dumps",
+        question="An agent turn (8,000-token prompt, 30-token answer) calls five tools in parallel; "
+        "each returns 10,000 tokens of logs, all concatenated into the next prompt. What happens to "
+        "the next call's first token?",
+        choices=(("same", "Nothing: the tools ran in parallel"),
+                 ("one", "It pays for about one dump"),
+                 ("all", "It pays a prefill over all five dumps")),
+        answer="all",
+        explanation="Parallel tool results still become one next prompt: one more prefill, over every "
+        "dump. Summarise each dump before it goes back in, and keep the stable prefix (spec and tools) "
+        "identical from turn to turn so the prefix cache serves it.",
+        setup=_state(output_tokens=30),
+        keys=("prompt_tokens", "cached_prefix_tokens"),
+        actions=(Action("dumps", "Add five 10,000-token dumps", {"prompt_tokens": 58_000}),
+                 Action("summarise", "Summarise each dump to 300 tokens", {"prompt_tokens": 9_500},
+                        base="dumps"),
+                 Action("cache", "…and cache the 2,000-token spec",
+                        {"prompt_tokens": 9_500, "cached_prefix_tokens": 2000}, base="summarise")),
+        seed="Parallel tool calls still serialize into one next prompt — one more prefill — unless you "
+        "cache the shared prefix.",
+    ),
+    Step(
+        id="split-the-clock",
+        title="Split the clock when you log",
+        question="Two calls each took about 6.2 s from request to last token. From that total alone, "
+        "can you tell which one needs a shorter prompt?",
+        choices=(("yes", "Yes: the slower total needs it"),
+                 ("no", "No: only TTFT and TTLT, with both token counts, tell")),
+        answer="no",
+        explanation="The same total hides opposite causes: one call is mostly prefill, the other "
+        "almost all decode. Log time to first token, time to last token, prompt tokens and output "
+        "tokens, then you know which half to fix.",
+        setup=RAG,
+        actions=(Action("a", "Call A: a 40,000-token dump, 60 out", RAG),
+                 Action("b", "Call B: 300 in, a 310-token answer",
+                        _state(prompt_tokens=300, output_tokens=310, max_tokens=1024), base="a")),
+        seed="Logging only total latency. You cannot tell prefill from decode. Split the clock: time to "
+        "first token, time to last, prompt tiles, output tiles.",
+    ),
+    Step(
+        id="output-room",
+        title="Reserve output room",
+        question=f"The context window holds {WINDOW_STEP_WINDOW_TOKENS:,} tokens: prompt plus the "
+        "max_tokens reserved for the answer (256). The history grows the prompt from 7,900 to 8,000 "
+        "tokens. What does the server do?",
+        choices=(("cut", "Runs it and cuts the answer short"),
+                 ("reject", "Rejects it before any prefill"),
+                 ("slower", "Runs it, a little slower")),
+        answer="reject",
+        explanation="A server reserves max_tokens of room for decode and refuses a call whose prompt "
+        "leaves too little. Keep room for the answer in the window, then stop on schema complete so "
+        "decode does not fill that room with poetry.",
+        setup=_state(prompt_tokens=7_900, context_window_tokens=WINDOW_STEP_WINDOW_TOKENS),
+        keys=("prompt_tokens", "max_tokens"),
+        actions=(Action("grow", "Grow the prompt to 8,000", {"prompt_tokens": 8_000}),
+                 Action("summarise", "Summarise the history: 6,000", {"prompt_tokens": 6_000})),
+        seed="Reserve output room in the window (last lesson) so decode has space. Then stop so decode "
+        "does not fill that room with poetry when you needed one JSON object.",
+    ),
+    Step(
+        id="checklist",
+        title="What to look at when the user waits",
+        question="",
+        choices=(),
+        answer=None,
+        explanation="If the first token is slow and the prompt is huge: packing and a cached prefix. "
+        "If the first token is fine and the stream crawls: output length, stop rules, or a "
+        "memory-bound cache. If both are slow: both.",
+        setup=ROUTER,
+        seed="If first token is slow and prompt is huge: packing and cache. If first token is fine and "
+        "the stream crawls: output length, stop rules, or a memory-bound cache. If both are slow: both.",
+    ),
+)
+"""The path, in the seed's order; the last step is the checklist, which asks nothing."""
+
+CHECKLIST = (
+    ("TTFT", "mostly prefill: look at the prompt's tokens, not only max_tokens."),
+    ("TTLT", "prefill plus decode: decode ends when a stop fires or max_tokens runs out."),
+    ("Streaming", "changes when text appears; it does not shrink prefill."),
+    ("Short JSON, long prompt", "optimise the prompt: packing, a cached stable prefix, summarised "
+     "tool dumps."),
+    ("Stop", "on schema complete, so decode ends with the answer."),
+    ("Log", "both clocks with both token counts."),
+)
+"""The seed's closing checklist, as (term, rule) pairs."""
+
+
+def _format_ms(ms: float) -> str:
+    """A duration as the page prints it (``format.js``'s ``formatMs``): "704 ms", "6.22 s"."""
+    if round(ms, 1) < 10:
+        return f"{ms:.1f} ms"
+    if round(ms) < 1000:
+        return f"{round(ms)} ms"
+    seconds = ms / 1000
+    if round(seconds, 2) < 10:
+        return f"{seconds:.2f} s"
+    if round(seconds, 1) < 60:
+        return f"{seconds:.1f} s"
+    whole = round(seconds)
+    return f"{whole // 60} min {whole % 60} s"
+
+
+UNCHANGED_MS = 0.05
+"""A clock that moved less than this (ms) did not move: below the page's 0.1 ms resolution."""
+
+
+def _change(name: str, before: float, after: float) -> str:
+    """"TTFT 704 ms → 2.05 s (+1.35 s)", "TTFT 704 ms, unchanged" or "TTLT 6.22 s, about the same
+    (+2.0 ms)" when the change does not show at the page's rounding."""
+    delta = after - before
+    if abs(delta) < UNCHANGED_MS:
+        return f"{name} {_format_ms(after)}, unchanged"
+    sign = "+" if delta > 0 else "−"
+    if _format_ms(before) == _format_ms(after):
+        return f"{name} {_format_ms(after)}, about the same ({sign}{_format_ms(abs(delta))})"
+    return f"{name} {_format_ms(before)} → {_format_ms(after)} ({sign}{_format_ms(abs(delta))})"
+
+
+def effect(before: dict, after: dict) -> dict:
+    """What an action did, from the model's reports before and after it.
+
+    Args:
+        before, after: :func:`twoclocks.web.evaluate` reports (``ttft_ms``, ``ttlt_ms``,
+            ``first_visible_ms``, ``output_tokens``).
+
+    Returns:
+        ``{"text": one sentence naming each clock's change, "ttft_change_ms", "ttlt_change_ms",
+        "visible_change_ms", "moved": the clocks that moved, of "ttft", "ttlt", "visible"}``.
+    """
+    changes = {key: after[f"{name}_ms"] - before[f"{name}_ms"]
+               for key, name in (("ttft", "ttft"), ("ttlt", "ttlt"), ("visible", "first_visible"))}
+    parts = [_change("TTFT", before["ttft_ms"], after["ttft_ms"]),
+             _change("TTLT", before["ttlt_ms"], after["ttlt_ms"])]
+    if abs(changes["visible"] - changes["ttft"]) >= UNCHANGED_MS:  # only streaming moves it on its own
+        parts.append(_change("first text visible", before["first_visible_ms"], after["first_visible_ms"]))
+    if after["output_tokens"] != before["output_tokens"]:
+        parts.append(f"decode wrote {after['output_tokens']:,} tokens instead of {before['output_tokens']:,}")
+    return {
+        "text": "; ".join(parts) + ".",
+        "ttft_change_ms": changes["ttft"],
+        "ttlt_change_ms": changes["ttlt"],
+        "visible_change_ms": changes["visible"],
+        "moved": [key for key, change in changes.items() if abs(change) >= UNCHANGED_MS],
+    }
+
+
+def _action_data(action: Action, step: Step, setup: dict, evaluate) -> dict:
+    """An action as the page needs it: its complete state and, when it changes the call, its
+    effect on the clocks from its base (or the model's refusal)."""
+    data = {"id": action.id, "label": action.label, "play": action.play, "run": action.run}
+    if not action.state:
+        return data
+    state = {**setup, **action.state}
+    data["state"] = state
+    base = setup
+    if action.base:
+        base = {**setup, **next(a.state for a in step.actions if a.id == action.base)}
+        data["base"] = action.base
+    if state == base:
+        return data
+    try:
+        data["effect"] = effect(evaluate(base), evaluate(state))
+    except ValueError as error:  # the step that shows a server's refusal
+        data["effect"] = {"text": f"Rejected: {error}.", "rejected": True, "moved": []}
+    return data
+
+
+def path_data() -> list[dict]:
+    """Every step as the page's ``build.js`` carries it (``BUILD.path``).
+
+    Returns:
+        A list of ``{"id", "title", "question", "choices": [{"id", "label"}], "answer",
+        "explanation", "setup": complete state, "keys", "actions": [{"id", "label", "play", "run",
+        "state"?, "base"?, "effect"?}], "show", "seed", "veil", "setup_clocks": {"ttft_ms", "ttlt_ms"}}``; the last
+        step also carries ``"checklist": [{"term", "rule"}]``.
+    """
+    from .web import DEFAULT_STATE, evaluate  # web imports this module's data at build time
+
+    steps = []
+    for step in STEPS:
+        setup = {**DEFAULT_STATE, **step.setup}
+        report = evaluate(setup)
+        steps.append({
+            "id": step.id,
+            "title": step.title,
+            "question": step.question,
+            "choices": [{"id": choice, "label": label} for choice, label in step.choices],
+            "answer": step.answer,
+            "explanation": step.explanation,
+            "setup": setup,
+            "keys": list(step.keys),
+            "actions": [_action_data(action, step, setup, evaluate) for action in step.actions],
+            "show": step.show,
+            "seed": step.seed,
+            "veil": step.veil,
+            "setup_clocks": {"ttft_ms": report["ttft_ms"], "ttlt_ms": report["ttlt_ms"]},
+        })
+    steps[-1]["checklist"] = [{"term": term, "rule": rule} for term, rule in CHECKLIST]
+    return steps

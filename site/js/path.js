@@ -1,0 +1,206 @@
+// The guided path: one seed point per step. The learner commits a prediction, then the step's
+// controls and actions unlock, the learner acts, the clocks move (the changed readouts marked) and
+// the step says why. Steps, answers and every number come from Python (BUILD.path, twoclocks/path.py);
+// this module places them, keeps progress (progress.js) and publishes TwoClocks.lesson.
+import { el } from "./dom.js";
+
+const PHASES = ["predict", "act", "revealed"];
+
+export class GuidedPath {
+  /**
+   * `steps`: BUILD.path. `hooks`: {setup(step) -> Promise (the step's state applied and answered),
+   * act(action) (apply/play/run one action), gate(step, unlocked) (which controls the learner may
+   * use), show(step) (sections the step shows), onChange(progress, step)}. `progress`: a Progress.
+   */
+  constructor(root, steps, progress, hooks) {
+    this.root = root;
+    this.steps = steps;
+    this.progress = progress;
+    this.hooks = hooks;
+    this.index = 0;
+    this.phase = PHASES[0];
+    this.lastEffect = null;
+    this.build();
+  }
+
+  step(id) {
+    const step = this.steps.find((s) => s.id === id);
+    if (!step) throw new RangeError(`no step "${id}"; steps: ${this.steps.map((s) => s.id).join(", ")}`);
+    return step;
+  }
+
+  get current() {
+    return this.steps[this.index];
+  }
+
+  build() {
+    const $ = (name) => this.root.querySelector(`[data-path="${name}"]`);
+    this.parts = {
+      count: $("count"), title: $("title"), question: $("question"), form: $("predict"),
+      choices: $("choices"), commit: $("commit"), act: $("act"), actions: $("actions"),
+      reveal: $("reveal"), verdict: $("verdict"), explanation: $("explanation"), effect: $("effect"),
+      checklist: $("checklist"), back: $("back"), next: $("next"), dots: $("dots"),
+    };
+    const { form, back, next, actions } = this.parts;
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const chosen = form.querySelector("input[name=path-choice]:checked");
+      if (chosen) this.predict(this.current.id, chosen.value);
+    });
+    form.addEventListener("change", () => { this.parts.commit.disabled = !form.querySelector(":checked"); });
+    back.addEventListener("click", () => this.go(this.steps[Math.max(0, this.index - 1)].id));
+    next.addEventListener("click", () => this.go(this.steps[Math.min(this.steps.length - 1, this.index + 1)].id));
+    actions.addEventListener("click", (event) => {
+      const button = event.target.closest("button[data-action]");
+      if (button) this.act(button.dataset.action);
+    });
+    this.parts.dots.replaceChildren(...this.steps.map((step, i) => {
+      const dot = el("button", { cls: "path-dot", text: String(i + 1) });
+      dot.type = "button";
+      dot.dataset.step = step.id;
+      dot.setAttribute("aria-label", `Step ${i + 1}: ${step.title}`);
+      dot.addEventListener("click", () => this.go(step.id));
+      return dot;
+    }));
+  }
+
+  /** Show step `id` from its setup; resolves once its state is drawn. */
+  async go(id) {
+    const step = this.step(id);
+    this.index = this.steps.indexOf(step);
+    this.lastEffect = null;
+    const predicted = this.progress.prediction(step.id);
+    this.phase = step.choices.length && !predicted ? "predict" : "act";
+    if (!step.choices.length) this.progress.markDone(step.id);
+    this.progress.setCurrent(step.id);
+    this.render();
+    const shown = this.hooks.setup(step);
+    this.changed();
+    await shown;
+  }
+
+  /** Commit a prediction for step `id`: returns {correct, explanation}. */
+  predict(id, choice) {
+    const step = this.step(id);
+    if (!step.choices.length) throw new RangeError(`step "${id}" asks for no prediction`);
+    if (!step.choices.some((c) => c.id === choice)) {
+      throw new RangeError(`"${choice}" is not a choice of step "${id}"; choices: ${step.choices.map((c) => c.id).join(", ")}`);
+    }
+    const correct = choice === step.answer;
+    this.progress.predict(id, choice, correct);
+    if (step === this.current) {
+      this.phase = "act";
+      this.render();
+      this.parts.actions.querySelector("button")?.focus({ preventScroll: true });
+    }
+    this.changed();
+    return { correct, explanation: step.explanation };
+  }
+
+  /** Apply one of the current step's actions (after its prediction). */
+  act(actionId) {
+    const step = this.current;
+    const action = step.actions.find((a) => a.id === actionId);
+    if (!action) throw new RangeError(`no action "${actionId}" in step "${step.id}"`);
+    this.lastEffect = action.effect ?? null;
+    this.hooks.act(action);
+    this.reveal();
+  }
+
+  /** The learner changed one of the step's controls by hand: the answer is shown. */
+  acted() {
+    if (this.phase === "act") this.reveal();
+  }
+
+  reveal() {
+    if (this.phase === "predict") return;
+    this.phase = "revealed";
+    this.render();
+  }
+
+  render() {
+    const step = this.current;
+    const { parts } = this;
+    const n = this.steps.length;
+    this.root.dataset.step = step.id;
+    this.root.dataset.phase = this.phase;
+    this.root.toggleAttribute("data-veil", Boolean(step.veil) && this.phase === "predict");
+    parts.count.textContent = `Step ${this.index + 1} of ${n}`;
+    parts.title.textContent = step.title;
+    parts.question.textContent = step.question;
+    parts.question.hidden = !step.question;
+    const predicted = this.progress.prediction(step.id);
+    this.renderChoices(step, predicted);
+    parts.act.hidden = this.phase === "predict" || !step.actions.length;
+    parts.actions.replaceChildren(...step.actions.map((action) => {
+      const button = el("button", { cls: action.play || action.run ? "primary" : "", text: action.label });
+      button.type = "button";
+      button.dataset.action = action.id;
+      return button;
+    }));
+    const revealed = this.phase === "revealed" || (!step.actions.length && this.phase === "act");
+    parts.reveal.hidden = !revealed && step.choices.length > 0;
+    parts.verdict.hidden = !predicted;
+    if (predicted) {
+      const chosen = step.choices.find((c) => c.id === predicted.choice);
+      parts.verdict.textContent = predicted.correct
+        ? `You predicted “${chosen.label}”: right.`
+        : `You predicted “${chosen.label}”. Not quite: it is “${step.choices.find((c) => c.id === step.answer).label}”.`;
+      parts.verdict.dataset.correct = String(predicted.correct);
+    }
+    parts.explanation.textContent = step.explanation;
+    parts.effect.hidden = !this.lastEffect;
+    parts.effect.textContent = this.lastEffect ? `What changed: ${this.lastEffect.text}` : "";
+    parts.checklist.hidden = !step.checklist;
+    if (step.checklist) this.renderChecklist(step);
+    parts.back.disabled = this.index === 0;
+    parts.next.hidden = this.index === n - 1;
+    parts.next.textContent = this.index === n - 2 ? "To the checklist →" : "Next step →";
+    for (const dot of parts.dots.children) {
+      const id = dot.dataset.step;
+      dot.classList.toggle("done", this.progress.isDone(id));
+      if (id === step.id) dot.setAttribute("aria-current", "step");
+      else dot.removeAttribute("aria-current");
+    }
+    this.hooks.gate(step, this.phase !== "predict");
+    this.hooks.show(step);
+  }
+
+  renderChoices(step, predicted) {
+    const { form, choices, commit } = this.parts;
+    form.hidden = !step.choices.length;
+    choices.replaceChildren(...step.choices.map((choice) => {
+      const input = el("input", {});
+      Object.assign(input, { type: "radio", name: "path-choice", value: choice.id, id: `path-choice-${choice.id}` });
+      input.checked = predicted?.choice === choice.id;
+      input.disabled = Boolean(predicted);
+      const label = el("label", { text: choice.label });
+      label.htmlFor = input.id;
+      if (predicted && choice.id === step.answer) label.classList.add("answer");
+      return el("div", { cls: "path-choice" }, [input, label]);
+    }));
+    commit.hidden = Boolean(predicted);
+    commit.disabled = !predicted;
+  }
+
+  renderChecklist(step) {
+    const answers = this.steps.filter((s) => s.choices.length).map((s) => {
+      const p = this.progress.prediction(s.id);
+      const chosen = p && s.choices.find((c) => c.id === p.choice);
+      const mark = !p ? "not answered" : p.correct ? "✓ right" : "✗ not quite";
+      return el("li", {}, [el("strong", { text: `${s.title}: ` }),
+        chosen ? `you said “${chosen.label}” (${mark})` : "not answered yet"]);
+    });
+    const rules = step.checklist.map(({ term, rule }) => el("li", {}, [el("strong", { text: `${term}: ` }), rule]));
+    const { score } = this.progress.summary(this.steps);
+    this.parts.checklist.replaceChildren(
+      el("ul", { cls: "path-rules" }, rules),
+      el("h4", { text: score === null ? "Your predictions" : `Your predictions: ${score}% right` }),
+      el("ul", { cls: "path-answers" }, answers),
+    );
+  }
+
+  changed() {
+    this.hooks.onChange(this.progress.summary(this.steps), this.current);
+  }
+}

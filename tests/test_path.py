@@ -1,0 +1,332 @@
+"""The guided path: each step's answer is what the model does, and the learner predicts, acts and
+sees, by keyboard and by touch, through ``TwoClocks.lesson``; progress lasts and reaches a host."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from twoclocks import toy
+from twoclocks.path import STEPS, path_data
+from twoclocks.web import DEFAULT_STATE, evaluate
+
+SEED = Path(__file__).resolve().parents[2] / "shared" / "seed"
+DATA = {step["id"]: step for step in path_data()}
+
+
+def action(step_id: str, action_id: str) -> dict:
+    return next(a for a in DATA[step_id]["actions"] if a["id"] == action_id)
+
+
+def report_of(step_id: str, action_id: str | None = None) -> dict:
+    step = DATA[step_id]
+    return evaluate(action(step_id, action_id)["state"] if action_id else step["setup"])
+
+
+# --- each step's answer is the model's -----------------------------------------------------------
+
+def model_answer(step_id: str) -> str | None:
+    """The choice the model's own numbers make right, worked out afresh for each step."""
+    setup = report_of(step_id)
+    if step_id == "two-clocks":
+        share = setup["ttft_ms"] / setup["ttlt_ms"]
+        return "prefill" if share > 0.55 else "decode" if share < 0.45 else "even"
+    if step_id == "run-the-toy":  # the cell's lengths: prompts 500 -> 8,000 with a short answer
+        prefill = toy.prefill_ms(8000) - toy.prefill_ms(500)
+        decode = toy.decode_elapsed_ms(8000, 80) - toy.decode_elapsed_ms(500, 80)
+        return "prefill" if prefill > 2 * decode else "decode" if decode > 2 * prefill else "same"
+    if step_id == "double-it":
+        prompt, answer = report_of(step_id, "prompt"), report_of(step_id, "answer")
+        moved = {"prompt": prompt["ttft_ms"] != setup["ttft_ms"], "answer": answer["ttft_ms"] != setup["ttft_ms"]}
+        return "both" if all(moved.values()) else next(k for k, v in moved.items() if v)
+    if step_id == "cut-max-tokens":
+        ratio = setup["ttft_ms"] / report_of(step_id, "max-tokens")["ttft_ms"]
+        return "same" if ratio == 1 else "falls-4x" if ratio > 3 else "falls-little"
+    if step_id == "streaming":
+        on = report_of(step_id, "stream")
+        if on["ttft_ms"] < setup["ttft_ms"]:
+            return "ttft"
+        return "visible" if on["first_visible_ms"] < setup["first_visible_ms"] else "nothing"
+    if step_id == "missing-stop":
+        return str(setup["output_tokens"])
+    if step_id == "speculative":
+        ratio = setup["ttft_ms"] / report_of(step_id, "speculative")["ttft_ms"]
+        return "same" if ratio == 1 else "third" if ratio < 5 else "gone"
+    if step_id == "agent-loop":
+        dumps = report_of(step_id, "dumps")["ttft_ms"] - setup["ttft_ms"]
+        one_dump = evaluate({**DATA[step_id]["setup"], "prompt_tokens": 18_000})["ttft_ms"] - setup["ttft_ms"]
+        return "same" if dumps == 0 else "all" if dumps > 3 * one_dump else "one"
+    if step_id == "split-the-clock":
+        a, b = report_of(step_id, "a"), report_of(step_id, "b")
+        same_total = abs(a["ttlt_ms"] - b["ttlt_ms"]) < 0.01 * a["ttlt_ms"]
+        return "no" if same_total and a["ttft_ms"] > 10 * b["ttft_ms"] else "yes"
+    if step_id == "output-room":
+        try:
+            report_of(step_id, "grow")
+        except ValueError:
+            return "reject"
+        return "slower"
+    return None
+
+
+@pytest.mark.parametrize("step_id", list(DATA))
+def test_each_steps_answer_is_what_the_model_does(step_id):
+    """A step's right answer is the one the model's own numbers give."""
+    assert DATA[step_id]["answer"] == model_answer(step_id)
+
+
+@pytest.mark.parametrize("step_id", [s for s in DATA if DATA[s]["actions"]])
+def test_each_actions_effect_is_the_models_change(step_id):
+    """An action's effect text names each clock's change from its base, as the model computes it."""
+    for data in DATA[step_id]["actions"]:
+        effect = data.get("effect")
+        if not effect or effect.get("rejected"):
+            continue
+        base = action(step_id, data["base"])["state"] if data.get("base") else DATA[step_id]["setup"]
+        before, after = evaluate(base), evaluate(data["state"])
+        assert effect["ttft_change_ms"] == pytest.approx(after["ttft_ms"] - before["ttft_ms"])
+        assert effect["ttlt_change_ms"] == pytest.approx(after["ttlt_ms"] - before["ttlt_ms"])
+        assert ("unchanged" in effect["text"].split(";")[0]) == (abs(effect["ttft_change_ms"]) < 0.05)
+
+
+def test_the_steps_follow_the_seed_and_end_with_its_checklist():
+    """Six to ten steps that ask, then the checklist; every setup is a complete, valid page state."""
+    asking = [s for s in STEPS if s.choices]
+    assert 6 <= len(asking) <= 10 and STEPS[-1].id == "checklist" and not STEPS[-1].choices
+    for step in DATA.values():
+        assert set(step["setup"]) == set(DEFAULT_STATE)
+        assert set(step["keys"]) <= set(DEFAULT_STATE)
+        assert step["answer"] in [c["id"] for c in step["choices"]] or not step["choices"]
+
+
+@pytest.mark.skipif(not SEED.exists(), reason="the seed text is not beside this checkout")
+def test_every_step_quotes_the_seed():
+    """Each step's `seed` sentence is the seed's own words (so the step is about a seed point)."""
+    squash = lambda text: re.sub(r"\s+", " ", text).strip()  # noqa: E731
+    seed = squash(" ".join(path.read_text() for path in SEED.glob("*.txt")))
+    for step in STEPS:
+        assert squash(step.seed) in seed, step.id
+
+
+# --- in the browser ---------------------------------------------------------------------------------
+
+WAIT_SETTLED = """async (deadline) => { const start = performance.now();
+  while (document.body.dataset.settled !== "true" && document.body.dataset.settled !== "error") {
+    if (performance.now() - start > deadline) throw new Error("not settled");
+    await new Promise(requestAnimationFrame); } }"""
+
+
+@pytest.fixture(scope="module")
+def path_page(browser, server):
+    """One page on the guided path (a plain address), shared by the walk tests."""
+    from pagewait import wait_ready
+
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda error: page.errors.append(str(error)))
+    page.goto(server)
+    wait_ready(page)
+    yield page
+    context.close()
+
+
+def readouts(page) -> tuple[float, float]:
+    page.evaluate(WAIT_SETTLED, 15_000)
+    return tuple(page.evaluate("() => ['ttft-ms', 'ttlt-ms'].map((id) => Number(document.getElementById(id).dataset.ms))"))
+
+
+@pytest.mark.browser
+def test_a_plain_address_opens_the_path_with_both_clocks_and_the_question_in_view(browser, server):
+    """At 1280x800, 1366x768 and 390x844 the first screen shows both clocks and step 1's question,
+    and the whole path view is at most five screens tall at 1280x800."""
+    from pagewait import wait_ready
+
+    for width, height in ((1280, 800), (1366, 768), (390, 844)):
+        page = browser.new_page(viewport={"width": width, "height": height})
+        page.goto(server)
+        wait_ready(page)
+        boxes = page.evaluate("""() => Object.fromEntries(['clocks-canvas', 'path'].map((id) => {
+            const box = document.getElementById(id).getBoundingClientRect(); return [id, [box.top, box.bottom]]; })
+            .concat([['question', (() => { const b = document.querySelector('[data-path=question]').getBoundingClientRect();
+              return [b.top, b.bottom]; })()]]))""")
+        assert boxes["clocks-canvas"][0] >= 0 and boxes["clocks-canvas"][1] <= height, (width, boxes)
+        assert boxes["question"][1] <= height, (width, boxes)
+        assert page.evaluate("() => TwoClocks.lesson.current()") == "two-clocks"
+        if width == 1280:
+            assert page.evaluate("() => document.documentElement.scrollHeight") <= 5 * height
+        page.close()
+
+
+@pytest.mark.browser
+def test_the_whole_path_by_keyboard_predict_act_see(path_page):
+    """Every step: nothing moves before the prediction (its controls locked, the veil on a question
+    about the clocks), the prediction is committed by keyboard, an action moves the clocks to the
+    model's numbers for its state, and the answer with its explanation is shown; the path ends
+    complete with the learner's answers in the checklist."""
+    page = path_page
+    page.evaluate("() => localStorage.clear()")
+    steps = page.evaluate("() => TwoClocks.lesson.steps")
+    assert [s["id"] for s in steps] == list(DATA)
+    for step in steps:
+        data = DATA[step["id"]]
+        page.evaluate("(id) => TwoClocks.lesson.go(id)", step["id"])
+        assert page.evaluate("() => TwoClocks.lesson.current()") == step["id"]
+        assert readouts(page) == pytest.approx((data["setup_clocks"]["ttft_ms"], data["setup_clocks"]["ttlt_ms"]))
+        if not step["choices"]:
+            continue
+        assert step["choices"] == [c["id"] for c in data["choices"]]
+        assert page.is_hidden("[data-path=act]") and page.is_hidden("[data-path=reveal]")
+        for key in step["keys"]:  # visible, but locked until the prediction
+            assert page.is_disabled(f"[data-key={key}] input >> nth=0")
+        veiled = page.evaluate("() => document.getElementById('path').hasAttribute('data-veil')")
+        assert veiled == data["veil"]
+        # Keyboard: into the choices, arrow to the last, Tab to the commit button, Enter.
+        page.focus("[data-path=choices] input >> nth=0")
+        page.keyboard.press("Space")
+        for _ in range(len(step["choices"]) - 1):
+            page.keyboard.press("ArrowDown")
+        page.keyboard.press("Tab")
+        page.keyboard.press("Enter")
+        last = step["choices"][-1]
+        assert page.evaluate("(id) => TwoClocks.lesson.progress().predictions[id]", step["id"]) == {
+            "choice": last, "correct": last == data["answer"]}
+        assert page.is_visible("[data-path=act]") and not page.evaluate(
+            "() => document.getElementById('path').hasAttribute('data-veil')")
+        for key in step["keys"]:
+            assert page.is_enabled(f"[data-key={key}] input >> nth=0")
+        moving = [a for a in data["actions"] if a.get("state") and not a.get("effect", {}).get("rejected")]
+        if moving:
+            chosen = moving[-1]
+            page.focus(f"[data-action='{chosen['id']}']")
+            page.keyboard.press("Enter")
+            report = evaluate(chosen["state"])
+            assert readouts(page) == pytest.approx((report["ttft_ms"], report["ttlt_ms"]))
+            if "effect" in chosen:
+                assert chosen["effect"]["text"] in page.text_content("[data-path=effect]")
+        else:  # Play, Run or a refused call: the answer shows once the learner acts
+            page.evaluate("() => document.querySelector('[data-path=actions] button').click()")
+        assert page.is_visible("[data-path=reveal]")
+        assert data["explanation"] in page.text_content("[data-path=explanation]")
+        verdict = page.text_content("[data-path=verdict]")
+        assert ("right" in verdict) == (last == data["answer"])
+    progress = page.evaluate("() => TwoClocks.lesson.progress()")
+    assert progress["complete"] and progress["done"] == list(DATA)
+    checklist = page.text_content("[data-path=checklist]")
+    assert "Your predictions" in checklist and "you said" in checklist
+    assert page.errors == []
+
+
+@pytest.mark.browser
+def test_predict_returns_whether_it_was_right_and_refuses_a_bad_choice(path_page):
+    """predict(id, choice) returns {correct, explanation}; an unknown step or choice is refused by name."""
+    page = path_page
+    page.evaluate("() => TwoClocks.lesson.go('speculative')")
+    assert page.evaluate("() => TwoClocks.lesson.predict('speculative', 'same')") == {
+        "correct": True, "explanation": DATA["speculative"]["explanation"]}
+    assert page.evaluate("() => TwoClocks.lesson.predict('speculative', 'third').correct") is False
+    error = page.evaluate("() => { try { TwoClocks.lesson.predict('speculative', 'nope'); } catch (e) { return e.message; } }")
+    assert "third, same, gone" in error
+    error = page.evaluate("() => TwoClocks.lesson.go('nope').catch((e) => e.message)")
+    assert "two-clocks" in error
+
+
+@pytest.mark.browser
+def test_a_step_gates_the_lab_to_its_own_controls_and_the_lab_is_one_click_away(path_page):
+    """On a step only its keys' controls show; "Open the full lab" shows every section with the state
+    kept and the address saying view=lab; "Back to the guided path" returns to the same step."""
+    page = path_page
+    page.evaluate("() => TwoClocks.lesson.go('double-it')")
+    assert page.is_visible("#prompt_tokens-slider") and page.is_hidden("#max_tokens-slider")
+    assert page.is_hidden("#agent") and page.is_hidden("#mistakes")
+    page.evaluate("() => TwoClocks.lesson.predict('double-it', 'prompt')")
+    page.click("[data-action=prompt]")
+    state = page.evaluate("() => TwoClocks.getState()")
+    page.click("#open-lab")
+    assert page.is_visible("#agent") and page.is_visible("#max_tokens-slider")
+    assert page.is_enabled("#max_tokens-slider") and page.evaluate("() => TwoClocks.getState()") == state
+    page.evaluate("""async () => { while (!location.search.includes('view=lab')) await new Promise(requestAnimationFrame); }""")
+    page.click("#open-path")
+    assert page.evaluate("() => TwoClocks.lesson.current()") == "double-it" and page.is_hidden("#agent")
+
+
+@pytest.mark.browser
+def test_progress_lasts_a_reload_a_step_opens_by_address_and_start_over_resets(browser, server):
+    """?step=ID opens that step; progress is kept in local storage per address and survives a
+    reload; an unknown step is named in the notice; Start over clears progress and state."""
+    from pagewait import wait_ready
+
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.goto(server + "?step=missing-stop")
+    wait_ready(page)
+    assert page.evaluate("() => TwoClocks.lesson.current()") == "missing-stop"
+    page.evaluate("() => TwoClocks.lesson.predict('missing-stop', '2048')")
+    page.reload()
+    wait_ready(page)
+    progress = page.evaluate("() => TwoClocks.lesson.progress()")
+    assert progress["predictions"] == {"missing-stop": {"choice": "2048", "correct": True}}
+    assert page.evaluate("() => TwoClocks.lesson.current()") == "missing-stop"
+    page.goto(server + "?step=nope")
+    wait_ready(page)
+    assert "step=\"nope\" ignored" in page.text_content("#notice")
+    page.click(".path-more .start-over")
+    page.evaluate(WAIT_SETTLED, 15_000)
+    progress = page.evaluate("() => TwoClocks.lesson.progress()")
+    assert progress["done"] == [] and progress["predictions"] == {} and progress["current"] == "two-clocks"
+    assert page.evaluate("() => TwoClocks.getState()") == DEFAULT_STATE
+    context.close()
+
+
+@pytest.mark.browser
+def test_the_path_works_by_touch_and_without_storage(browser, server):
+    """On a phone (touch, 390x844) with local storage blocked, a prediction is tapped in, an action
+    tapped, and progress is kept in memory."""
+    from pagewait import wait_ready
+
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    context.add_init_script("Object.defineProperty(window, 'localStorage', { get() { throw new DOMException('blocked', 'SecurityError'); } });")
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(server + "?step=cut-max-tokens")
+    wait_ready(page)
+    page.tap("label[for=path-choice-same]")
+    page.tap("[data-path=commit]")
+    page.tap("[data-action=max-tokens]")
+    report = evaluate(action("cut-max-tokens", "max-tokens")["state"])
+    assert readouts(page) == pytest.approx((report["ttft_ms"], report["ttlt_ms"]))
+    assert page.is_visible("[data-path=reveal]") and "right" in page.text_content("[data-path=verdict]")
+    assert page.evaluate("() => TwoClocks.lesson.progress().predictions['cut-max-tokens'].correct") is True
+    assert errors == []
+    context.close()
+
+
+@pytest.mark.browser
+def test_a_host_page_receives_progress_messages(browser, server, tmp_path_factory):
+    """A lesson on the path in an iframe posts twoclocks:progress (step, done, score, complete)."""
+    from conftest import Server
+
+    host_root = tmp_path_factory.mktemp("host")
+    (host_root / "course.html").write_text(
+        "<!doctype html><title>course</title><script>window.progress = [];"
+        "addEventListener('message', (e) => { if (e.data?.type === 'twoclocks:progress') progress.push(e.data); });"
+        f"</script><iframe title='lesson' width='900' height='900' src='{server}embed.html?view=path&step=streaming'></iframe>")
+    host = Server(host_root, csp=False)
+    try:
+        page = browser.new_page()
+        page.goto(host.url + "course.html")
+        frame = page.frames[1]
+        frame.evaluate("() => TwoClocks.ready")
+        frame.evaluate("() => TwoClocks.lesson.predict('streaming', 'visible')")
+        messages = page.evaluate("""async () => { while (!progress.some((m) => m.predictions.streaming))
+            await new Promise(requestAnimationFrame); return progress; }""")
+        last = messages[-1]
+        assert last["step"] == "streaming" and "streaming" in last["done"] and last["complete"] is False
+        assert last["score"] == round(100 / sum(1 for s in STEPS if s.choices))
+        page.close()
+    finally:
+        host.close()
