@@ -189,6 +189,26 @@ def test_axe_finds_nothing_after_the_learner_has_used_everything(open_page, sche
         assert axe_report(page) == ""
 
 
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_nothing_on_the_guided_path_in_each_phase(open_page, scheme):
+    """The guided path: a step asking (veiled clocks), the same step answered and revealed, a step
+    that shows the code cell, and the checklist, at 1280 px and 390 px: zero violations."""
+    page = open_page("?view=path", scheme=scheme, axe=True)
+    assert axe_report(page) == ""
+    page.evaluate("() => TwoClocks.lesson.predict('two-clocks', 'decode')")
+    page.click("[data-action=play]")
+    assert axe_report(page) == ""
+    for step in ("run-the-toy", "checklist"):
+        page.evaluate("(id) => TwoClocks.lesson.go(id)", step)
+        settle(page)
+        assert axe_report(page) == ""
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.evaluate("() => TwoClocks.lesson.go('double-it')")
+    settle(page)
+    assert axe_report(page) == ""
+    assert page.errors == []
+
+
 # --- keyboard ----------------------------------------------------------------------------------
 
 _TABBABLE = """

@@ -251,6 +251,12 @@ def test_a_step_gates_the_lab_to_its_own_controls_and_the_lab_is_one_click_away(
     page.evaluate("""async () => { while (!location.search.includes('view=lab')) await new Promise(requestAnimationFrame); }""")
     page.click("#open-path")
     assert page.evaluate("() => TwoClocks.lesson.current()") == "double-it" and page.is_hidden("#agent")
+    page.evaluate("() => TwoClocks.lesson.go('agent-loop')")
+    page.click("[data-path=deeper] button >> text=The agent loop in depth")
+    assert page.is_visible("#agent") and page.evaluate("() => document.getElementById('agent').getBoundingClientRect().top") < 100
+    page.evaluate("() => TwoClocks.lesson.go('checklist')")
+    page.click("[data-path=deeper] button >> text=Roofline mode")
+    assert page.evaluate("() => TwoClocks.getState().mode") == "roofline" and page.is_visible("#roofline-panel")
 
 
 @pytest.mark.browser

@@ -53,6 +53,7 @@ class Step:
     show: str | None = None  # a section the step shows below the clocks ("code")
     seed: str = ""  # the seed's sentence this step teaches, quoted
     veil: bool = False  # the question is about the clocks as they stand: hide them until predicted
+    deeper: tuple = ()  # ((section id, label, state or None), ...): where the lab goes further
 
 
 def _state(**changes) -> dict:
@@ -80,6 +81,8 @@ STEPS = (
         actions=(Action("play", "▶ Play the call", play=True),),
         seed="Time to first token is mostly prefill. Time to last token is prefill plus decode.",
         veil=True,
+        deeper=(("lab", "The whole lab: every control of the call", None),
+                ("lab", "Roofline mode: the same call on real hardware", {"mode": "roofline"})),
     ),
     Step(
         id="run-the-toy",
@@ -115,6 +118,7 @@ STEPS = (
         actions=(Action("prompt", "Double the prompt", {"prompt_tokens": 8000}),
                  Action("answer", "Double the answer", {"output_tokens": 160})),
         seed="Doubling the prompt hurts first-token time more than doubling a short 80-token answer.",
+        deeper=(("doubling", "Double it: any call, three ways", None),),
     ),
     Step(
         id="cut-max-tokens",
@@ -153,6 +157,7 @@ STEPS = (
         actions=(Action("stream", "Turn streaming on", {"streaming": True}),
                  Action("prompt", "Cut the dump to 10,000 tokens", {"prompt_tokens": 10_000})),
         seed="Streaming changes when bytes arrive, not how much work prefill did.",
+        deeper=(("wrong", "Three wrong pictures", None),),
     ),
     Step(
         id="missing-stop",
@@ -186,6 +191,7 @@ STEPS = (
         actions=(Action("speculative", "Speculative decoding ×3", {"speculative_speedup": 3.0}),
                  Action("prompt", "Cut the junk: 20,000 tokens", {"prompt_tokens": 20_000})),
         seed="They make decode faster by guessing ahead. They do not make a 200k junk prompt free.",
+        deeper=(("load", "Serving tricks under load: when many calls share the GPU", None),),
     ),
     Step(
         id="agent-loop",
@@ -209,6 +215,7 @@ STEPS = (
                         {"prompt_tokens": 9_500, "cached_prefix_tokens": 2000}, base="summarise")),
         seed="Parallel tool calls still serialize into one next prompt — one more prefill — unless you "
         "cache the shared prefix.",
+        deeper=(("agent", "The agent loop in depth, turn by turn", None),),
     ),
     Step(
         id="split-the-clock",
@@ -227,6 +234,8 @@ STEPS = (
                         _state(prompt_tokens=300, output_tokens=310, max_tokens=1024), base="a")),
         seed="Logging only total latency. You cannot tell prefill from decode. Split the clock: time to "
         "first token, time to last, prompt tiles, output tiles.",
+        deeper=(("split", "Split the clock: a log of the calls you play", None),
+                ("logs", "Bring your own logs", None)),
     ),
     Step(
         id="output-room",
@@ -260,6 +269,12 @@ STEPS = (
         setup=ROUTER,
         seed="If first token is slow and prompt is huge: packing and cache. If first token is fine and "
         "the stream crawls: output length, stop rules, or a memory-bound cache. If both are slow: both.",
+        deeper=(("lab", "The whole lab", None),
+                ("lab", "Roofline mode: real hardware", {"mode": "roofline"}),
+                ("load", "Under load: many calls on one GPU", None),
+                ("agent", "The agent loop in depth", None),
+                ("logs", "Bring your own logs", None),
+                ("mistakes", "Common mistakes", None)),
     ),
 )
 """The path, in the seed's order; the last step is the checklist, which asks nothing."""
@@ -362,7 +377,7 @@ def path_data() -> list[dict]:
     Returns:
         A list of ``{"id", "title", "question", "choices": [{"id", "label"}], "answer",
         "explanation", "setup": complete state, "keys", "actions": [{"id", "label", "play", "run",
-        "state"?, "base"?, "effect"?}], "show", "seed", "veil", "setup_clocks": {"ttft_ms", "ttlt_ms"}}``; the last
+        "state"?, "base"?, "effect"?}], "show", "seed", "veil", "deeper": [{"section", "label", "state"}], "setup_clocks": {"ttft_ms", "ttlt_ms"}}``; the last
         step also carries ``"checklist": [{"term", "rule"}]``.
     """
     from .web import DEFAULT_STATE, evaluate  # web imports this module's data at build time
@@ -384,6 +399,8 @@ def path_data() -> list[dict]:
             "show": step.show,
             "seed": step.seed,
             "veil": step.veil,
+            "deeper": [{"section": section, "label": label, "state": state}
+                       for section, label, state in step.deeper],
             "setup_clocks": {"ttft_ms": report["ttft_ms"], "ttlt_ms": report["ttlt_ms"]},
         })
     steps[-1]["checklist"] = [{"term": term, "rule": rule} for term, rule in CHECKLIST]

@@ -467,8 +467,8 @@ const guidedPath = new GuidedPath($("path"), BUILD.path, progress, {
   act: (action) => {
     if (action.play) return $("play").click();
     if (action.run) {
-      $("code-section").scrollIntoView({ behavior: "auto", block: "start" });
-      return $("run").click();
+      $("run").click();
+      return $("output").scrollIntoView({ block: "nearest" });
     }
     showOnClocks(action.state, { scroll: false });
   },
@@ -479,6 +479,12 @@ const guidedPath = new GuidedPath($("path"), BUILD.path, progress, {
     if (view.view === "path") callControls.setLocked(!unlocked || view.readonly);
   },
   show: (step) => { document.documentElement.dataset.pathShow = step.show ?? ""; },
+  deeper: ({ section, state }) => {
+    showView("lab");
+    if (state) applyState(state);
+    syncUrl();
+    $(section).scrollIntoView({ block: "start" });
+  },
   onChange: (summary, step) => {
     if (view.view === "path") {
       view.step = step.id;

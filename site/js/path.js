@@ -10,7 +10,8 @@ export class GuidedPath {
   /**
    * `steps`: BUILD.path. `hooks`: {setup(step) -> Promise (the step's state applied and answered),
    * act(action) (apply/play/run one action), gate(step, unlocked) (which controls the learner may
-   * use), show(step) (sections the step shows), onChange(progress, step)}. `progress`: a Progress.
+   * use), show(step) (sections the step shows), deeper(link) (open the lab at link.section, with
+   * link.state), onChange(progress, step)}. `progress`: a Progress.
    */
   constructor(root, steps, progress, hooks) {
     this.root = root;
@@ -40,6 +41,7 @@ export class GuidedPath {
       choices: $("choices"), commit: $("commit"), act: $("act"), actions: $("actions"),
       reveal: $("reveal"), verdict: $("verdict"), explanation: $("explanation"), effect: $("effect"),
       checklist: $("checklist"), back: $("back"), next: $("next"), dots: $("dots"),
+      deeper: $("deeper"), deeperWrap: $("deeper-wrap"),
     };
     const { form, back, next, actions } = this.parts;
     form.addEventListener("submit", (event) => {
@@ -53,6 +55,10 @@ export class GuidedPath {
     actions.addEventListener("click", (event) => {
       const button = event.target.closest("button[data-action]");
       if (button) this.act(button.dataset.action);
+    });
+    this.parts.deeper.addEventListener("click", (event) => {
+      const button = event.target.closest("button[data-deeper]");
+      if (button) this.hooks.deeper(this.current.deeper[Number(button.dataset.deeper)]);
     });
     this.parts.dots.replaceChildren(...this.steps.map((step, i) => {
       const dot = el("button", { cls: "path-dot", text: String(i + 1) });
@@ -105,6 +111,7 @@ export class GuidedPath {
     this.lastEffect = action.effect ?? null;
     this.hooks.act(action);
     this.reveal();
+    if (!action.run) this.parts.reveal.scrollIntoView({ block: "nearest" }); // the answer, beside the clocks
   }
 
   /** The learner changed one of the step's controls by hand: the answer is shown. */
@@ -151,6 +158,12 @@ export class GuidedPath {
     parts.explanation.textContent = step.explanation;
     parts.effect.hidden = !this.lastEffect;
     parts.effect.textContent = this.lastEffect ? `What changed: ${this.lastEffect.text}` : "";
+    parts.deeperWrap.hidden = !step.deeper.length;
+    parts.deeper.replaceChildren(...step.deeper.map((link, i) => {
+      const button = el("button", { cls: "chip", text: link.label, data: { deeper: i } });
+      button.type = "button";
+      return button;
+    }));
     parts.checklist.hidden = !step.checklist;
     if (step.checklist) this.renderChecklist(step);
     parts.back.disabled = this.index === 0;

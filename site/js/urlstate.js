@@ -49,7 +49,7 @@ function parseValue(name, text, limit) {
  * Read a query string. Returns {state (partial), scenario, sections, readonly, theme, embed, view,
  * step, asked, notes}: `view` is "path", "lab" or null (not asked); `step` a step id as written (the
  * path checks it); `asked` is true when the address sets anything of the lab (a setting, a scenario or
- * sections), which opens the lab unless `view` says otherwise.
+ * sections, or read-only), which opens the lab unless `view` says otherwise.
  * `limits` is BUILD.limits, `scenarios` BUILD.scenarios.
  */
 export function parseUrl(search, limits, scenarios) {
@@ -91,9 +91,10 @@ export function parseUrl(search, limits, scenarios) {
     if (VIEWS.includes(asked)) result.view = asked;
     else note(`view=${shown(asked)} ignored: use ${VIEWS.join(", ")}`);
   }
-  result.asked = Object.keys(result.state).length > 0 || Object.values(nested).some((n) => Object.keys(n).length > 0) ||
-    params.has("scenario") || params.has("sections");
   result.readonly = TRUE.includes((params.get("readonly") ?? "").toLowerCase());
+  // A read-only lesson is one a host drives: the lab, like an address that sets anything.
+  result.asked = Object.keys(result.state).length > 0 || Object.values(nested).some((n) => Object.keys(n).length > 0) ||
+    params.has("scenario") || params.has("sections") || result.readonly;
   result.embed = TRUE.includes((params.get("embed") ?? "").toLowerCase());
   for (const key of NESTED) if (Object.keys(nested[key]).length) result.state[key] = nested[key];
   return result;
