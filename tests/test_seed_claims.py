@@ -3,6 +3,8 @@ and the same evidence gets the same lever wherever the page or a log decides."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from strategies import page_states
@@ -108,3 +110,25 @@ def test_the_same_evidence_gets_the_same_lever_everywhere(state):
         assert lever == advice.advise_agent(totals)["lever"]
     alone_under_load = _load_advice(state)
     assert lever == alone_under_load["lever"]
+
+
+LOGS = Path(__file__).resolve().parent / "data" / "logs"
+
+
+@pytest.mark.parametrize("path", sorted(LOGS.iterdir()), ids=lambda p: p.name)
+def test_a_logs_verdict_calls_slow_only_a_clock_that_is(path):
+    """Every fixture log: the recommendation calls a clock slow only when its median is past the
+    page's threshold, and a log with neither slow says so first."""
+    result = traffic.analyze_log(path.read_bytes(), filename=path.name)
+    if not result["ok"]:
+        return
+    found, text = result["diagnosis"], result["recommendation"]
+    assert found["lever"] in advice.LEVERS and found["lever"] != "none"
+    assert found["first_token_slow"] == (found["percentiles"]["ttft_ms"]["p50"] >= advice.SLOW_FIRST_TOKEN_MS)
+    assert found["stream_crawls"] == (found["percentiles"]["decode_ms"]["p50"] >= advice.SLOW_STREAM_MS)
+    if not found["first_token_slow"]:
+        assert "The first token is slow" not in text
+    if not found["stream_crawls"]:
+        assert "The stream is slow" not in text
+    if not (found["first_token_slow"] or found["stream_crawls"]):
+        assert text.startswith("Neither clock is slow")

@@ -348,7 +348,7 @@ def recommend(diagnosis: dict) -> str:
         if bucket:
             text += f" Start with the long ones: {bucket['text'][0].lower()}{bucket['text'][1:]}"
         parts.append(text)
-    if label in ("decode", "both"):
+    if label in ("decode", "both") and decision["stream_slow"]:
         fix = capital(STOP_FIX) if lever == "stop" else f"{capital(OUTPUT_FIX)}, and {STOP_FIX}"
         if label == "both" and decision["waiting"]:
             fix = f"If it is still slow once the queue is gone: {OUTPUT_FIX}, and {STOP_FIX}"
@@ -357,7 +357,7 @@ def recommend(diagnosis: dict) -> str:
             f"to last (slow from {format_ms(SLOW_STREAM_MS)}), {_share_text(1 - share)} of all "
             f"waiting. {fix}."
         )
-    if label == "fine":
+    if label in ("fine", "decode") and not decision["stream_slow"]:  # neither slow (maybe no stop)
         parts.append(clock_sentence(
             decision, ttft_ms=ttft["p50"], ttlt_ms=ttft["p50"] + decode["p50"],
             prompt=f"prompts of {prompt['p50']:,.0f} tokens (median)",
