@@ -108,8 +108,8 @@ def test_the_same_evidence_gets_the_same_lever_everywhere(state):
         assert lever == _log_of(report)["lever"]
         totals = {"ttft_ms": report["ttft_ms"], "ttlt_ms": report["ttlt_ms"]}
         assert lever == advice.advise_agent(totals)["lever"]
-    alone_under_load = _load_advice(state)
-    assert lever == alone_under_load["lever"]
+    if report["load_error"] is None:  # the call alone fits the KV cache, so one user can run it
+        assert lever == _load_advice(state)["lever"]
 
 
 LOGS = Path(__file__).resolve().parent / "data" / "logs"
