@@ -43,9 +43,14 @@ def test_each_scenario_sets_the_controls_and_readouts(lesson, scenario):
 
 
 def test_the_diagnosis_names_prefill_for_the_router_and_decode_for_the_missing_stop(lesson):
-    """The diagnosis under the canvas follows the model: prefill for the router, decode without a stop."""
+    """The diagnosis under the canvas follows the model: the router is not slow yet but its lever is
+    the prompt, the RAG dump's first token is slow, and without a stop the stream is."""
     lesson.click('button[data-scenario="router"]')
     wait_for_model(lesson, DEFAULT_STATE)
+    assert lesson.get_attribute("#diagnosis", "data-label") == "fine"
+    assert lesson.get_attribute("#diagnosis", "data-lever") == "prompt"
+    lesson.click('button[data-scenario="rag"]')
+    wait_for_model(lesson, {"prompt_tokens": 40_000, "output_tokens": 60, "max_tokens": 512})
     assert lesson.get_attribute("#diagnosis", "data-label") == "prefill"
     lesson.click('button[data-scenario="missing-stop"]')
     wait_for_model(lesson, {"stop_fires": False, "max_tokens": 2048})

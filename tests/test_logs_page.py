@@ -144,6 +144,9 @@ def check_analysis_shown(page, expected: dict) -> None:
             assert page.text_content(item) == diagnosis[kind]["text"]
     assert page.text_content("#logs-recommendation") == expected["recommendation"]
     assert page.is_visible("#logs-recommendation")
+    verdict = page.locator(".logs-recommendation")  # carries the lever, as the call's diagnosis does
+    assert (verdict.get_attribute("data-lever"), verdict.get_attribute("data-verdict")) == (
+        diagnosis["lever"], diagnosis["verdict"])
     assert page.is_enabled("#logs-use") == (fit["toy_constants"] is not None)
     if fit["toy_constants"] is None:
         assert fit["message"] in page.text_content("#logs-model-note")

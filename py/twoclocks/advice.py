@@ -1,46 +1,72 @@
-"""The one advisor: which clock hurts, which lever comes first, and every sentence that says so.
+"""The one advisor: which clock is slow, which lever comes first, and every sentence that says so.
 
 Units: times are milliseconds (``*_ms``); token counts are integers (``*_tokens``); shares are
 fractions in [0, 1].
 
-Everything on the page that recommends a lever for the learner's current call (the diagnosis under
-the clocks, "what to cut first" under the doubling cards, a scenario's takeaway) is written here, from
-one decision, so the page can never give two answers. The agent loop's advice and the log diagnosis
-(:mod:`twoclocks.traffic`) use the same thresholds and the same lever phrases.
+Everything that recommends a lever decides it here, with :func:`decide`: the diagnosis under the
+clocks, "what to cut first", a scenario's takeaway, the load section (the typical request's clocks),
+the agent loop's advice (:func:`advise_agent`) and a log's verdict (:mod:`twoclocks.traffic`, on the
+log's medians). So the same evidence gets the same lever everywhere on the page.
 
-The decision, with ``share = ttft_ms / ttlt_ms`` (the prefill share of the whole wait)::
+The decision follows the seed's guide ("If first token is slow and prompt is huge: packing and
+cache. If first token is fine and the stream crawls: output length, stop rules ... If both are slow:
+both."). Each clock is slow by its own threshold, never by its share of the other, so a serving trick
+that shortens decode never withdraws the prompt lever. With ``decode_ms = ttlt_ms - ttft_ms`` (the
+stream), ``first slow = ttft_ms >= SLOW_FIRST_TOKEN_MS`` and ``stream slow = decode_ms >=
+SLOW_STREAM_MS``, the first matching row wins::
 
-    ttlt_ms <= FINE_TTLT_MS        -> clock "fine"    -> lever "none"
-    share >= PREFILL_SHARE_PREFILL -> clock "prefill" -> lever "prompt"
-    share <= PREFILL_SHARE_DECODE  -> clock "decode"  -> lever "stop" if the stop never fired, else "output"
-    otherwise                      -> clock "both"    -> lever "both"
+    first slow and stream slow   -> label "both"    -> lever "both"
+    first slow                   -> label "prefill" -> lever "prompt"
+                                    ("waiting" when waiting_ms >= WAITING_SHARE * ttft_ms)
+    stream slow                  -> label "decode"  -> lever "stop" if missing_stop else "output"
+    neither, answer cut off      -> label "cut-off" -> lever "room"
+    neither, stop never fired    -> label "decode"  -> lever "stop"
+    neither                      -> label "fine"    -> lever "prompt" if prefill_share >= 0.5
+                                                       else "output" (where the time goes)
+
+The sentences for a cut-off answer and for a stop that never fired are appended whatever the label.
 """
 
 from __future__ import annotations
 
-LEVERS = ("prompt", "output", "stop", "both", "waiting", "none")
-"""Every lever the advisor can name, as ``report()["advice"]["lever"]`` and ``data-lever`` carry it."""
+LEVERS = ("prompt", "output", "stop", "both", "waiting", "room", "none")
+"""Every lever the advisor can name, as ``report()["advice"]["lever"]`` and ``data-lever`` carry it.
+``"none"`` is legacy: no call gets it any more (a call that is not slow still names where its time
+goes); it stays listed so old saved values still validate."""
 
-CLOCKS = ("prefill", "decode", "both", "fine")
-"""Which clock hurts: the ``label`` of a diagnosis."""
+CLOCKS = ("prefill", "decode", "both", "cut-off", "fine")
+"""The ``label`` of a diagnosis: which clock is slow, or ``"cut-off"`` (neither, but max_tokens cut
+the answer off), or ``"fine"`` (neither)."""
 
-PREFILL_SHARE_PREFILL = 0.6
-"""Prefill share of the wait at or above which the first token is the problem."""
+SLOW_FIRST_TOKEN_MS = 1000.0
+"""A first token at or after this is slow: Nielsen's 1-second limit for keeping the user's flow of
+thought ("Response Times: The 3 Important Limits", 1993)."""
 
-PREFILL_SHARE_DECODE = 0.4
-"""Prefill share of the wait at or below which the stream is the problem. The 0.6 / 0.4 cut-offs are
-this lesson's choice: a clock hurts when it holds a clear majority of the wait. They put the router
-(8,000-token prompt, 20-token answer, share ~0.64) and a RAG call (40,000 / 60, ~0.77) on prefill,
-and a chat answer (300 / 500, ~0.002) on decode."""
+SLOW_STREAM_MS = 4000.0
+"""A stream (decode after the first token, TTLT - TTFT) of this or longer is slow. This is the
+lesson's own choice, not a published limit: it puts a 500-token chat answer (~10 s of decode in the
+toy model) on "slow", and 200 speculatively decoded tokens after a junk prompt (~2.7 s) on "not
+slow"."""
 
-FINE_TTLT_MS = 1000.0
-"""A call that ends within this is fine: Nielsen's 1-second limit for keeping the user's flow of
-thought ("Response Times: The 3 Important Limits", 1993). Also the p90 TTFT at which a log's first
-token counts as slow."""
+WAITING_SHARE = 0.5
+"""Share of TTFT spent waiting (queued, or behind other requests' prefills) at or above which a slow
+first token is a capacity problem, not a prompt one: a majority. Used under the page's load (the
+typical request's queue wait) and for a log (:func:`twoclocks.waiting.detect_waiting`)."""
+
+PROMPT_FIRST_SHARE = 0.5
+"""For a call where neither clock is slow: a prefill share of the wait at or above this names the
+prompt as the lever to pull first if the call must be faster, below it the output (where most of
+the time goes)."""
 
 PROMPT_FIX = "cut the prompt: packing, a cached stable prefix, summarised tool dumps"
 OUTPUT_FIX = "cut the output: a shorter answer, with max_tokens near its real length"
 STOP_FIX = "fix the stop: end decode when the answer is complete (for JSON, when the schema closes)"
+ROOM_FIX = ("give the answer room: max_tokens at least the answer's real length, reserved in the "
+            "context window")
+"""The lever when max_tokens cut the answer off (seed: "Reserve output room in the window so decode
+has space")."""
+BOTH_FIX = ("cut both: the prompt (packing, a cached prefix, summarised dumps) and the output "
+            "(length, stop rules)")
 
 WAITING_FIX = (
     "add serving capacity (more replicas or GPUs), lower the concurrency each replica takes, or "
@@ -51,89 +77,142 @@ WAITING_FIX = (
 prefilling, in a log or under the page's load: capacity, concurrency, chunked prefill; never the
 prompt alone."""
 
-WAITING_SHARE = 0.5
-"""Share of all TTFT estimated as waiting (TTFT above the prefill estimate) at or above which a log's
-first tokens are diagnosed as waiting rather than prefilling: a majority, as for the clock rule."""
+FIX = {"prompt": PROMPT_FIX, "output": OUTPUT_FIX, "stop": STOP_FIX, "both": BOTH_FIX,
+       "waiting": WAITING_FIX, "room": ROOM_FIX}
+"""The fix each lever names, as one imperative clause."""
 
 SHORT = {
-    "prompt": f"{PROMPT_FIX}.",
-    "output": f"{OUTPUT_FIX}.",
-    "stop": f"{STOP_FIX}.",
-    "both": "cut both: the prompt (packing, a cached prefix, summarised dumps) and the output "
-    "(length, stop rules).",
-    "waiting": f"{WAITING_FIX}.",
-    "none": f"nothing yet: the whole call ends within {FINE_TTLT_MS / 1000:g} s.",
+    **{lever: f"{fix}." for lever, fix in FIX.items()},
+    "none": "nothing yet: neither clock is slow.",
 }
-"""The lever as one short imperative, after "What to cut first for this call: "."""
+"""The lever as one short imperative, after "What to cut first for this call: " (a call whose
+clocks are both fine gets :func:`short_for`'s qualified form)."""
 
 
-def clock_label(prefill_share: float, ttlt_ms: float, *, fine_ttlt_ms: float = FINE_TTLT_MS) -> str:
-    """Which clock hurts: ``"fine"``, ``"prefill"``, ``"decode"`` or ``"both"`` (see the module table).
+def format_ms(ms: float) -> str:
+    """A duration as every piece of advice prints it: ``"704 ms"``, ``"6.22 s"``, ``"16.8 s"``.
 
     Args:
-        prefill_share: TTFT / TTLT, 0..1.
-        ttlt_ms: the whole wait, ms (>= 0).
-        fine_ttlt_ms: the wait at or below which nothing hurts, ms.
+        ms: a duration, ms (>= 0).
     """
-    if ttlt_ms <= fine_ttlt_ms:
-        return "fine"
-    if prefill_share >= PREFILL_SHARE_PREFILL:
-        return "prefill"
-    if prefill_share <= PREFILL_SHARE_DECODE:
-        return "decode"
-    return "both"
-
-
-def choose_lever(label: str, *, missing_stop: bool, waiting: bool = False) -> str:
-    """The lever that comes first for a clock ``label``; a stop that never fired is fixed before
-    the answer's length is; a first token that mostly waited (``waiting``) needs capacity, not a
-    shorter prompt."""
-    if label == "fine":
-        return "none"
-    if waiting and label in ("prefill", "both"):
-        return "waiting"
-    if label == "prefill":
-        return "prompt"
-    if label == "decode":
-        return "stop" if missing_stop else "output"
-    return "both"
-
-
-def _tokens(count: int) -> str:
-    """``"1 token"``, ``"2,048 tokens"``."""
-    return f"{count:,} token" + ("" if count == 1 else "s")
-
-
-def _ms(ms: float) -> str:
-    """A duration as the diagnosis prints it: ``"704 ms"``, ``"6.22 s"``."""
     if ms < 1000:
         return f"{ms:,.0f} ms"
     return f"{ms / 1000:,.2f} s" if ms < 10_000 else f"{ms / 1000:,.1f} s"
 
 
-def _clock_sentence(label: str, lever: str, call: dict) -> str:
-    """The diagnosis's first sentence: where the wait goes and, from ``lever``, what to do."""
-    ttft, ttlt, share = call["ttft_ms"], call["ttlt_ms"], call["prefill_share"]
-    prompt, generated = call["prompt_tokens"], call["generated_tokens"]
-    decode = ttlt - ttft
-    if label == "fine":
-        return (f"Both clocks are fine: the whole call ends in {_ms(ttlt)}, within "
-                f"{_ms(call['fine_ttlt_ms'])}, so there is nothing worth cutting yet.")
-    if lever == "waiting":
-        waiting = call["waiting_ms"]
-        return (f"The first token mostly waits: {_ms(waiting)} of its {_ms(ttft)} is spent queued "
-                f"behind other requests, and its prefill step takes {_ms(ttft - waiting)}, so "
-                f"{WAITING_FIX}.")
+def format_tokens(count: int) -> str:
+    """``"1 token"``, ``"2,048 tokens"``."""
+    return f"{count:,} token" + ("" if count == 1 else "s")
+
+
+def capital(text: str) -> str:
+    """``text`` with its first letter upper-cased (the fixes are written as clauses)."""
+    return text[:1].upper() + text[1:]
+
+
+def decide(*, ttft_ms: float, ttlt_ms: float, missing_stop: bool = False, truncated: bool = False,
+           waiting_ms: float = 0.0) -> dict:
+    """The one decision: which clock is slow and which lever comes first (the module's table).
+
+    Args:
+        ttft_ms: time to the first token, ms (>= 0; waiting included).
+        ttlt_ms: time to the last token, ms (>= ``ttft_ms``).
+        missing_stop: the stop never fired and decode ran past a complete answer.
+        truncated: ``max_tokens`` cut the answer off before it was complete.
+        waiting_ms: of ``ttft_ms``, the time spent waiting before prefill (a queue), ms,
+            0..``ttft_ms``.
+
+    Returns:
+        ``{"label": one of CLOCKS, "lever": one of LEVERS (never "none"), "first_token_slow",
+        "stream_slow", "waiting" (bools), "decode_ms", "prefill_share" (ttft / ttlt, 0.0 for a
+        zero-length call)}``.
+
+    Example: the router (704 ms, 1,099 ms) is neither slow, prefill share 0.64, so ``label ==
+    "fine"`` and ``lever == "prompt"``; 4,800 ms and 16,788 ms is ``"both"``.
+    """
+    decode_ms = max(ttlt_ms - ttft_ms, 0.0)
+    share = ttft_ms / ttlt_ms if ttlt_ms > 0 else 0.0
+    first_slow = ttft_ms >= SLOW_FIRST_TOKEN_MS
+    stream_slow = decode_ms >= SLOW_STREAM_MS
+    waiting = ttft_ms > 0 and waiting_ms >= WAITING_SHARE * ttft_ms
+    if first_slow and stream_slow:
+        label, lever = "both", "both"
+    elif first_slow:
+        label, lever = "prefill", "waiting" if waiting else "prompt"
+    elif stream_slow:
+        label, lever = "decode", "stop" if missing_stop else "output"
+    elif truncated:
+        label, lever = "cut-off", "room"
+    elif missing_stop:
+        label, lever = "decode", "stop"
+    else:
+        label, lever = "fine", "prompt" if share >= PROMPT_FIRST_SHARE else "output"
+    return {"label": label, "lever": lever, "first_token_slow": first_slow, "stream_slow": stream_slow,
+            "waiting": waiting, "decode_ms": decode_ms, "prefill_share": share}
+
+
+def short_for(decision: dict) -> str:
+    """The lever as one short imperative for a :func:`decide` result: :data:`SHORT`, qualified when
+    neither clock is slow ("nothing is slow yet; if the call must be faster, cut the prompt ...")."""
+    lever = decision["lever"]
+    if decision["label"] == "fine":
+        return f"nothing is slow yet; if the call must be faster, {FIX[lever]}."
+    if lever == "both" and decision["waiting"]:
+        return f"{WAITING_FIX}; if the stream is still slow then, {OUTPUT_FIX}."
+    return SHORT[lever]
+
+
+def slow_meaning() -> str:
+    """What "slow" means on this page, as one clause."""
+    return (f"a first token is slow from {format_ms(SLOW_FIRST_TOKEN_MS)}, a stream from "
+            f"{format_ms(SLOW_STREAM_MS)}")
+
+
+def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms: float = 0.0,
+                   prompt: str, answer: str, subject: str = "call") -> str:
+    """The advice's first sentence for a :func:`decide` result: where the wait goes and what to do.
+
+    Args:
+        decision: :func:`decide`'s answer for these clocks.
+        ttft_ms, ttlt_ms, waiting_ms: the clocks it decided on, ms.
+        prompt: the prompt as a noun phrase ("the 8,000-token prompt", "prompts of 8,000 tokens
+            (median)").
+        answer: the tokens after the first as a noun phrase ("the other 19 tokens").
+        subject: what the clocks time ("call", "median request").
+    """
+    label, lever = decision["label"], decision["lever"]
+    share, decode = decision["prefill_share"], decision["decode_ms"]
+    first, stream = format_ms(ttft_ms), format_ms(decode)
+    if label == "both":
+        if decision["waiting"]:
+            return (f"Both clocks are slow: the first token waits {format_ms(waiting_ms)} of its {first} "
+                    f"queued behind other requests (slow from {format_ms(SLOW_FIRST_TOKEN_MS)}), and "
+                    f"decoding {answer} takes {stream} more (slow from {format_ms(SLOW_STREAM_MS)}), "
+                    f"so first {WAITING_FIX}; if the stream is still slow then, {OUTPUT_FIX}.")
+        return (f"Both clocks are slow: prefill of {prompt} takes {first} (slow from "
+                f"{format_ms(SLOW_FIRST_TOKEN_MS)}) and decoding {answer} another {stream} (slow from "
+                f"{format_ms(SLOW_STREAM_MS)}), so {BOTH_FIX}.")
+    if label == "prefill" and lever == "waiting":
+        return (f"The first token is slow and mostly waits: {format_ms(waiting_ms)} of its {first} is "
+                f"spent queued behind other requests, and its prefill step takes "
+                f"{format_ms(ttft_ms - waiting_ms)}, so {WAITING_FIX}.")
     if label == "prefill":
-        return (f"The wait is before the first token: prefill of the {prompt:,}-token prompt takes "
-                f"{_ms(ttft)} of the {_ms(ttlt)} call ({share:.0%}), so {PROMPT_FIX}.")
+        return (f"The first token is slow: prefill of {prompt} takes {first} of the {format_ms(ttlt_ms)} "
+                f"{subject} ({share:.0%}; slow from {format_ms(SLOW_FIRST_TOKEN_MS)}), so {PROMPT_FIX}.")
+    if label == "decode" and decision["stream_slow"]:
+        return (f"The stream is slow: the first token is out after {first}, then decoding {answer} "
+                f"takes {stream} more ({1 - share:.0%} of the {subject}; slow from "
+                f"{format_ms(SLOW_STREAM_MS)}), so {FIX[lever]}; the prompt is not the problem.")
+    neither = (f"Neither clock is slow by this page's meaning: the first token is out after {first} "
+               f"(slow from {format_ms(SLOW_FIRST_TOKEN_MS)}) and the stream takes {stream} more "
+               f"(slow from {format_ms(SLOW_STREAM_MS)})")
+    if label == "cut-off":
+        return f"{neither}, but the answer was cut off, so {ROOM_FIX}."
     if label == "decode":
-        fix = STOP_FIX if lever == "stop" else OUTPUT_FIX
-        return (f"The wait is the stream: the first token is out after {_ms(ttft)}, then decoding "
-                f"the other {_tokens(generated - 1)} takes {_ms(decode)} more ({1 - share:.0%} of "
-                f"the call), so {fix}; the prompt is not the problem.")
-    return (f"Both clocks hurt: prefill of the {prompt:,}-token prompt takes {_ms(ttft)} and "
-            f"decoding the other {_tokens(generated - 1)} another {_ms(decode)}, so {SHORT['both']}")
+        return f"{neither}, but the stop never fired, so {STOP_FIX}."
+    where = (f"the prompt comes first: prefill is {share:.0%} of the wait" if lever == "prompt"
+             else f"the output comes first: decode is {1 - share:.0%} of the wait")
+    return f"{neither}. If the {subject} must be faster, {where}."
 
 
 def advise_call(
@@ -146,79 +225,86 @@ def advise_call(
     max_tokens: int,
     stop_reason: str,
     waiting_ms: float = 0.0,
-    fine_ttlt_ms: float = FINE_TTLT_MS,
 ) -> dict:
-    """Advice for one call: which clock hurts, the lever that comes first, and the sentences.
+    """Advice for one call: which clock is slow, the lever that comes first, and the sentences.
 
     Args:
         ttft_ms, ttlt_ms: the call's clocks, ms, ``0 <= ttft_ms <= ttlt_ms``.
         prompt_tokens: tokens in the prompt (>= 1).
         needed_tokens: tokens the answer needs before its stop (>= 1).
         generated_tokens: tokens decode produced, 1..``max_tokens``.
-        max_tokens: the generation budget.
+        max_tokens: the generation budget (>= 1).
         stop_reason: ``"stop"`` or ``"max_tokens"``.
         waiting_ms: of ``ttft_ms``, the time spent queued before prefill (under load), ms,
-            ``0 <= waiting_ms <= ttft_ms``. When it is ``WAITING_SHARE`` or more of TTFT and the
-            first token hurts, the lever is ``"waiting"`` (``WAITING_FIX``), not the prompt.
-        fine_ttlt_ms: the wait at or below which nothing hurts, ms.
+            ``0 <= waiting_ms <= ttft_ms``.
 
     Returns:
-        ``{"lever": one of LEVERS, "label": one of CLOCKS, "text": the full diagnosis,
-        "short": the lever as one imperative, "prefill_share", "decode_share", "missing_stop",
-        "wasted_tokens", "truncated"}``. ``missing_stop``: the stop never fired and decode ran past
-        a complete answer (``wasted_tokens`` of them); ``truncated``: ``max_tokens`` cut the answer
-        off.
+        ``{"lever": one of LEVERS, "label": one of CLOCKS, "text": the full diagnosis, "short": the
+        lever as one imperative, "prefill_share", "decode_share", "missing_stop", "wasted_tokens",
+        "truncated", "waiting_share", "first_token_slow", "stream_slow", "slow_first_token_ms",
+        "slow_stream_ms"}``. ``missing_stop``: the stop never fired and decode ran past a complete
+        answer (``wasted_tokens`` of them); ``truncated``: ``max_tokens`` cut the answer off.
+        Raises nothing for values in range (the callers check them).
     """
-    share = ttft_ms / ttlt_ms if ttlt_ms > 0 else 0.0
     missing_stop = stop_reason == "max_tokens" and needed_tokens < generated_tokens
     truncated = stop_reason == "max_tokens" and needed_tokens > generated_tokens
     wasted = generated_tokens - needed_tokens if missing_stop else 0
-    label = clock_label(share, ttlt_ms, fine_ttlt_ms=fine_ttlt_ms)
-    waited = ttft_ms > 0 and waiting_ms >= WAITING_SHARE * ttft_ms
-    lever = choose_lever(label, missing_stop=missing_stop, waiting=waited)
-    call = {"ttft_ms": ttft_ms, "ttlt_ms": ttlt_ms, "prefill_share": share, "waiting_ms": waiting_ms,
-            "prompt_tokens": prompt_tokens, "generated_tokens": generated_tokens,
-            "fine_ttlt_ms": fine_ttlt_ms}
-    text = _clock_sentence(label, lever, call)
+    decision = decide(ttft_ms=ttft_ms, ttlt_ms=ttlt_ms, missing_stop=missing_stop,
+                      truncated=truncated, waiting_ms=waiting_ms)
+    text = clock_sentence(decision, ttft_ms=ttft_ms, ttlt_ms=ttlt_ms, waiting_ms=waiting_ms,
+                          prompt=f"the {prompt_tokens:,}-token prompt",
+                          answer=f"the other {format_tokens(generated_tokens - 1)}")
     if missing_stop:
-        text += (f" The stop never fired: the answer was done after {_tokens(needed_tokens)}, but "
-                 f"decoding ran on to max_tokens ({max_tokens:,}), wasting {_tokens(wasted)}.")
+        text += (f" The stop never fired: the answer was done after {format_tokens(needed_tokens)}, but "
+                 f"decoding ran on to max_tokens ({max_tokens:,}), wasting {format_tokens(wasted)}.")
     if truncated:
-        text += (f" The answer was cut off: it needed {_tokens(needed_tokens)} but max_tokens "
+        text += (f" The answer was cut off: it needed {format_tokens(needed_tokens)} but max_tokens "
                  f"allowed {max_tokens:,}.")
+    share = decision["prefill_share"]
     return {
-        "lever": lever,
-        "label": label,
+        "lever": decision["lever"],
+        "label": decision["label"],
         "text": text,
-        "short": SHORT[lever],
+        "short": short_for(decision),
         "prefill_share": share,
         "decode_share": 1.0 - share,
         "missing_stop": missing_stop,
         "wasted_tokens": wasted,
         "truncated": truncated,
         "waiting_share": waiting_ms / ttft_ms if ttft_ms > 0 else 0.0,
+        "first_token_slow": decision["first_token_slow"],
+        "stream_slow": decision["stream_slow"],
+        "slow_first_token_ms": SLOW_FIRST_TOKEN_MS,
+        "slow_stream_ms": SLOW_STREAM_MS,
     }
 
 
-def advise_agent(totals: dict, *, fine_ttlt_ms: float = FINE_TTLT_MS) -> dict:
-    """Advice for a whole agent loop, from its totals (``ttft_ms``, ``ttlt_ms`` summed over turns).
+def advise_agent(totals: dict) -> dict:
+    """Advice for a whole agent loop, from its totals: :func:`decide` on the loop's summed clocks.
 
-    The same decision as :func:`advise_call`, on the loop's summed clocks; an agent turn's stop always
-    fires, so the decode lever is the output.
+    Args:
+        totals: ``{"ttft_ms", "ttlt_ms"}``, each summed over the turns, ms (``ttft <= ttlt``). An
+            agent turn's stop always fires and its budget is its answer, so there is no missing stop
+            and no cut-off answer.
 
     Returns:
-        ``{"lever", "label", "text", "prefill_share"}``.
+        ``{"lever", "label", "text", "short", "prefill_share", "first_token_slow", "stream_slow"}``.
     """
     ttft, ttlt = totals["ttft_ms"], totals["ttlt_ms"]
-    share = ttft / ttlt if ttlt > 0 else 0.0
-    label = clock_label(share, ttlt, fine_ttlt_ms=fine_ttlt_ms)
-    lever = choose_lever(label, missing_stop=False)
+    decision = decide(ttft_ms=ttft, ttlt_ms=ttlt)
+    label, lever, share = decision["label"], decision["lever"], decision["prefill_share"]
+    whole = format_ms(ttlt)
     if label == "fine":
-        text = f"The whole loop ends in {_ms(ttlt)}, within {_ms(fine_ttlt_ms)}: nothing worth cutting yet."
-        return {"lever": lever, "label": label, "text": text, "prefill_share": share}
-    where = {
-        "prefill": f"{share:.0%} of the loop's {_ms(ttlt)} is waiting for first tokens",
-        "decode": f"{1 - share:.0%} of the loop's {_ms(ttlt)} is decoding",
-        "both": f"The loop's {_ms(ttlt)} splits between prefill ({share:.0%}) and decode",
-    }[label]
-    return {"lever": lever, "label": label, "text": f"{where}, so {SHORT[lever]}", "prefill_share": share}
+        text = (f"Neither of the loop's clocks is slow: its first tokens take {format_ms(ttft)} in all "
+                f"and its streams {format_ms(decision['decode_ms'])} ({slow_meaning()}). If the loop "
+                f"must be faster, {FIX[lever]}.")
+    else:
+        where = {
+            "prefill": f"{share:.0%} of the loop's {whole} is waiting for first tokens",
+            "decode": f"{1 - share:.0%} of the loop's {whole} is decoding",
+            "both": f"The loop's {whole} splits between prefill ({share:.0%}) and decode, both slow",
+        }[label]
+        text = f"{capital(where)}, so {FIX[lever]}."
+    return {"lever": lever, "label": label, "text": text, "short": short_for(decision),
+            "prefill_share": share, "first_token_slow": decision["first_token_slow"],
+            "stream_slow": decision["stream_slow"]}

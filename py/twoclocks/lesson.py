@@ -1,11 +1,12 @@
-"""What to cut first: how each clock responds to the learner's levers, and which clock hurts.
+"""How each clock responds to the learner's levers, and the diagnosis of one call.
 
 Units: token counts are integers (``*_tokens``); times are milliseconds (``*_ms``); shares and ratios
 are plain floats.
 
 :func:`sensitivities` re-runs one call three ways (prompt doubled, answer doubled, ``max_tokens``
-halved) and names the lever that moves TTLT most. :func:`diagnose` reads one report and says which
-clock hurts (prefill, decode, both, or neither) and what to cut, in a sentence the page can show.
+halved) and reports the figures only: which lever comes first is decided once, by
+:func:`twoclocks.advice.decide`. :func:`diagnose` reads one report and says which clock is slow and
+what to cut, through :func:`twoclocks.advice.advise_call`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from types import SimpleNamespace
 from typing import Callable
 
 from . import toy
-from .advice import FINE_TTLT_MS, PREFILL_SHARE_DECODE, PREFILL_SHARE_PREFILL, advise_call  # noqa: F401
+from .advice import advise_call
 from ._validate import check_float, check_int
 from .call import MAX_OUTPUT_TOKENS, CallReport, simulate_call
 
@@ -33,8 +34,11 @@ REQUIRED_CALL_KEYS = ("prompt_tokens", "output_tokens", "max_tokens")
 """Keys a call state must hold; the others take :func:`twoclocks.simulate_call`'s defaults."""
 
 LEVERS = ("prompt_tokens", "output_tokens", "max_tokens")
-"""The levers :func:`sensitivities` compares, in tie-break order (the prompt first)."""
+"""The settings :func:`sensitivities` changes, in the order it reports them."""
 
+
+VARIANTS = ("prompt_doubled", "answer_doubled", "max_tokens_halved")
+"""The variants :func:`sensitivities` reports, one per entry of ``LEVERS``."""
 
 MAX_REPORT_MS = 1e12
 """Largest time :func:`diagnose` accepts in a report, in ms (far above any toy call)."""
@@ -99,14 +103,12 @@ def sensitivities(
     ``clamped`` is True when a range limit stopped the change (a doubling capped at the maximum, or
     ``max_tokens`` already 1); an odd ``max_tokens`` halves rounding down and is not clamped.
 
-    The lever is the variant whose TTLT change has the largest magnitude (TTLT holds both clocks),
-    ties going to the prompt, then the answer. Halving ``max_tokens`` is never named the lever when
-    it would cut off an answer whose stop fires (``truncates_answer``): that is not a speed-up but a
-    broken answer. The lever is None when no variant moves TTLT.
+    It names no lever: what to cut first is the advisor's (:func:`twoclocks.advice.decide`, in
+    ``report()["advice"]``), so the page never gives two answers.
 
     Example: for the router (8,000-token prompt, 20-token answer, ``max_tokens`` 256, stop fires),
     doubling the prompt adds about twice what doubling the answer adds to TTLT, and halving
-    ``max_tokens`` adds nothing, so the lever is ``"prompt_tokens"``.
+    ``max_tokens`` adds nothing (``ttlt_change_ms == 0``).
 
     Args:
         state: :func:`twoclocks.simulate_call` keyword arguments (keys in ``CALL_KEYS``;
@@ -117,8 +119,7 @@ def sensitivities(
 
     Returns:
         ``{"base": {"ttft_ms", "ttlt_ms"}, "prompt_doubled": {...}, "answer_doubled": {...},
-        "max_tokens_halved": {...}, "lever": "prompt_tokens" | "output_tokens" | "max_tokens" | None,
-        "ranking": [lever names, largest TTLT change first]}``. Each variant holds the changed
+        "max_tokens_halved": {...}}``. Each variant holds the changed
         setting (``prompt_tokens``, ``output_tokens`` or ``max_tokens``), ``clamped``, ``ttft_ms``,
         ``ttlt_ms``, ``ttft_change_ms``, ``ttlt_change_ms`` (new minus base) and ``ttft_ratio``,
         ``ttlt_ratio`` (new / base; 1.0 when both are 0, None when only the base is 0);
@@ -170,24 +171,14 @@ def sensitivities(
     max_tokens_halved["clamped"] = budget == 1
     max_tokens_halved["truncates_answer"] = base.stop_fires and new_budget < answer
 
-    variants = {
+    variants = {  # keyed by the setting each changes
         "prompt_tokens": prompt_doubled,
         "output_tokens": answer_doubled,
         "max_tokens": max_tokens_halved,
     }
-    ranking = sorted(LEVERS, key=lambda name: -abs(variants[name]["ttlt_change_ms"]))
-    candidates = [
-        name
-        for name in ranking
-        if variants[name]["ttlt_change_ms"] != 0 and not variants[name].get("truncates_answer")
-    ]
     return {
         "base": {"ttft_ms": base.ttft_ms, "ttlt_ms": base.ttlt_ms},
-        "prompt_doubled": prompt_doubled,
-        "answer_doubled": answer_doubled,
-        "max_tokens_halved": max_tokens_halved,
-        "lever": candidates[0] if candidates else None,
-        "ranking": ranking,
+        **{variant: variants[name] for variant, name in zip(VARIANTS, LEVERS)},
     }
 
 
@@ -206,24 +197,24 @@ def _require(report: dict, key: str) -> object:
     return report[key]
 
 
-def diagnose(report: dict, *, fine_ttlt_ms: float = FINE_TTLT_MS) -> dict:
-    """Say which clock hurts in one call and what to cut, in plain language.
+def diagnose(report: dict) -> dict:
+    """Say which clock is slow in one call and what to cut, in plain language: a thin wrapper.
 
-    The decision and every sentence come from :func:`twoclocks.advice.advise_call` (see
-    :mod:`twoclocks.advice` for the rule: "fine" within ``fine_ttlt_ms``, "prefill" at a prefill
-    share of 0.6 or more, "decode" at 0.4 or less, "both" between), so the diagnosis, the page's
-    "what to cut first" and the takeaways always name the same lever.
+    The decision and every sentence come from :func:`twoclocks.advice.advise_call` (the table in
+    :mod:`twoclocks.advice`: a first token is slow from ``SLOW_FIRST_TOKEN_MS``, a stream from
+    ``SLOW_STREAM_MS``; both slow -> both, else the slow one's lever; a cut-off answer -> room),
+    so the diagnosis, the page's "what to cut first" and the takeaways always name the same lever.
 
     Args:
         report: a :class:`twoclocks.CallReport` or its ``to_dict()``; reads ``prompt_tokens``,
             ``answer_tokens``, ``output_tokens``, ``max_tokens``, ``stop_reason``, ``ttft_ms`` and
             ``ttlt_ms`` (times 0..1e12 ms, ``ttft_ms <= ttlt_ms``).
-        fine_ttlt_ms: TTLT at or below which the call is fine, 0..1e12 ms.
 
     Returns:
-        ``{"label": "prefill" | "decode" | "both" | "fine", "sentence": str,
-        "lever": "prompt" | "output" | "stop" | "both" | "none", "prefill_share": float,
-        "decode_share": float, "missing_stop": bool, "wasted_tokens": int, "truncated": bool}``;
+        ``{"label": "prefill" | "decode" | "both" | "cut-off" | "fine", "sentence": str,
+        "lever": "prompt" | "output" | "stop" | "both" | "room", "prefill_share": float,
+        "decode_share": float, "missing_stop": bool, "wasted_tokens": int, "truncated": bool,
+        "first_token_slow": bool, "stream_slow": bool}``;
         the shares are 0.0 and 1.0 (all decode) for a zero-length call; ``wasted_tokens`` counts
         tokens generated after the answer was complete.
 
@@ -232,7 +223,6 @@ def diagnose(report: dict, *, fine_ttlt_ms: float = FINE_TTLT_MS) -> dict:
             its range (naming the key and range).
     """
     data = _report_dict(report)
-    fine_ms = check_float("fine_ttlt_ms", fine_ttlt_ms, 0.0, MAX_REPORT_MS)
     ttft = check_float("ttft_ms", _require(data, "ttft_ms"), 0.0, MAX_REPORT_MS)
     ttlt = check_float("ttlt_ms", _require(data, "ttlt_ms"), ttft, MAX_REPORT_MS)
     prompt = check_int("prompt_tokens", _require(data, "prompt_tokens"), 1, toy.MAX_PROMPT_TOKENS)
@@ -245,7 +235,7 @@ def diagnose(report: dict, *, fine_ttlt_ms: float = FINE_TTLT_MS) -> dict:
 
     return diagnosis_from_advice(advise_call(
         ttft_ms=ttft, ttlt_ms=ttlt, prompt_tokens=prompt, needed_tokens=answer,
-        generated_tokens=generated, max_tokens=budget, stop_reason=stop_reason, fine_ttlt_ms=fine_ms,
+        generated_tokens=generated, max_tokens=budget, stop_reason=stop_reason,
     ))
 
 
@@ -261,4 +251,6 @@ def diagnosis_from_advice(advice: dict) -> dict:
         "missing_stop": advice["missing_stop"],
         "wasted_tokens": advice["wasted_tokens"],
         "truncated": advice["truncated"],
+        "first_token_slow": advice["first_token_slow"],
+        "stream_slow": advice["stream_slow"],
     }

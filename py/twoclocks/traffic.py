@@ -5,20 +5,13 @@ fractions in [0, 1] (the page formats them as percentages).
 
 The page's one entry point is :func:`analyze_log`: bytes in, a JSON-safe dict out. It parses the
 file (:mod:`twoclocks.logtools`), fits the toy model (:mod:`twoclocks.fit`) and runs
-:func:`diagnose`, which follows the lesson's decision guide:
-
-* first token slow (prefill holds ``advice.PREFILL_SHARE_PREFILL`` or more of all waiting, or p90
-  TTFT >= ``SLOW_TTFT_MS``) -> ``advice.PROMPT_FIX``;
-* stream crawls (prefill holds ``advice.PREFILL_SHARE_DECODE`` or less, or p90 decode >=
-  ``SLOW_DECODE_MS``) -> ``advice.OUTPUT_FIX`` and ``advice.STOP_FIX``;
-* both, or a share between the two cut-offs -> both.
-
-Before any of these, :func:`twoclocks.waiting.detect_waiting` asks whether the first tokens were
-waiting (a queue, other requests' prefills) rather than prefilling; if so the first-token advice is
-``advice.WAITING_FIX`` (capacity, concurrency, chunked prefill), never the prompt.
-
-The share cut-offs and the lever phrases are the lesson's own (:mod:`twoclocks.advice`), so a log
-and a single call with the same split get the same answer.
+:func:`diagnose`, which decides with the lesson's one table (:func:`twoclocks.advice.decide`) on
+the log's evidence: the median TTFT, the median decode time (TTLT - TTFT), a stop that never fired
+(:data:`MISSING_STOP_SHARE` or more of the requests stopped at the log's likely ``max_tokens``, and
+not every request: one fixed length may be a benchmark's) and the waiting
+:func:`twoclocks.waiting.detect_waiting` estimates (a first token that mostly waited needs
+``advice.WAITING_FIX``: capacity, concurrency, chunked prefill; never the prompt). So a log of
+identical calls gets the lever the lab gives that call, with the same phrases.
 """
 
 from __future__ import annotations
@@ -31,13 +24,12 @@ import random
 
 from . import fit, logtools
 from .waiting import detect_waiting, lab_suggestion
-from .advice import FINE_TTLT_MS, OUTPUT_FIX, PREFILL_SHARE_DECODE, PREFILL_SHARE_PREFILL, PROMPT_FIX, STOP_FIX
+from .advice import (OUTPUT_FIX, PROMPT_FIX, SLOW_FIRST_TOKEN_MS, SLOW_STREAM_MS, STOP_FIX, capital,
+                     clock_sentence, decide, format_ms)
 
-SLOW_TTFT_MS = FINE_TTLT_MS
-"""A p90 TTFT at or above this is "first token slow" whatever its share of the wait."""
-
-SLOW_DECODE_MS = 10_000.0
-"""A p90 decode time (TTLT - TTFT) at or above this is "the stream crawls"."""
+MISSING_STOP_SHARE = 0.5
+"""Share of a log's requests that stopped at its likely ``max_tokens`` at or above which its stop is
+taken as never firing (a majority, as for waiting)."""
 
 LONG_PROMPT_TOKENS = 4_000
 """A prompt at least this long counts as long for the "short answer after a long prompt" check."""
@@ -249,7 +241,10 @@ def diagnose(
         "decode_share", "percentiles": {quantity: {"p50", "p90", "p99"}}, "table": [rows for the
         page], "dominant_prompts", "dominant_outputs" (see :func:`dominant_bucket`, or None),
         "max_tokens", "short_after_long" (mistake checks, each with "hit" and "text"),
-        "first_token_slow", "stream_crawls", "verdict": "prefill" | "decode" | "both",
+        "first_token_slow", "stream_crawls" (the median TTFT and the median decode against
+        ``advice.SLOW_FIRST_TOKEN_MS`` and ``advice.SLOW_STREAM_MS``), "missing_stop", "verdict":
+        the label (``advice.CLOCKS``: "prefill" | "decode" | "both" | "fine"), "lever"
+        (``advice.LEVERS``), "decision" (:func:`twoclocks.advice.decide`'s answer on the medians),
         "waiting" (:func:`twoclocks.waiting.detect_waiting`: were the first tokens waiting rather
         than prefilling, with the evidence; plus :func:`twoclocks.waiting.lab_suggestion`'s keys:
         the lab ``load`` to offer, the median prompt and answer), "recommendation": str}``. ``prefill_ms`` and
@@ -285,16 +280,13 @@ def diagnose(
         row["mean"] = fsum(ordered) / len(ordered)
         percentiles[key] = row
         table.append({"quantity": key, "label": label, "unit": unit, **row})
-    first_token_slow = (
-        prefill_share >= PREFILL_SHARE_PREFILL or percentiles["ttft_ms"]["p90"] >= SLOW_TTFT_MS
-    )
-    stream_crawls = (
-        prefill_share <= PREFILL_SHARE_DECODE or percentiles["decode_ms"]["p90"] >= SLOW_DECODE_MS
-    )
-    # A share between the cut-offs with neither tail slow is "both", as in the lesson's rule.
-    verdict = "prefill" if first_token_slow and not stream_crawls else (
-        "decode" if stream_crawls and not first_token_slow else "both"
-    )
+    capped = _max_tokens_hits(output_tokens, decode_ms)
+    waiting = detect_waiting(prompt_tokens=prompt_tokens, ttft_ms=ttft_ms, load_levels=load_levels)
+    ttft_p50, decode_p50 = percentiles["ttft_ms"]["p50"], percentiles["decode_ms"]["p50"]
+    missing_stop = (capped["hit"] and capped["requests"] < count
+                    and capped["request_share"] >= MISSING_STOP_SHARE)
+    decision = decide(ttft_ms=ttft_p50, ttlt_ms=ttft_p50 + decode_p50, missing_stop=missing_stop,
+                      waiting_ms=waiting["queue_share"] * ttft_p50 if waiting["detected"] else 0.0)
     result = {
         "requests": count,
         "total_wait_ms": total_wait,
@@ -310,12 +302,15 @@ def diagnose(
         "dominant_outputs": dominant_bucket(
             tokens=output_tokens, times_ms=decode_ms, what="answers", clock="decode"
         ),
-        "max_tokens": _max_tokens_hits(output_tokens, decode_ms),
+        "max_tokens": capped,
         "short_after_long": _short_after_long(prompt_tokens, output_tokens, ttft_ms, ttlt_ms),
-        "first_token_slow": first_token_slow,
-        "stream_crawls": stream_crawls,
-        "verdict": verdict,
-        "waiting": detect_waiting(prompt_tokens=prompt_tokens, ttft_ms=ttft_ms, load_levels=load_levels),
+        "first_token_slow": decision["first_token_slow"],
+        "stream_crawls": decision["stream_slow"],
+        "missing_stop": missing_stop,
+        "verdict": decision["label"],
+        "lever": decision["lever"],
+        "decision": decision,
+        "waiting": waiting,
     }
     result["waiting"].update(lab_suggestion(
         load_levels, prompt_tokens_p50=percentiles["prompt_tokens"]["p50"],
@@ -326,38 +321,50 @@ def diagnose(
 
 
 def recommend(diagnosis: dict) -> str:
-    """One plain-language recommendation from a :func:`diagnose` result (the decision guide)."""
+    """One plain-language recommendation from a :func:`diagnose` result, for its ``decision``
+    (the lesson's table on the medians), with the advisor's phrases (:mod:`twoclocks.advice`)."""
+    decision = diagnosis["decision"]
+    label, lever = decision["label"], decision["lever"]
     share = diagnosis["prefill_share"]
     ttft = diagnosis["percentiles"]["ttft_ms"]
     decode = diagnosis["percentiles"]["decode_ms"]
     prompt = diagnosis["percentiles"]["prompt_tokens"]
-    parts = []
+    output = diagnosis["percentiles"]["output_tokens"]
     waiting = diagnosis.get("waiting") or {}
-    if waiting.get("detected"):  # a queue is not cut by a shorter prompt: never PROMPT_FIX here
+    parts = []
+    if label == "both":
+        parts.append("Both clocks are slow." if decision["waiting"] else "Both clocks are slow, so fix both.")
+    if label in ("prefill", "both") and decision["waiting"]:  # a queue is not cut by a shorter prompt
         parts.append(waiting["text"])
-    elif diagnosis["verdict"] in ("prefill", "both"):
+    elif label in ("prefill", "both"):
         text = (
-            f"The first token is slow: prefill takes {_share_text(share)} of all waiting and the "
-            f"p90 TTFT is {ttft['p90']:,.0f} ms, for prompts of {prompt['p50']:,.0f} tokens "
-            f"(median). {PROMPT_FIX[0].upper()}{PROMPT_FIX[1:]}. Pack only what each step needs, put "
-            "the stable part first so the prefix cache serves it, and summarise tool dumps before "
-            "they go back in."
+            f"The first token is slow: the median TTFT is {format_ms(ttft['p50'])} (slow from "
+            f"{format_ms(SLOW_FIRST_TOKEN_MS)}), and prefill takes {_share_text(share)} of all "
+            f"waiting, for prompts of {prompt['p50']:,.0f} tokens (median). {capital(PROMPT_FIX)}. "
+            "Pack only what each step needs, put the stable part first so the prefix cache serves "
+            "it, and summarise tool dumps before they go back in."
         )
         bucket = diagnosis["dominant_prompts"]
         if bucket:
             text += f" Start with the long ones: {bucket['text'][0].lower()}{bucket['text'][1:]}"
         parts.append(text)
-    if diagnosis["verdict"] in ("decode", "both"):
-        text = (
-            f"The stream is slow: decode takes {_share_text(1 - share)} of all waiting, with a "
-            f"p90 of {decode['p90']:,.0f} ms from first token to last. {OUTPUT_FIX[0].upper()}"
-            f"{OUTPUT_FIX[1:]}, and {STOP_FIX}."
+    if label in ("decode", "both") and decision["stream_slow"]:
+        fix = capital(STOP_FIX) if lever == "stop" else f"{capital(OUTPUT_FIX)}, and {STOP_FIX}"
+        if label == "both" and decision["waiting"]:
+            fix = f"If it is still slow once the queue is gone: {OUTPUT_FIX}, and {STOP_FIX}"
+        parts.append(
+            f"The stream is slow: the median decode takes {format_ms(decode['p50'])} from first token "
+            f"to last (slow from {format_ms(SLOW_STREAM_MS)}), {_share_text(1 - share)} of all "
+            f"waiting. {fix}."
         )
-        if diagnosis["max_tokens"]["hit"]:
-            text += " " + diagnosis["max_tokens"]["text"]
-        parts.append(text)
-    if diagnosis["verdict"] == "both":
-        parts.insert(0, "Both clocks are slow." if waiting.get("detected") else "Both clocks are slow, so fix both.")
+    if label in ("fine", "decode") and not decision["stream_slow"]:  # neither slow (maybe no stop)
+        parts.append(clock_sentence(
+            decision, ttft_ms=ttft["p50"], ttlt_ms=ttft["p50"] + decode["p50"],
+            prompt=f"prompts of {prompt['p50']:,.0f} tokens (median)",
+            answer=f"answers of {output['p50']:,.0f} tokens (median)", subject="median request",
+        ).replace("the first token is out", "the median first token is out", 1))
+    if diagnosis["max_tokens"]["hit"]:
+        parts.append(diagnosis["max_tokens"]["text"])
     return " ".join(parts)
 
 

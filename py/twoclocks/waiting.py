@@ -30,7 +30,8 @@ from __future__ import annotations
 
 from math import fsum
 
-from .advice import WAITING_FIX, WAITING_SHARE
+from .advice import WAITING_FIX, WAITING_SHARE, capital
+from .advice import format_ms as _s
 from .load import MAX_CONCURRENCY, MAX_REQUESTS_PER_S, MIN_REQUESTS_PER_S
 
 SAME_PROMPT_SPREAD = 0.1
@@ -111,10 +112,6 @@ def _spread(prompt_tokens: list, ttft_ms: list) -> dict | None:
     p10, p90 = _quantile(same, 10), _quantile(same, 90)
     return {"prompt_tokens": round(mid), "requests": len(same), "ttft_ms_p10": p10,
             "ttft_ms_p90": p90, "ratio": p90 / p10 if p10 > 0 else None}
-
-
-def _s(ms: float) -> str:
-    return f"{ms:,.0f} ms" if ms < 1000 else f"{ms / 1000:,.1f} s"
 
 
 def _load_text(level: dict) -> str:
@@ -227,7 +224,7 @@ def detect_waiting(*, prompt_tokens: list, ttft_ms: list, load_levels: list | No
             f"prefill began (median {_s(result['queue_ms_p50'])} of waiting against at most "
             f"{_s(result['prefill_ms_p50'])} of prefill"
             + (f"; {', '.join(short)}" if short else "")
-            + f"). {WAITING_FIX[0].upper()}{WAITING_FIX[1:]}."
+            + f"). {capital(WAITING_FIX)}."
         )
     return result
 

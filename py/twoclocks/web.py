@@ -257,11 +257,12 @@ def evaluate(state: dict) -> dict:
         ``generated_tokens`` (tokens decode produced; the same as ``output_tokens``, kept for old
         callers), ``needed_tokens`` (tokens the answer needs before its stop: the state's
         ``output_tokens``, the report's ``answer_tokens``), ``advice``
-        (:func:`twoclocks.advice.advise_call`: ``{"lever", "label", "text", "short", ...}``, the one
-        recommendation everything on the page repeats), ``diagnosis``
+        (:func:`twoclocks.advice.advise_call`: ``{"lever", "label", "text", "short",
+        "first_token_slow", "stream_slow", "slow_first_token_ms", "slow_stream_ms", ...}``, the one
+        recommendation everything on the page repeats, from :func:`twoclocks.advice.decide`), ``diagnosis``
         (:func:`twoclocks.lesson.diagnose`, the same decision), ``context`` (:func:`context_window`),
         ``bill`` and ``bill_usd`` (toy prices), ``sensitivities`` (:func:`twoclocks.lesson.sensitivities`
-        in the same mode; ``prompt_doubled.exceeds_window`` says a server would reject the doubled
+        in the same mode, figures only: the lever is ``advice``'s; ``prompt_doubled.exceeds_window`` says a server would reject the doubled
         prompt), ``agent`` (the agent loop's rows, totals and ``advice``, on the toy model, shared
         between reports with the same settings: treat reports as read-only; None when the agent
         settings cannot run) and ``agent_error`` (why, or None). In roofline mode also
@@ -330,8 +331,9 @@ def _loaded_clocks(report: dict, load: dict | None, streaming: bool) -> dict | N
 
 
 def _advice(report: dict, load: dict | None) -> dict:
-    """The one advice for the call: alone, on its own clocks; under load, on the clocks of the
-    typical request the page then draws (its TTFT includes the wait in the queue)."""
+    """The one advice for the call (:func:`twoclocks.advice.advise_call`): alone, on its own clocks;
+    under load, on the clocks of the typical request the page then draws (its TTFT includes the wait
+    in the queue, passed as ``waiting_ms``), so the load section never decides on its own."""
     clocks = {"ttft_ms": report["ttft_ms"], "ttlt_ms": report["ttlt_ms"], "waiting_ms": 0.0}
     if load is not None and not load["alone"]:
         typical = load["typical"]

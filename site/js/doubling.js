@@ -1,4 +1,4 @@
-// "Double it": the model's sensitivities, one card per lever. Which lever to cut first is the
+// "Double it": the model's sensitivities, one card per setting (figures only). Which lever to cut first is the
 // advisor's (readouts.js shows it under the cards), never decided here.
 import { setText } from "./dom.js";
 import { formatChangeMs, formatCount, formatMs } from "./format.js";

@@ -535,7 +535,7 @@ export function setupLogs(root, { analyze, useFitted, useLoad, sampleUrl, readon
       warnings.length
         ? el("div", { cls: "logs-warning", attrs: { id: "logs-warning", role: "alert" } }, warnings.map((text) => el("p", { text })))
         : null,
-      el("div", { cls: "logs-recommendation", data: { verdict: d.verdict } }, [
+      el("div", { cls: "logs-recommendation", data: { verdict: d.verdict, lever: d.lever } }, [
         el("h3", { text: "What to change first" }),
         el("p", { text: analysis.recommendation, attrs: { id: "logs-recommendation" } }),
       ]),
