@@ -438,3 +438,22 @@ def test_the_first_tab_into_the_controls_shows_the_whole_clocks(browser, server)
     assert page.evaluate("() => document.activeElement.closest('#controls') !== null")
     assert in_view(page, "#clocks-canvas")
     page.close()
+
+
+def test_play_moves_both_hands_forward_along_the_scale_to_where_they_stand(lesson):
+    """During Play every frame's dials show a time from 0 up, never further round than the frame
+    after, and the replay ends with both dials drawn as before it."""
+    settle(lesson)
+    still = drawn(lesson)
+    lesson.evaluate("""() => { window.playFrames = [];
+      new MutationObserver(() => { const d = TwoClocks.drawn(); playFrames.push([d.ttft.ms, d.ttft.size, d.ttlt.ms, d.ttlt.size]); })
+        .observe(document.getElementById("clocks-canvas"), { attributes: true, attributeFilter: ["data-drawn"] }); }""")
+    lesson.click("#play")
+    lesson.wait_for_selector("#play[aria-pressed=false]", timeout=DEADLINE_MS)
+    frames = lesson.evaluate("() => playFrames")
+    assert len(frames) > 5
+    assert all(ttft_ms >= 0 and ttlt_ms >= 0 for ttft_ms, _, ttlt_ms, _ in frames), frames[:3]
+    for column in (1, 3):
+        sizes = [frame[column] for frame in frames]
+        assert sizes == sorted(sizes) and sizes[0] < sizes[-1]
+    assert drawn(lesson) == still
