@@ -488,15 +488,16 @@ def test_the_code_cell_indents_with_tab_and_escape_then_tab_leaves_it(lesson):
 
 
 def describe(page, report: dict) -> str:
-    """The clocks in words, as the canvas's text alternative says them: the stopwatches (one turn a
-    second, full turns counted), then both clocks and the prefill share."""
+    """The clocks in words, as the canvas's text alternative says them: the two gauges' one log
+    scale and its marks, how far round each dial is, then both clocks and the prefill share."""
     def dial(name: str, ms: float) -> str:
-        turns = int(ms // 1000)
-        counted = f" ({turns:,} full {'turn' if turns == 1 else 'turns'} and a bit)" if turns else ""
-        return f"{name} {format_ms(ms)}{counted}"
+        size = min(1.0, max(0.0, math.log10(ms / 10) / math.log10(60_000))) if ms > 10 else 0.0
+        where = "past the end of the scale" if ms > 600_000 else f"{math.floor(size * 100 + 0.5)}% of the way round"
+        return f"{name} {format_ms(ms)}, {where}"
 
-    return (f"Two stopwatches, one turn = {format_ms(1000)}: {dial('TTFT', report['ttft_ms'])}; "
-            f"{dial('TTLT', report['ttlt_ms'])}. First token after {format_ms(report['ttft_ms'])}; "
+    return (f"Two gauges on one logarithmic scale, marked at 10 ms, 100 ms, 1 s, 10 s, 1 min and 10 min: "
+            f"{dial('TTFT', report['ttft_ms'])}; {dial('TTLT', report['ttlt_ms'])}. "
+            f"First token after {format_ms(report['ttft_ms'])}; "
             f"last token after {format_ms(report['ttlt_ms'])}; prefill is "
             f"{round(report['diagnosis']['prefill_share'] * 100)}% of the wait.")
 
@@ -604,7 +605,7 @@ def test_prefill_and_decode_differ_by_more_than_colour(lesson):
           const canvas = document.getElementById("clocks-canvas");
           const ratio = devicePixelRatio, width = canvas.clientWidth;
           const dialRow = Math.min(210, Math.max(120, width * 0.34));
-          const y = Math.round((dialRow + 22 + 14) * ratio);  // the middle of the timeline bar
+          const y = Math.round((dialRow + 30 + 14) * ratio);  // the middle of the timeline bar
           const row = canvas.getContext("2d").getImageData(0, y, canvas.width, 1).data;
           const count = (from, to) => { let n = 0;
             for (let x = Math.round(from * ratio) + 1; x < Math.round(to * ratio); x++) {

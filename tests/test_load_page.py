@@ -70,27 +70,32 @@ def test_alone_the_page_is_the_call_itself(lesson):
 
 
 def test_the_waiting_segment_is_drawn_on_the_ttft_dial(lesson):
-    """Full turns behind the hand are drawn as a ring in the colour of the phase they were: under
-    saturation the TTFT dial's ring is the waiting colour, alone it is prefill's."""
-    ring = """() => {
+    """The phases are wedges on the dial's scale, from its start to the hand: under saturation the
+    middle of the TTFT dial's wedge is the waiting colour, alone it is prefill's hatch."""
+    wedge = """() => {
       const canvas = document.getElementById("clocks-canvas");
-      const { box } = window.TwoClocks.drawn().ttft;
+      const { box, hand_deg } = window.TwoClocks.drawn().ttft;
       const ratio = canvas.width / canvas.clientWidth;
-      const r = box.width / 2 - 2.75; // the ring's middle, at 1:30 (between two ticks)
-      const [x, y] = [(box.x + box.width / 2 + r * Math.SQRT1_2) * ratio, (box.y + box.height / 2 - r * Math.SQRT1_2) * ratio];
-      return [...canvas.getContext("2d").getImageData(Math.round(x), Math.round(y), 1, 1).data].slice(0, 3);
+      const a = ((225 + hand_deg / 2) / 180 - 0.5) * Math.PI; // half way from the scale's start to the hand
+      const r = box.width / 2 * 0.6;
+      const [x, y] = [(box.x + box.width / 2 + r * Math.cos(a)) * ratio, (box.y + box.height / 2 + r * Math.sin(a)) * ratio];
+      const data = canvas.getContext("2d").getImageData(Math.round(x) - 4, Math.round(y) - 4, 8, 8).data;
+      const pixels = [];
+      for (let i = 0; i < data.length; i += 4) pixels.push([data[i], data[i + 1], data[i + 2]]);
+      return pixels;
     }"""
     color = """(name) => { const probe = document.createElement("canvas").getContext("2d");
       probe.fillStyle = getComputedStyle(document.documentElement).getPropertyValue(name).trim();
       probe.fillRect(0, 0, 1, 1); return [...probe.getImageData(0, 0, 1, 1).data].slice(0, 3); }"""
     prefill, waiting = lesson.evaluate(color, "--prefill"), lesson.evaluate(color, "--waiting")
     distance = lambda a, b: sum((x - y) ** 2 for x, y in zip(a, b))  # noqa: E731
-    settle(lesson, {"prompt_tokens": 40_000})  # 4.5 s alone: full turns of prefill
-    seen = lesson.evaluate(ring)
-    assert distance(seen, prefill) < distance(seen, waiting) and distance(seen, prefill) < 40 ** 2
+    near = lambda pixels, c: sum(distance(p, c) < 40 ** 2 for p in pixels)  # noqa: E731
+    settle(lesson, {"prompt_tokens": 40_000})  # 4.5 s alone: all prefill
+    seen = lesson.evaluate(wedge)
+    assert near(seen, prefill) >= 8 and near(seen, waiting) == 0
     settle(lesson, {"prompt_tokens": 8000, "load": {"concurrency": 64}})  # 26.8 s waiting, 0.7 s prefill
-    seen = lesson.evaluate(ring)
-    assert distance(seen, waiting) < distance(seen, prefill) and distance(seen, waiting) < 40 ** 2
+    seen = lesson.evaluate(wedge)
+    assert near(seen, waiting) == len(seen) and near(seen, prefill) == 0
 
 
 def test_bad_load_settings_throw_naming_the_key_and_change_nothing(lesson):

@@ -3,6 +3,7 @@ stay where they arise, results show where the learner looks (issue "One story", 
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
@@ -34,17 +35,25 @@ def drawn(page) -> dict:
 
 
 def strip(clock: dict) -> tuple:
-    return (clock["ms"], clock["hand_deg"], clock["turns"])
+    return (clock["ms"], clock["size"], clock["hand_deg"], clock["turns"])
+
+
+SCALE = {"kind": "log", "min_ms": 10, "max_ms": 600_000}  # the dials' one scale (site/js/dialscale.js)
+
+
+def size_of(ms: float) -> float:
+    """The documented size: log10(ms / 10 ms) / log10(10 min / 10 ms), clamped to 0..1."""
+    return min(1.0, max(0.0, math.log10(ms / 10) / math.log10(60_000))) if ms > 10 else 0.0
 
 
 def test_the_ttft_clock_never_moves_when_only_the_output_changes(lesson):
-    """Case 1: output 1 to 131,072 at a fixed prompt: the TTFT hand and turn count stay put."""
+    """Case 1: output 1 to 131,072 at a fixed prompt: the TTFT hand and size stay put."""
     seen = set()
     for output in (1, 20, 556, 2_937, 40_000, 131_072):
         settle(lesson, {"output_tokens": output, "max_tokens": 131_072})
         seen.add(strip(drawn(lesson)["ttft"]))
     assert len(seen) == 1, seen
-    assert drawn(lesson)["ms_per_turn"] == 1000
+    assert drawn(lesson)["scale"] == SCALE
 
 
 def test_a_faster_first_token_turns_its_hand_back(lesson):
@@ -55,6 +64,54 @@ def test_a_faster_first_token_turns_its_hand_back(lesson):
     settle(lesson)
     after = drawn(lesson)["ttft"]
     assert after["ms"] < before["ms"] and after["hand_deg"] < before["hand_deg"]
+    assert after["size"] < before["size"] and after["turns"] == before["turns"] == 0
+
+
+# States whose clocks span the dials' whole scale and past it: (prompt_tokens, output_tokens). With
+# one output token TTLT equals TTFT, so equal times on the two clocks are compared too.
+SPAN = [(1, 1), (130, 1), (140, 40), (300, 500), (1_000, 1), (3_000, 3_000), (8_000, 20), (20_000, 1),
+        (60_000, 8_000), (150_000, 1), (300_000, 20_000), (500_000, 1), (700_000, 20), (1_000_000, 1)]
+
+
+def test_a_longer_time_is_always_further_round_on_one_scale_for_both_clocks(lesson):
+    """Across states from under 10 ms to over 10 min, both clocks' size is one strictly increasing
+    function of their milliseconds on 10 ms..10 min (equal times, equal sizes, on either clock),
+    clamped to 0 and 1 outside it, and the hand's angle is the size's share of 270 degrees."""
+    points = []
+    for prompt, output in SPAN:
+        state = {"prompt_tokens": prompt, "output_tokens": output, "max_tokens": max(256, output),
+                 "context_window_tokens": 1_131_072}
+        assert settle(lesson, state) == "true", state
+        shown = drawn(lesson)
+        assert shown["scale"] == SCALE and shown["ms_per_turn"] is None
+        for which in ("ttft", "ttlt"):
+            clock = shown[which]
+            assert clock["size"] == pytest.approx(size_of(clock["ms"]), abs=1e-12), (which, clock)
+            assert clock["hand_deg"] == pytest.approx(clock["size"] * 270, abs=1e-5) and clock["turns"] == 0
+            points.append((clock["ms"], clock["size"], which))
+    inside = sorted(p for p in points if SCALE["min_ms"] <= p[0] <= SCALE["max_ms"])
+    assert inside[0][0] < 20 and inside[-1][0] > 300_000  # the span is the whole scale
+    assert {which for *_, which in inside} == {"ttft", "ttlt"}
+    for (ms_a, size_a, _), (ms_b, size_b, _) in zip(inside, inside[1:]):
+        assert size_a == size_b if ms_a == ms_b else size_a < size_b, (ms_a, size_a, ms_b, size_b)
+    assert any(a[0] == b[0] and a[2] != b[2] for a, b in zip(inside, inside[1:]))  # one time, both clocks
+    below = [p for p in points if p[0] < SCALE["min_ms"]]
+    above = [p for p in points if p[0] > SCALE["max_ms"]]
+    assert below and all(size == 0 for _, size, _ in below)
+    assert above and all(size == 1 for _, size, _ in above)
+
+
+@pytest.mark.parametrize("prompt", [140, 8_000, 300_000, 1_000_000])
+def test_a_clock_whose_time_did_not_change_keeps_its_drawn_state_anywhere_on_the_scale(lesson, prompt):
+    """At a TTFT near either end of the scale, in the middle and past it, changing only the output
+    leaves the TTFT dial's drawn state and pixels identical while the TTLT dial moves."""
+    base = {"prompt_tokens": prompt, "max_tokens": 4_096, "context_window_tokens": 1_131_072}
+    assert settle(lesson, {**base, "output_tokens": 1}) == "true"
+    before, pixels = drawn(lesson)["ttft"], lesson.evaluate(_DIAL_PIXELS, "ttft")
+    for output in (20, 500, 4_000):
+        assert settle(lesson, {**base, "output_tokens": output}) == "true"
+        assert drawn(lesson)["ttft"] == before
+        assert lesson.evaluate(_DIAL_PIXELS, "ttft") == pixels
 
 
 CHANGES = [  # a change of one control, and which clocks keep their time
@@ -382,3 +439,22 @@ def test_the_first_tab_into_the_controls_shows_the_whole_clocks(browser, server)
     assert page.evaluate("() => document.activeElement.closest('#controls') !== null")
     assert in_view(page, "#clocks-canvas")
     page.close()
+
+
+def test_play_moves_both_hands_forward_along_the_scale_to_where_they_stand(lesson):
+    """During Play every frame's dials show a time from 0 up, never further round than the frame
+    after, and the replay ends with both dials drawn as before it."""
+    settle(lesson)
+    still = drawn(lesson)
+    lesson.evaluate("""() => { window.playFrames = [];
+      new MutationObserver(() => { const d = TwoClocks.drawn(); playFrames.push([d.ttft.ms, d.ttft.size, d.ttlt.ms, d.ttlt.size]); })
+        .observe(document.getElementById("clocks-canvas"), { attributes: true, attributeFilter: ["data-drawn"] }); }""")
+    lesson.click("#play")
+    lesson.wait_for_selector("#play[aria-pressed=false]", timeout=DEADLINE_MS)
+    frames = lesson.evaluate("() => playFrames")
+    assert len(frames) > 5
+    assert all(ttft_ms >= 0 and ttlt_ms >= 0 for ttft_ms, _, ttlt_ms, _ in frames), frames[:3]
+    for column in (1, 3):
+        sizes = [frame[column] for frame in frames]
+        assert sizes == sorted(sizes) and sizes[0] < sizes[-1]
+    assert drawn(lesson) == still

@@ -1,24 +1,34 @@
-// The canvas of the two clocks: two stopwatch dials (TTFT, TTLT) over a timeline bar (a prefill
-// block, then one tick per decoded token; under load a waiting block first and the stalls over the
-// ticks). It draws a report from Python (report.clocks under load); it computes no latency.
+// The canvas of the two clocks: two dials (TTFT, TTLT) over a timeline bar (a prefill block, then
+// one tick per decoded token; under load a waiting block first and the stalls over the ticks). It
+// draws a report from Python (report.clocks under load); it computes no latency.
 //
-// Both dials share one fixed scale, MS_PER_TURN, that never changes: a clock whose time did not
-// change is drawn identically after any other change, and a long call shows as full turns on the
-// dial's counter, like a stopwatch's. The timeline below is the one picture scaled to the call.
+// Both dials share one fixed logarithmic scale, SCALE (10 ms to 10 min), that never changes: a
+// longer time always fills more of its dial, so the longer clock is seen at a glance from a chat
+// reply's milliseconds to an overloaded call's minutes, and a clock whose time did not change is
+// drawn identically after any other change. The wedge from the scale's start to the hand is split
+// into the phases (waiting, prefill, decode) on the same scale, so TTLT's wedge contains TTFT's.
+// The timeline below is the one picture scaled linearly to the call: it shows the phases' shares.
 import { CanvasView, hatch, prepareCanvas } from "./canvas.js";
+import { MARKS as SCALE_MARKS, SCALE, dialSize } from "./dialscale.js";
 import { formatMs, formatNumber, formatPercent } from "./format.js";
 
-export const MS_PER_TURN = 1000; // one turn of either dial is one second, always
-const TICKS = 10; // one tick per 100 ms
+// Like a car's gauge: the scale starts at half past seven and runs clockwise over the top to half
+// past four; the gap at the bottom keeps its two ends apart (and holds nothing but the title below).
+const START_DEG = 225; // where the scale starts, degrees clockwise from 12 o'clock
+const SWEEP_DEG = 270; // the whole scale's arc
 
-/** Where a dial's hand stands for `ms`: full turns and degrees clockwise from 12 o'clock. */
+/** Where a dial's hand stands for `ms`: its size (0..1), its angle clockwise from the scale's start
+ * (the filled wedge's angle, 0 to 270 degrees) and turns, always 0 (kept for TwoClocks.drawn()). */
 export function handFor(ms) {
-  const turns = Math.floor(ms / MS_PER_TURN);
-  const handDeg = ((ms - turns * MS_PER_TURN) / MS_PER_TURN) * 360;
-  return { turns, hand_deg: Math.round(handDeg * 1e6) / 1e6 };
+  const size = dialSize(ms);
+  return { size, hand_deg: Math.round(size * SWEEP_DEG * 1e6) / 1e6, turns: 0 };
 }
 
-const angle = (deg) => -Math.PI / 2 + (deg / 360) * 2 * Math.PI;
+// The scale's marks, computed once: labelled ones and, between them, small ticks.
+const MARKS = SCALE_MARKS.map(([ms, label, short]) => ({ deg: dialSize(ms) * SWEEP_DEG, label, short }));
+const MINOR = [20, 50, 200, 500, 2000, 5000, 20_000, 30_000, 120_000, 300_000].map((ms) => dialSize(ms) * SWEEP_DEG);
+
+const angle = (deg) => -Math.PI / 2 + ((START_DEG + deg) / 360) * 2 * Math.PI;
 
 function sector(ctx, x, y, r, fromDeg, toDeg, fill) {
   if (toDeg <= fromDeg) return;
@@ -30,20 +40,14 @@ function sector(ctx, x, y, r, fromDeg, toDeg, fill) {
   ctx.fill();
 }
 
-/** The degrees of the last turn that each phase (waiting, prefill, decode) covers, up to the hand. */
-function lastTurnPhases(waitingMs, ttftMs, handMs) {
-  const turnStart = Math.floor(handMs / MS_PER_TURN) * MS_PER_TURN;
-  const deg = (ms) => ((ms - turnStart) / MS_PER_TURN) * 360;
+/** The degrees of the dial each phase (waiting, prefill, decode) covers, up to the hand. */
+function phaseDegrees(waitingMs, ttftMs, handMs) {
+  const deg = (ms) => dialSize(ms) * SWEEP_DEG;
   const span = (from, to) => {
-    const [start, end] = [Math.max(from, turnStart), Math.min(to, handMs)];
-    return end > start ? [deg(start), deg(end)] : null;
+    const end = Math.min(to, handMs);
+    return end > from ? [deg(from), deg(end)] : null;
   };
   return { waiting: span(0, waitingMs), prefill: span(waitingMs, ttftMs), decode: span(ttftMs, handMs) };
-}
-
-/** The phase the hand was in one turn ago: the colour of the ring of full turns. */
-function phaseAt(ms, waitingMs, ttftMs) {
-  return ms < waitingMs ? "waiting" : ms < ttftMs ? "prefill" : "decode";
 }
 
 function drawFace(ctx, colors, { x, y, r }) {
@@ -53,18 +57,34 @@ function drawFace(ctx, colors, { x, y, r }) {
   ctx.fill();
 }
 
-function drawTicks(ctx, colors, { x, y, r }) {
+/** The rim, the scale's ticks and, outside the rim, its labels (shorter ones on a phone's dial). */
+function drawScale(ctx, colors, { x, y, r }) {
   ctx.strokeStyle = colors.line;
   ctx.lineWidth = 2;
   ctx.beginPath();
   ctx.arc(x, y, r, 0, 2 * Math.PI);
   ctx.stroke();
-  for (let i = 0; i < TICKS; i++) {
-    const a = angle((i / TICKS) * 360);
-    ctx.beginPath();
-    ctx.moveTo(x + Math.cos(a) * (r - 7), y + Math.sin(a) * (r - 7));
+  ctx.strokeStyle = colors.ink;
+  ctx.lineWidth = 1.5;
+  ctx.beginPath();
+  const tick = (deg, length) => {
+    const a = angle(deg);
+    ctx.moveTo(x + Math.cos(a) * (r - length), y + Math.sin(a) * (r - length));
     ctx.lineTo(x + Math.cos(a) * r, y + Math.sin(a) * r);
-    ctx.stroke();
+  };
+  for (const { deg } of MARKS) tick(deg, r < 60 ? 7 : 9);
+  for (const deg of MINOR) tick(deg, 4);
+  ctx.stroke();
+  const small = r < 60;
+  ctx.font = `${small ? 10 : 12}px system-ui, sans-serif`;
+  ctx.fillStyle = colors.muted;
+  ctx.textBaseline = "middle";
+  for (const { deg, label, short } of MARKS) {
+    const a = angle(deg);
+    const [cos, sin] = [Math.cos(a), Math.sin(a)];
+    ctx.textAlign = cos > 0.3 ? "left" : cos < -0.3 ? "right" : "center";
+    const out = r + (Math.abs(cos) > 0.3 ? 4 : 8);
+    ctx.fillText(small ? short : label, x + cos * out, y + sin * out);
   }
 }
 
@@ -75,53 +95,40 @@ function drawHand(ctx, colors, { x, y, r }, handDeg) {
   ctx.lineCap = "round";
   ctx.beginPath();
   ctx.moveTo(x, y);
-  ctx.lineTo(x + Math.cos(a) * (r - 10), y + Math.sin(a) * (r - 10));
+  ctx.lineTo(x + Math.cos(a) * (r - 4), y + Math.sin(a) * (r - 4));
   ctx.stroke();
   ctx.beginPath();
-  ctx.arc(x, y, 5, 0, 2 * Math.PI);
+  ctx.arc(x, y, 4, 0, 2 * Math.PI);
   ctx.fillStyle = colors.ink;
   ctx.fill();
 }
 
-/** The turn counter: how many full seconds the hand has gone round, like a stopwatch's sub-dial. */
-function drawTurns(ctx, colors, { x, y, r }, turns) {
-  if (!turns) return;
-  const small = r < 60; // a phone's dial: the count alone, lower down, clear of most of the face
-  const text = small ? `+${formatNumber(turns)}` : `+${formatNumber(turns)} ${turns === 1 ? "turn" : "turns"}`;
-  ctx.font = `600 ${small ? 10 : 12}px system-ui, sans-serif`;
-  const width = ctx.measureText(text).width + 12;
-  const top = y + r * (small ? 0.42 : 0.32);
-  ctx.fillStyle = colors.bg;
-  ctx.strokeStyle = colors.line;
-  ctx.lineWidth = 1;
+/** A mark on the rim, pointing along the scale: where a replay's hand will stop, or (filled, past
+ * the scale's end) a time beyond 10 min. */
+function drawNotch(ctx, color, { x, y, r }, deg, filled) {
+  const a = angle(deg);
+  const along = a + Math.PI / 2; // the direction the scale increases
+  const [tx, ty] = [x + Math.cos(a) * (r + 1), y + Math.sin(a) * (r + 1)];
   ctx.beginPath();
-  ctx.roundRect(x - width / 2, top, width, 18, 9);
-  ctx.fill();
-  ctx.stroke();
-  ctx.fillStyle = colors.ink;
-  ctx.textAlign = "center";
-  ctx.textBaseline = "middle";
-  ctx.fillText(text, x, top + 9.5);
+  ctx.moveTo(tx + Math.cos(along) * 6, ty + Math.sin(along) * 6);
+  ctx.lineTo(tx - Math.cos(along) * 3 + Math.cos(a) * 5, ty - Math.sin(along) * 3 + Math.sin(a) * 5);
+  ctx.lineTo(tx - Math.cos(along) * 3 - Math.cos(a) * 5, ty - Math.sin(along) * 3 - Math.sin(a) * 5);
+  ctx.closePath();
+  if (filled) { ctx.fillStyle = color; ctx.fill(); } else { ctx.strokeStyle = color; ctx.lineWidth = 1.5; ctx.stroke(); }
 }
 
 function drawDial(ctx, colors, fills, dial) {
   const { x, y, r, title, waitingMs, ttftMs, endMs, shownMs, playing } = dial;
   const handMs = Math.min(shownMs, endMs);
-  const { turns, hand_deg: handDeg } = handFor(handMs);
+  const { size, hand_deg: handDeg, turns } = handFor(handMs);
   drawFace(ctx, colors, dial);
-  if (turns) { // the full turns behind the hand: a ring in the colour of the phase they were
-    ctx.strokeStyle = colors[phaseAt(handMs - MS_PER_TURN, waitingMs, ttftMs)];
-    ctx.lineWidth = 3;
-    ctx.beginPath();
-    ctx.arc(x, y, r - 2.5, 0, 2 * Math.PI);
-    ctx.stroke();
-  }
-  const phases = lastTurnPhases(waitingMs, ttftMs, handMs);
-  if (phases.waiting) sector(ctx, x, y, r - 5, ...phases.waiting, fills.waiting);
-  if (phases.prefill) sector(ctx, x, y, r - 5, ...phases.prefill, fills.prefill);
-  if (phases.decode) sector(ctx, x, y, r - 5, ...phases.decode, fills.decode);
-  drawTicks(ctx, colors, dial);
-  drawTurns(ctx, colors, dial, turns);
+  const phases = phaseDegrees(waitingMs, ttftMs, handMs);
+  if (phases.waiting) sector(ctx, x, y, r - 1, ...phases.waiting, fills.waiting);
+  if (phases.prefill) sector(ctx, x, y, r - 1, ...phases.prefill, fills.prefill);
+  if (phases.decode) sector(ctx, x, y, r - 1, ...phases.decode, fills.decode);
+  drawScale(ctx, colors, dial);
+  if (playing && handMs < endMs) drawNotch(ctx, colors.ink, dial, dialSize(endMs) * SWEEP_DEG, false);
+  if (handMs > SCALE.max_ms) drawNotch(ctx, colors.ink, dial, SWEEP_DEG + 6, true); // off the scale
   drawHand(ctx, colors, dial, handDeg);
   ctx.fillStyle = colors.ink;
   ctx.textAlign = "center";
@@ -129,15 +136,15 @@ function drawDial(ctx, colors, fills, dial) {
   ctx.font = "600 15px system-ui, sans-serif";
   // While a replay runs the label says how far the call is and where it ends, so it never
   // disagrees with the readouts, which always hold the whole call's clocks.
-  // Under load the TTFT dial's face shows only its last turn: the label says how much of it was waiting.
   const label = playing && handMs < endMs ? `${title} ${formatMs(handMs)} of ${formatMs(endMs)}` : `${title} ${formatMs(endMs)}`;
-  ctx.fillText(label, x, y + r + 10);
-  if (title === "TTFT" && waitingMs > 0) { // the face shows only the last turn: say how much was waiting
+  const below = y + r + dial.labelGap;
+  ctx.fillText(label, x, below);
+  if (title === "TTFT" && waitingMs > 0) { // the log scale squeezes the later phases: say the share
     ctx.font = "12px system-ui, sans-serif";
     ctx.fillStyle = colors.muted;
-    ctx.fillText(`${formatPercent(dial.waitingShare)} of it waiting`, x, y + r + 28);
+    ctx.fillText(`${formatPercent(dial.waitingShare)} of it waiting`, x, below + 16);
   }
-  return { ms: handMs, hand_deg: handDeg, turns, box: { x: x - r, y: y - r, width: 2 * r, height: 2 * r } };
+  return { ms: handMs, hand_deg: handDeg, turns, size, box: { x: x - r, y: y - r, width: 2 * r, height: 2 * r } };
 }
 
 function drawTimeline(ctx, colors, fills, report, box, shownMs) {
@@ -264,8 +271,8 @@ export class ClocksView extends CanvasView {
   /** What the dials show now, in the shape TwoClocks.drawn() documents (null before a draw). */
   drawnState() {
     if (!this.lastDrawn) return null;
-    const strip = ({ ms, hand_deg, turns, box }) => ({ ms, hand_deg, turns, box });
-    return { ttft: strip(this.lastDrawn.ttft), ttlt: strip(this.lastDrawn.ttlt), ms_per_turn: MS_PER_TURN };
+    const strip = ({ ms, hand_deg, turns, size, box }) => ({ ms, hand_deg, turns, size, box });
+    return { ttft: strip(this.lastDrawn.ttft), ttlt: strip(this.lastDrawn.ttlt), ms_per_turn: null, scale: SCALE };
   }
 
   // Draw at once when nothing was drawn yet in this frame (a slider's answer shows without waiting
@@ -291,18 +298,23 @@ export class ClocksView extends CanvasView {
     const height = dialRow + 100;
     const { ctx, colors } = prepareCanvas(canvas, width, height);
     const fills = { waiting: colors.waiting, prefill: hatch(ctx, colors.prefill, colors.face), decode: colors.decode };
-    const r = Math.min(dialRow / 2 - 26, width / 4 - 14);
-    const common = { y: r + 8, r, waitingMs: report.waiting_ms ?? 0, waitingShare: report.advice?.waiting_share ?? 0, ttftMs: report.ttft_ms,
-      shownMs: this.shownMs, playing: this.shownMs !== Infinity };
+    // Each dial, its scale's labels and its title (with the waiting share: 40 px under the dial) keep
+    // clear of the timeline's labels, and of the other dial's labels.
+    const r = Math.round(Math.min((dialRow - 42) / 2, width / 4 - (width < 500 ? 36 : 50)));
+    const common = { y: r + 12, r, labelGap: 5, waitingMs: report.waiting_ms ?? 0, waitingShare: report.advice?.waiting_share ?? 0,
+      ttftMs: report.ttft_ms, shownMs: this.shownMs, playing: this.shownMs !== Infinity };
     const ttft = drawDial(ctx, colors, fills, { ...common, x: width / 4, title: "TTFT", endMs: report.ttft_ms });
     const ttlt = drawDial(ctx, colors, fills, { ...common, x: (3 * width) / 4, title: "TTLT", endMs: report.ttlt_ms });
     ctx.font = "12px system-ui, sans-serif";
     ctx.fillStyle = colors.muted;
     ctx.textAlign = "center";
     ctx.textBaseline = "middle";
-    ctx.fillText("one turn", width / 2, r);
-    ctx.fillText(`= ${formatNumber(MS_PER_TURN / 1000, 3)} s`, width / 2, r + 16);
-    const box = { x0: 12, x1: width - 12, y: dialRow + 22, h: 28 };
+    const room = width / 2 - 2 * (r + (r < 60 ? 30 : 44)); // between the dials' labels
+    if (room > ctx.measureText("same scale").width) {
+      ctx.fillText("same scale", width / 2, common.y - 8);
+      ctx.fillText("for both", width / 2, common.y + 8);
+    }
+    const box = { x0: 12, x1: width - 12, y: dialRow + 30, h: 28 };
     drawTimeline(ctx, colors, fills, report, box, this.shownMs);
     this.lastDrawn = { ttft, ttlt };
     this.drawn += 1;

@@ -54,7 +54,8 @@ export class Player {
     this.screen.classList.add("screen-playing");
     this.setButton(true);
     const tick = (now) => {
-      const callMs = reducedMotion() ? Infinity : (now - started) * speed;
+      // A frame's timestamp can precede the press (it is the frame's start): the replay starts at 0.
+      const callMs = reducedMotion() ? Infinity : Math.max(0, now - started) * speed;
       this.render(report, callMs, speed);
       if (callMs >= report.ttlt_ms) this.finish(report);
       else this.frame = requestAnimationFrame(tick);

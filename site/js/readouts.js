@@ -1,6 +1,7 @@
 // Text the lab shows for a report: the readouts, the advice (every element that recommends a lever
 // carries data-lever = report.advice.lever), the context-window bar and the model line. Python wrote
 // every number and sentence; this module only puts them on the page.
+import { SCALE_WORDS } from "./dialscale.js";
 import { removeAttr, setAttr, setText } from "./dom.js";
 import { formatMs, formatNumber, formatPercent, formatTokens, formatUsd } from "./format.js";
 
@@ -91,11 +92,12 @@ export function describeAgentModel(state) {
   return `Cost model: ${describeToy(state)}.${roofline}`;
 }
 
-/** The canvas's text alternative and the live announcement, from what the dials show. */
+/** The canvas's text alternative and the live announcement, from what the dials show: the shared
+ * scale, then how far round each dial is (its size), then both clocks and the prefill share. */
 export function describeClocks(report, drawn) {
-  const dial = (name, clock) => `${name} ${formatMs(clock.ms)}` +
-    (clock.turns ? ` (${formatNumber(clock.turns)} full ${clock.turns === 1 ? "turn" : "turns"} and a bit)` : "");
-  const scale = drawn ? `Two stopwatches, one turn = ${formatMs(drawn.ms_per_turn)}: ` +
+  const dial = (name, clock) => `${name} ${formatMs(clock.ms)}, ` +
+    (clock.ms > drawn.scale.max_ms ? "past the end of the scale" : `${formatPercent(clock.size)} of the way round`);
+  const scale = drawn ? `Two gauges on one logarithmic scale, marked at ${SCALE_WORDS}: ` +
     `${dial("TTFT", drawn.ttft)}; ${dial("TTLT", drawn.ttlt)}. ` : "";
   const waiting = report.waiting_ms ? ` (${formatMs(report.waiting_ms)} of it waiting in the queue)` : "";
   return `${scale}First token after ${formatMs(report.ttft_ms)}${waiting}; last token after ${formatMs(report.ttlt_ms)}; ` +
