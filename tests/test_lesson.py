@@ -412,7 +412,7 @@ def test_logging_only_total_latency_hides_opposite_causes():
     from twoclocks.scenarios import MISTAKES
 
     card = next(m for m in MISTAKES if m["id"] == "total-latency-only")
-    before, after = (simulate_call(**card[side]) for side in ("before", "after"))
+    before, after = simulate_call(**card["before"]), simulate_call(**card["mistake"]["state"])
     assert after.ttlt_ms == pytest.approx(before.ttlt_ms, rel=0.02)
     assert before.prefill_ms / before.ttlt_ms > 0.7
     assert after.decode_ms / after.ttlt_ms > 0.99
