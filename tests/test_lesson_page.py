@@ -208,7 +208,8 @@ def card_lines(mistake: dict) -> tuple[list[str], list[str]]:
 
     def lines(a: dict, b: dict, keys: list[str]) -> list[str]:
         if calls:
-            return [f"{LABELS[k]}: {calls[0]} {format_ms(a[k])}, {calls[1]} {format_ms(b[k])}" for k in keys]
+            label = lambda k: "Total (TTLT)" if k == "ttlt_ms" else LABELS[k]  # noqa: E731
+            return [f"{label(k)}: {calls[0]} {format_ms(a[k])}, {calls[1]} {format_ms(b[k])}" for k in keys]
         return [f"{LABELS[k]} {format_ms(a[k])} → {format_ms(b[k])}" for k in keys]
 
     return (lines(before, tried, mistake["mistake"].get("shows", CLOCKS)),

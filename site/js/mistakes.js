@@ -23,7 +23,7 @@ function figure(key, before, after, calls) {
   item.className = kind;
   item.dataset.figure = key;
   item.textContent = calls
-    ? `${LABELS[key]}: ${calls[0]} ${formatMs(before[key])}, ${calls[1]} ${formatMs(after[key])} `
+    ? `${key === "ttlt_ms" ? "Total (TTLT)" : LABELS[key]}: ${calls[0]} ${formatMs(before[key])}, ${calls[1]} ${formatMs(after[key])} `
     : `${LABELS[key]} ${formatMs(before[key])} → ${formatMs(after[key])} `;
   const span = document.createElement("span");
   span.className = "verdict";
