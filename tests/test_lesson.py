@@ -421,7 +421,33 @@ def test_logging_only_total_latency_hides_opposite_causes():
     from twoclocks.scenarios import MISTAKES
 
     card = next(m for m in MISTAKES if m["id"] == "total-latency-only")
-    before, after = (simulate_call(**card[side]) for side in ("before", "after"))
+    before, after = simulate_call(**card["before"]), simulate_call(**card["mistake"]["state"])
     assert after.ttlt_ms == pytest.approx(before.ttlt_ms, rel=0.02)
     assert before.prefill_ms / before.ttlt_ms > 0.7
     assert after.decode_ms / after.ttlt_ms > 0.99
+
+
+# For each card: the clocks its mistake leaves alone, and the clock its fix moves down (from the
+# mistake's call; from the first call for the card that compares two calls).
+MISTAKE_CLAIMS = {
+    "cut-max-tokens": ({"ttft_ms", "ttlt_ms"}, "ttft_ms"),
+    "streaming-solves-it": ({"ttft_ms", "ttlt_ms"}, "ttft_ms"),
+    "total-latency-only": (set(), "ttft_ms"),
+    "fat-tool-dumps": (set(), "ttft_ms"),
+    "router-without-stop": ({"ttft_ms"}, "ttlt_ms"),
+}
+
+
+@pytest.mark.parametrize("card_id", list(MISTAKE_CLAIMS))
+def test_each_mistake_card_is_a_mistake_that_misses_and_a_fix_that_moves_a_clock(card_id):
+    """A card's mistake leaves the clocks it claims to alone, and its fix moves its clock down."""
+    from twoclocks.scenarios import MISTAKES
+
+    card = next(m for m in MISTAKES if m["id"] == card_id)
+    before, tried, fixed = (simulate_call(**s) for s in (card["before"], card["mistake"]["state"], card["fix"]["state"]))
+    still, moved = MISTAKE_CLAIMS[card_id]
+    for clock in still:
+        assert getattr(tried, clock) == getattr(before, clock), clock
+    start = before if "calls" in card else tried
+    assert getattr(fixed, moved) < 0.5 * getattr(start, moved)
+    assert [m["id"] for m in MISTAKES] == list(MISTAKE_CLAIMS)

@@ -4,7 +4,7 @@ and the call log, the agent loop, common mistakes. Expected figures come from th
 from __future__ import annotations
 
 import pytest
-from pagewait import format_ms, wait_for_readouts, wait_for_text
+from pagewait import DEADLINE_MS, format_ms, wait_for_readouts, wait_for_text
 
 from twoclocks.scenarios import MISTAKES, SCENARIOS
 from twoclocks.web import DEFAULT_STATE, evaluate
@@ -197,24 +197,55 @@ def test_prefix_cache_changes_the_agent_bars_after_turn_one(lesson):
     assert all(c["ttft_ms"] < p["ttft_ms"] for c, p in zip(expected[1:], plain[1:]))
 
 
+LABELS = {"ttft_ms": "TTFT", "ttlt_ms": "TTLT", "first_visible_ms": "First text visible", "decode_ms": "Decode"}
+CLOCKS = ["ttft_ms", "ttlt_ms", "first_visible_ms"]
+# What each card must show: the figures the mistake leaves alone, and the one the fix moves.
+STILL_AFTER_MISTAKE = {"cut-max-tokens": "ttft_ms", "streaming-solves-it": "ttft_ms",
+                       "total-latency-only": "ttlt_ms", "fat-tool-dumps": None, "router-without-stop": "ttft_ms"}
+MOVED_BY_FIX = {"cut-max-tokens": "ttft_ms", "streaming-solves-it": "ttft_ms", "total-latency-only": "ttft_ms",
+                "fat-tool-dumps": "ttft_ms", "router-without-stop": "ttlt_ms"}
+
+
+def card_lines(mistake: dict) -> tuple[list[str], list[str]]:
+    """The figures a card shows at its two steps, from CPython's model, without their verdicts."""
+    before, tried, fixed = (model(s) for s in (mistake["before"], mistake["mistake"]["state"], mistake["fix"]["state"]))
+    calls = mistake.get("calls")
+
+    def lines(a: dict, b: dict, keys: list[str]) -> list[str]:
+        if calls:
+            label = lambda k: "Total (TTLT)" if k == "ttlt_ms" else LABELS[k]  # noqa: E731
+            return [f"{label(k)}: {calls[0]} {format_ms(a[k])}, {calls[1]} {format_ms(b[k])}" for k in keys]
+        return [f"{LABELS[k]} {format_ms(a[k])} → {format_ms(b[k])}" for k in keys]
+
+    return (lines(before, tried, mistake["mistake"].get("shows", CLOCKS)),
+            lines(before if calls else tried, fixed, mistake["fix"].get("shows", CLOCKS)))
+
+
 @pytest.mark.parametrize("mistake", MISTAKES, ids=[m["id"] for m in MISTAKES])
-def test_each_mistake_card_shows_before_and_after(lesson, mistake):
-    """A mistake card's "Show me" reports the model's before/after clocks and shows the "after" call."""
-    card = lesson.locator(f"#mistake-{mistake['id']}")
-    card.locator("button").click()
-    result = card.locator(".result")
-    lesson.evaluate(
-        """async (id) => { const r = document.querySelector(`#mistake-${id} .result`);
-             while (!r.textContent) await new Promise(requestAnimationFrame); }""",
-        mistake["id"],
-    )
-    before, after = model(mistake["before"]), model(mistake["after"])
-    text = result.text_content()
-    assert text.startswith(
-        f"TTFT {format_ms(before['ttft_ms'])} → {format_ms(after['ttft_ms'])}"
-    )
-    wait_for_model(lesson, mistake["after"])
-    assert card.locator(".lesson").is_visible()
+def test_each_mistake_card_reads_situation_mistake_then_fix(lesson, mistake):
+    """A mistake card reads situation, the mistake with the model's figures (the clock it leaves alone
+    marked unchanged), then the fix with its figures (the clock it moves marked); its button puts the
+    fix on the clocks and marks the readouts that changed."""
+    card = f"#mistake-{mistake['id']}"
+    lesson.evaluate("(c) => { for (const r of document.querySelectorAll(`${c} .result`)) r.replaceChildren(); }", card)
+    lesson.click(f"{card} .show-me")
+    for step in ("mistake", "fix"):
+        lesson.wait_for_selector(f"{card} .{step}-result li", timeout=DEADLINE_MS)
+    text = lesson.text_content(card)
+    assert text.index(mistake["situation"]) < text.index("The mistake:") < text.index("The fix:"), text
+    assert f"The mistake: {mistake['mistake']['change']}." in text
+    assert f"The fix: {mistake['fix']['change']}." in text
+    expected_mistake, expected_fix = card_lines(mistake)
+    shown = lambda step: lesson.locator(f"{card} .{step}-result li").all_text_contents()  # noqa: E731
+    for got, expected in ((shown("mistake"), expected_mistake), (shown("fix"), expected_fix)):
+        assert len(got) == len(expected) and all(g.startswith(e) for g, e in zip(got, expected)), (got, expected)
+    still = STILL_AFTER_MISTAKE[mistake["id"]]
+    if still:
+        assert lesson.get_attribute(f"{card} .mistake-result li[data-figure={still}]", "class") == "same"
+    assert lesson.get_attribute(f"{card} .fix-result li[data-figure={MOVED_BY_FIX[mistake['id']]}]", "class") == "moved"
+    wait_for_model(lesson, mistake["mistake"]["state"] if mistake.get("calls") else mistake["fix"]["state"])
+    assert lesson.locator(".readout.changed").count() >= 1
+    assert lesson.text_content(f"{card} .card-error") == ""
 
 
 def test_the_agent_loop_says_which_model_it_runs_on(lesson):

@@ -159,6 +159,19 @@ def test_each_demo_shows_its_claim_on_the_clocks(lesson, name):
         assert got["clocks"]["stalls_ms"] and f"{len(got['clocks']['stalls_ms'])} steps" in lesson.text_content("#load-line")
 
 
+def test_each_demo_pressed_in_order_marks_a_readout_it_changed(lesson):
+    """The load demos, pressed in page order, each mark at least one readout (TTFT, TTLT, first
+    text visible) whose text changed."""
+    settle(lesson)
+    lesson.locator("#load-demos").scroll_into_view_if_needed()
+    for entry in LOAD_DEMOS:
+        lesson.evaluate("() => { for (const r of document.querySelectorAll('.readout.changed')) r.classList.remove('changed'); }")
+        lesson.click(f"[data-load-demo={entry['id']}]")
+        settle(lesson)
+        assert lesson.locator(".readout.changed").count() >= 1, entry["id"]
+    settle(lesson, web.DEFAULT_STATE)
+
+
 def test_the_curve_is_computed_level_by_level_and_marks_the_knee_python_marks(lesson):
     settle(lesson, demo("batching")["state"])
     lesson.evaluate("() => document.getElementById('load').scrollIntoView()")

@@ -176,3 +176,18 @@ def test_the_load_demos_are_complete_valid_states():
         web.evaluate(entry["state"])  # raises if not
     assert web.page_data()["load_demos"] == LOAD_DEMOS
     assert web.page_data()["load_sweep_concurrency"] == list(SWEEP_CONCURRENCY)
+
+
+def test_each_load_demo_visibly_changes_a_readout_from_the_one_before():
+    """Pressed in page order from the lesson's first call, each load demo changes at least one of
+    the readouts (TTFT, TTLT, first text visible) as the page writes them."""
+    from pagewait import format_ms
+
+    def shown(state: dict) -> tuple:
+        report = web.evaluate(state)
+        clocks = report.get("clocks") or report
+        return tuple(format_ms(clocks[key]) for key in ("ttft_ms", "ttlt_ms", "first_visible_ms"))
+
+    states = [web.DEFAULT_STATE] + [{**web.DEFAULT_STATE, **entry["state"]} for entry in LOAD_DEMOS]
+    for (before, after), entry in zip(zip(states, states[1:]), LOAD_DEMOS):
+        assert shown(before) != shown(after), entry["id"]

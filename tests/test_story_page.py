@@ -182,9 +182,10 @@ def test_two_hundred_random_states_give_one_lever_each(lesson):
 
 def show_mistake(page, card: str) -> None:
     """Press a mistake card's Show me and wait for this press's result (not an earlier test's)."""
-    page.evaluate("(id) => document.querySelector(`#mistake-${id} .result`).replaceChildren()", card)
+    page.evaluate("(id) => { for (const r of document.querySelectorAll(`#mistake-${id} .result`)) r.replaceChildren(); }", card)
     page.click(f"#mistake-{card} .show-me")
-    page.wait_for_selector(f"#mistake-{card} .result li", timeout=DEADLINE_MS)
+    for step in ("mistake", "fix"):
+        page.wait_for_selector(f"#mistake-{card} .{step}-result li", timeout=DEADLINE_MS)
     settle(page)
 
 
@@ -224,18 +225,26 @@ def in_view(page, selector: str) -> bool:
     )
 
 
-@pytest.mark.parametrize("button", ["rag", "streaming-solves-it", "junk-speculative"])
+# Each wrong picture's own change, and the readouts it moves (the others keep their text).
+WRONG_PICTURES = {"rag": {"ttlt-ms"}, "streaming-solves-it": {"visible-ms"}, "junk-speculative": {"ttlt-ms"}}
+
+
+@pytest.mark.parametrize("button", list(WRONG_PICTURES))
 def test_show_me_in_the_wrong_pictures_brings_the_clocks_into_view(lesson, button):
-    """Case 4: each Show me of "Three wrong pictures" shows its effect on the clocks, in view."""
+    """Case 4: each Show me of "Three wrong pictures" shows its effect on the clocks, in view, and
+    marks exactly the readouts its change moves, even when the lab already showed its call."""
+    settle(lesson)
+    lesson.click('button[data-scenario="rag"]')  # e.g. the RAG dump, streamed, already on the clocks
     settle(lesson)
     lesson.locator("#wrong").scroll_into_view_if_needed()
     assert not in_view(lesson, "#clocks-canvas")
     lesson.click(f'#wrong .show-me[data-scenario="{button}"], #wrong .show-me[data-mistake="{button}"]')
-    settle(lesson)
+    assert settle(lesson) == "true"
     lesson.evaluate("""async () => { let y = -1; while (y !== scrollY) { y = scrollY;
         await new Promise(requestAnimationFrame); await new Promise(requestAnimationFrame); } }""")
     assert in_view(lesson, "#clocks-canvas")
-    assert lesson.locator(".readout.changed").count() >= 1
+    changed = lesson.evaluate("() => [...document.querySelectorAll('.readout.changed output, .readout.changed [id]')].map((e) => e.id)")
+    assert set(changed) & {"ttft-ms", "ttlt-ms", "visible-ms"} == WRONG_PICTURES[button]
 
 
 CALL_CONTROLS = ["#prompt_tokens-slider", "#output_tokens-slider", "#max_tokens-slider", "#stop_fires-toggle",
@@ -336,14 +345,28 @@ def test_the_canvas_follows_the_system_theme(browser, server):
     page.close()
 
 
-WALK_SEED = 20261130
-WALK_ACTIONS = 1000
+WALK_SEEDS = [20261130, 7, 1024]
+WALK_ACTIONS = 200  # per seed
 
+# Every control a learner can use in the page's main part: its id, or else a mark the walk gives it
+# (scenario chips, "Show me" buttons and mistake cards have no id).
 _INTERACTIVE = """
 () => [...document.querySelectorAll("main button, main input, main select")]
   .filter((e) => !e.disabled && e.offsetParent !== null && e.type !== "file")
-  .map((e) => e.id ? `#${CSS.escape(e.id)}` : null).filter(Boolean)
+  .map((e, i) => {
+    if (e.id) return `#${CSS.escape(e.id)}`;
+    e.dataset.walk ??= `w${i}`;
+    return `[data-walk="${e.dataset.walk}"]`;
+  })
 """
+
+# The settings whose rejection the walk must provoke: a small context window (which no scenario,
+# mistake card or load demo sets, so theirs can exceed it) and a mode change.
+_WALK_SETTINGS = [
+    ("#context_window_tokens-number", ["1024", "2048", "8256", "131072"]),
+    ("#mode-toy", None),
+    ("#mode-roofline", None),
+]
 
 
 def walk_step(page, rng: random.Random, targets: list[str]) -> None:
@@ -385,11 +408,25 @@ def _walk_action(page, rng: random.Random, target: str, timeout_ms: int) -> None
         page.fill(target, "x", timeout=timeout_ms)
 
 
-def test_a_seeded_random_walk_leaves_no_errors_and_a_settled_page(browser, server):
-    """1,000 seeded learner actions (clicks on every button, slider keys, typed numbers, scenario and
-    mode switches, API calls and reloads) end with 0 uncaught errors and a settled page."""
-    print(f"random walk seed {WALK_SEED}")
-    rng = random.Random(WALK_SEED)
+def _walk_setting(page, rng: random.Random) -> None:
+    """A context window or a cost model, set as a learner would (typed, or the mode's radio)."""
+    target, values = rng.choice(_WALK_SETTINGS)
+    if not _usable_kind(page, target):
+        return
+    if values:
+        page.fill(target, rng.choice(values))
+        page.keyboard.press("Enter")
+    else:  # (a Show me's smooth scroll may still be moving it: wait until it is still)
+        page.click(target, timeout=DEADLINE_MS)
+
+
+@pytest.mark.parametrize("seed", WALK_SEEDS)
+def test_a_seeded_random_walk_leaves_no_errors_and_a_settled_page(browser, server, seed):
+    """200 seeded learner actions (clicks on every button, scenario chip, Show me and mistake card,
+    slider keys, typed numbers, small context windows, mode switches, API calls and reloads) end with
+    0 uncaught errors and a settled page."""
+    print(f"random walk seed {seed}")
+    rng = random.Random(seed)
     page = browser.new_page(viewport={"width": 1280, "height": 800})
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
@@ -407,9 +444,11 @@ def test_a_seeded_random_walk_leaves_no_errors_and_a_settled_page(browser, serve
                                      ("mode", rng.choice(["toy", "roofline", "gpu"])),
                                      ("model", "llama-2-70b"), ("tensor_parallel", rng.choice([1, 8, 3]))])
             page.evaluate("([k, v]) => { try { window.TwoClocks.setState({[k]: v}); } catch {} }", [key, value])
+        elif roll < 0.20:
+            _walk_setting(page, rng)
         else:
             walk_step(page, rng, targets)
-        if step % 100 == 99:
+        if step % 50 == 49:
             targets = page.evaluate(_INTERACTIVE)
     assert settle(page) in ("true", "error")
     assert errors == [], errors

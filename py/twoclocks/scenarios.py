@@ -3,9 +3,11 @@
 Each scenario is a complete call state (the keyword names of :func:`twoclocks.simulate_call`) and a
 ``setup``: what the scenario is, in words that hold in every cost model. Its takeaway on the page is
 the setup followed by the advisor's lever for the call as computed (:mod:`twoclocks.advice`), so a
-scenario never recommends a lever the diagnosis does not. Each mistake is a pair of states, ``before`` and ``after`` the "fix" someone tries,
-plus what the learner should notice; the page runs both through the model and shows the clocks not
-improving (or improving only where the lesson says they will).
+scenario never recommends a lever the diagnosis does not. Each mistake is a situation (``before``, a
+call state), ``mistake`` (what people try: ``change`` in words and the ``state`` it leads to) and ``fix``
+(the lesson's remedy, applied to the mistake's call); the page runs the model on ``before`` ->
+mistake and on mistake -> fix and shows which clock each one moves. A card with ``calls`` compares two
+different calls instead (``before`` and the mistake's state), showing the figures each step ``shows``.
 
 Units: token counts are integers; ``speculative_speedup`` is tokens accepted per verification step.
 """
@@ -79,48 +81,66 @@ MISTAKES = [
     {
         "id": "cut-max-tokens",
         "title": "Cutting max_tokens when the first token is slow",
-        "before": _state(max_tokens=256),
-        "after": _state(max_tokens=64),
-        "change": "max_tokens 256 → 64",
+        "situation": "The agent router: 8,000 tokens of prompt for 20 tokens of JSON, and users say the "
+        "first token is slow.",
+        "before": _state(),
+        "mistake": {"change": "cut max_tokens from 256 to 64", "state": _state(max_tokens=64)},
+        "fix": {"change": "cut the prompt from 8,000 to 4,000 tokens",
+                "state": _state(prompt_tokens=4000, max_tokens=64)},
         "lesson": "max_tokens only bounds decode, and a 20-token answer never reached 256 anyway. TTFT is "
-        "prefill: cut the prompt.",
+        "prefill: cut the prompt (or keep its stable spec in the prefix cache).",
     },
     {
         "id": "streaming-solves-it",
         "title": "Turning on streaming and calling it solved",
+        "situation": "A two-sentence answer after a 40,000-token document dump, not streamed.",
         "before": _state(prompt_tokens=40_000, output_tokens=60, max_tokens=512, streaming=False),
-        "after": _state(prompt_tokens=40_000, output_tokens=60, max_tokens=512, streaming=True),
-        "change": "streaming off → on",
-        "lesson": "Text appears at TTFT instead of TTLT, but both clocks are unchanged: the user still "
-        "waits out the same prefill, just watching a cursor.",
+        "mistake": {"change": "turn streaming on",
+                    "state": _state(prompt_tokens=40_000, output_tokens=60, max_tokens=512, streaming=True)},
+        "fix": {"change": "keep the stream and summarise the dump to 4,000 tokens",
+                "state": _state(prompt_tokens=4000, output_tokens=60, max_tokens=512, streaming=True)},
+        "lesson": "Streaming moves only when text appears (at TTFT instead of TTLT): the user still waits "
+        "out the same prefill, just watching a cursor. A shorter prompt is what moves the first token.",
     },
     {
         "id": "total-latency-only",
         "title": "Logging only total latency",
+        "situation": "Two calls in your log: a RAG dump (40,000 tokens in, 60 out) and a chat reply "
+        "(300 in, 310 out).",
+        "calls": ["RAG dump", "chat reply"],
         "before": _state(prompt_tokens=40_000, output_tokens=60, max_tokens=512),
         # 310 tokens: the chat reply's TTLT matches the dump's (6.2 s) in the toy model.
-        "after": _state(prompt_tokens=300, output_tokens=310, max_tokens=1024),
-        "change": "RAG dump vs chat reply",
-        "lesson": "Two calls with the same total (in the toy model) and opposite causes: one is mostly "
-        "prefill, the other all decode. Log TTFT, TTLT, prompt and output tokens to tell them apart.",
+        "mistake": {"change": "log only the total", "state": _state(prompt_tokens=300, output_tokens=310, max_tokens=1024),
+                    "shows": ["ttlt_ms"]},
+        "fix": {"change": "log both clocks (and the prompt and output tokens)",
+                "state": _state(prompt_tokens=300, output_tokens=310, max_tokens=1024),
+                "shows": ["ttft_ms", "decode_ms"]},
+        "lesson": "The same total, opposite causes: one is mostly prefill, the other all decode. Split the "
+        "clock (TTFT, TTLT, prompt and output tokens) and you know which lever to pull.",
     },
     {
         "id": "fat-tool-dumps",
         "title": "Concatenating five fat tool dumps",
+        "situation": "An agent's next call: an 8,000-token prompt for a 30-token answer, after five tool "
+        "calls.",
         "before": _state(prompt_tokens=8000, output_tokens=30, max_tokens=256),
-        "after": _state(prompt_tokens=58_000, output_tokens=30, max_tokens=256),
-        "change": "five 10,000-token dumps land in the next prompt",
+        "mistake": {"change": "paste all five 10,000-token dumps into the next prompt",
+                    "state": _state(prompt_tokens=58_000, output_tokens=30, max_tokens=256)},
+        "fix": {"change": "summarise each dump to about 300 tokens first",
+                "state": _state(prompt_tokens=9500, output_tokens=30, max_tokens=256)},
         "lesson": "The next call is a new prefill over every dump. Summarise each dump before it goes "
         "back into the prompt (see the agent loop below).",
     },
     {
         "id": "router-without-stop",
         "title": "Leaving max_tokens at 2,048 for a router with no stop",
-        "before": _state(stop_fires=True, max_tokens=2048),
-        "after": _state(stop_fires=False, max_tokens=2048),
-        "change": "stop fires → stop never fires",
-        "lesson": "Without a stop, decode fills the whole budget. Stop on schema complete so decode ends "
-        "with the JSON.",
+        "situation": "The agent router, whose answer is one 20-token JSON object.",
+        "before": _state(),
+        "mistake": {"change": "leave max_tokens at 2,048 with no stop",
+                    "state": _state(stop_fires=False, max_tokens=2048)},
+        "fix": {"change": "stop on schema complete", "state": _state(stop_fires=True, max_tokens=2048)},
+        "lesson": "Without a stop, decode rambles on to the whole budget. Stop on schema complete so decode "
+        "ends with the JSON.",
     },
 ]
 """The common-mistake cards, in page order."""

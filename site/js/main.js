@@ -143,8 +143,9 @@ function showAgent(report) {
   $("agent-canvas").setAttribute("aria-label", `Agent loop bars. ${$("agent-totals").textContent}`);
 }
 
+// As shown: a readout whose text stays "6.22 s" did not visibly change.
 function readoutValues() {
-  return { ttft: $("ttft-ms").dataset.ms, ttlt: $("ttlt-ms").dataset.ms, visible: $("visible-ms").dataset.ms };
+  return { ttft: $("ttft-ms").textContent, ttlt: $("ttlt-ms").textContent, visible: $("visible-ms").textContent };
 }
 
 /** Mark the readouts a "Show me" changed, so the learner sees what moved. */
@@ -153,7 +154,7 @@ function markChanged(before) {
   for (const [key, id] of [["ttft", "ttft-ms"], ["ttlt", "ttlt-ms"], ["visible", "visible-ms"]]) {
     const readout = $(id).closest(".readout");
     readout.classList.remove("changed");
-    if (before[key] !== $(id).dataset.ms) {
+    if (before[key] !== $(id).textContent) {
       void readout.offsetWidth; // restart the highlight's animation
       readout.classList.add("changed");
     }
@@ -199,6 +200,7 @@ function setStatus(text, { error = false, retry = false } = {}) {
 // --- model calls: at most one in flight, plus the latest state waiting behind it ---------------
 
 const updates = { inFlight: false, pending: false };
+const showing = { id: 0, between: false }; // the latest "Show me"; between its two pictures
 let resolveReady;
 const ready = new Promise((resolve) => { resolveReady = resolve; });
 
@@ -230,23 +232,22 @@ async function sendUpdate() {
   }
 }
 
+// Resolves once the model has answered for the current state (or rejected it): the next settle().
+const settledWaiters = [];
+const whenSettled = () => new Promise((resolve) => settledWaiters.push(resolve));
+
 function settle() {
   // "true": what is shown is the model's answer for the current state; "error": the model
-  // rejected the current state, and the (dimmed) clocks still show the last valid one.
-  setAttr(document.body, "data-settled", updates.error ? "error" : "true");
+  // rejected the current state, and the (dimmed) clocks still show the last valid one. A "Show me"
+  // between its two pictures is not settled.
+  setAttr(document.body, "data-settled", showing.between ? "false" : updates.error ? "error" : "true");
+  for (const resolve of settledWaiters.splice(0)) resolve();
   $("lab").classList.toggle("lab-stale", Boolean(updates.error));
   // The most model calls the controls had in flight at once since the last settled state.
   setAttr(document.body, "data-max-in-flight", String(engine.takePeak("controls")));
   $("lab").classList.toggle("lab-pending", false); // (remove() would write the attribute every time)
   resolveReady();
-  for (const resolve of settledWaiters.splice(0)) resolve();
   loadSweep.pump(); // the curve's next level, now that no drag is waiting
-}
-
-/** Resolves once the model has answered for the current state (or rejected it). */
-const settledWaiters = [];
-function whenSettled() {
-  return new Promise((resolve) => settledWaiters.push(resolve));
 }
 
 let urlTimer = 0;
@@ -279,7 +280,8 @@ function syncControls() {
   markScenario();
 }
 
-function applyState(partial, { byControl = false } = {}) {
+function applyState(partial, { byControl = false, marked = false } = {}) {
+  markChanges = marked; // only a "Show me" marks the readouts its change moves
   lesson.apply(partial);
   // Until Python is live the clocks show the report embedded for the default state: dim them when
   // the state has moved away from it.
@@ -356,13 +358,34 @@ for (const scenario of BUILD.scenarios) {
   scenarioButtons.set(scenario, button);
 }
 
-/** "Show me" from far below: bring the clocks into view and mark the readouts that change. */
-function showOnClocks(partial, { scroll = true } = {}) {
-  markChanges = true;
-  applyState(partial);
-  if (!scroll) return;
+const SHOW_FIRST_MS = 900; // how long a "Show me" holds its first picture before the change
+
+/**
+ * "Show me" from far below: bring the clocks into view and mark the readouts that change. With
+ * `from`, the clocks first show that call (unmarked), then, after a pause, `partial`: so a Show me
+ * always shows its own change, whatever the lab showed before. A newer Show me, or any change the
+ * learner makes in the pause, cancels the second picture.
+ */
+async function showOnClocks(partial, { from = null, scroll = true } = {}) {
+  const id = ++showing.id;
+  showing.between = false;
   const smooth = !matchMedia("(prefers-reduced-motion: reduce)").matches;
-  $("clocks-wrap").scrollIntoView({ behavior: smooth ? "smooth" : "auto", block: "start" });
+  for (const readout of document.querySelectorAll(".readout.changed")) readout.classList.remove("changed");
+  applyState(from ?? partial, { marked: !from });
+  if (scroll) $("clocks-wrap").scrollIntoView({ behavior: smooth ? "smooth" : "auto", block: "start" });
+  if (from) {
+    const first = JSON.stringify(lesson.value);
+    showing.between = true;
+    await whenSettled();
+    await new Promise((resolve) => setTimeout(resolve, SHOW_FIRST_MS));
+    if (id !== showing.id) return;
+    showing.between = false;
+    if (JSON.stringify(lesson.value) !== first) { // the learner moved on
+      if (engine.ready && !updates.inFlight) settle();
+      return;
+    }
+  }
+  applyState(partial, { marked: true });
 }
 
 for (const demo of BUILD.load_demos) {
@@ -381,19 +404,19 @@ whenNear($("load")).then(() => {
 });
 
 const mistakeRunners = buildMistakes($("mistake-cards"), BUILD.mistakes, {
-  compare: async (before, after) => {
-    const [b, a] = await Promise.all([evaluateState(before), evaluateState(after)]);
-    return { before: b, after: a };
-  },
-  show: (after) => applyState(after),
+  evaluate: (states) => Promise.all(states.map(evaluateState)),
+  show: (from, to) => showOnClocks(to, { from }),
 });
+whenNear($("mistakes")).then(() => { for (const run of Object.values(mistakeRunners)) run(); });
 
+// Each wrong picture's Show me: its call (a scenario's, or a mistake's) after the call it differs
+// from (data-from, a partial over the scenario's state; a mistake's own situation).
 for (const button of document.querySelectorAll("#wrong .show-me")) {
   button.addEventListener("click", () => {
     const scenario = BUILD.scenarios.find((s) => s.id === button.dataset.scenario);
     const mistake = BUILD.mistakes.find((m) => m.id === button.dataset.mistake);
-    if (mistake) mistakeRunners[mistake.id]().catch(() => {}); // the card shows its own result
-    showOnClocks(scenario ? scenario.state : mistake.after);
+    if (mistake) showOnClocks(mistake.mistake.state, { from: mistake.before });
+    else showOnClocks(scenario.state, { from: { ...scenario.state, ...JSON.parse(button.dataset.from) } });
   });
 }
 

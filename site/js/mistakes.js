@@ -1,50 +1,85 @@
-// "Common mistakes": each card runs the model before and after the tempting "fix" and shows which
-// clock fails to move; the page then shows the "after" call.
+// "Common mistakes": each card is a situation, the mistake people make (and the clock it does or
+// does not move) and the fix the lesson gives (and the clock it moves). The figures are the model's
+// (MISTAKES in py/twoclocks/scenarios.py, evaluated in Python); this module only lays them out.
 import { formatMs } from "./format.js";
+
+const LABELS = { ttft_ms: "TTFT", ttlt_ms: "TTLT", first_visible_ms: "First text visible", decode_ms: "Decode" };
+const CLOCKS = ["ttft_ms", "ttlt_ms", "first_visible_ms"];
 
 // The verdict follows the figures as shown: two calls that both read "6.22 s" are "about the
 // same", never "slower" by an invisible millisecond.
-function verdictOf(before, after) {
-  if (Math.abs(after - before) <= 1e-9 * Math.max(1, before)) return "(unchanged)";
-  if (formatMs(before) === formatMs(after)) return "(about the same)";
-  return after < before ? "(faster)" : "(slower)";
+function verdictOf(before, after, { pair }) {
+  if (Math.abs(after - before) <= 1e-9 * Math.max(1, before)) return ["same", pair ? "(the same)" : "(unchanged)"];
+  if (formatMs(before) === formatMs(after)) return ["same", "(about the same)"];
+  if (pair) return ["moved", "(far apart)"];
+  return ["moved", after < before ? "(faster)" : "(slower)"];
 }
 
-function change(label, before, after) {
+/** One figure of two calls: "TTFT 704 ms → 336 ms (faster)", or for two calls side by side
+ * "TTFT: RAG dump 4.80 s, chat reply 24 ms (far apart)". A figure that moved is marked. */
+function figure(key, before, after, calls) {
   const item = document.createElement("li");
-  item.textContent = `${label} ${formatMs(before)} → ${formatMs(after)} `;
-  const verdict = document.createElement("span");
-  verdict.className = "verdict";
-  verdict.textContent = verdictOf(before, after);
-  item.append(verdict);
+  const [kind, verdict] = verdictOf(before[key], after[key], { pair: Boolean(calls) });
+  item.className = kind;
+  item.dataset.figure = key;
+  item.textContent = calls
+    ? `${key === "ttlt_ms" ? "Total (TTLT)" : LABELS[key]}: ${calls[0]} ${formatMs(before[key])}, ${calls[1]} ${formatMs(after[key])} `
+    : `${LABELS[key]} ${formatMs(before[key])} → ${formatMs(after[key])} `;
+  const span = document.createElement("span");
+  span.className = "verdict";
+  span.textContent = verdict;
+  item.append(span);
   return item;
 }
 
-export function buildMistakes(container, mistakes, { compare, show }) {
+/**
+ * Build the cards into `container`. `evaluate(states)` resolves to the model's reports for the
+ * states (over the lab's other settings) or rejects with the model's message; `show(from, to)` puts
+ * the call `from` on the clocks, then `to`, marking what changed. Returns {id: run}, where run()
+ * (re)computes a card's figures; it never rejects: a call the model refuses is said in the card.
+ */
+export function buildMistakes(container, mistakes, { evaluate, show }) {
   const cards = {};
   for (const mistake of mistakes) {
+    const calls = mistake.calls ?? null;
     const article = document.createElement("article");
-    article.className = "card";
+    article.className = "card mistake";
     article.id = `mistake-${mistake.id}`;
-    article.innerHTML = `<h3></h3><p class="muted change"></p>
-      <button type="button" class="show-me">Show me</button>
-      <ul class="result" aria-live="polite"></ul><p class="lesson" hidden></p>
-      <p class="muted small shown-note" hidden>The call at the top of the lesson now runs the “after” setting.</p>`;
+    article.innerHTML = `<h3></h3><p class="situation"></p>
+      <p class="step"><strong>The mistake:</strong> <span class="mistake-change"></span>.</p>
+      <ul class="result mistake-result" aria-live="polite"></ul>
+      <p class="step"><strong>The fix:</strong> <span class="fix-change"></span>.</p>
+      <ul class="result fix-result" aria-live="polite"></ul>
+      <p class="lesson"></p><p class="muted small card-error" role="status"></p>
+      <button type="button" class="show-me"></button>`;
     article.querySelector("h3").textContent = mistake.title;
-    article.querySelector(".change").textContent = `Tried: ${mistake.change}.`;
+    article.querySelector(".situation").textContent = mistake.situation;
+    article.querySelector(".mistake-change").textContent = mistake.mistake.change;
+    article.querySelector(".fix-change").textContent = mistake.fix.change;
     article.querySelector(".lesson").textContent = mistake.lesson;
+    article.querySelector(".show-me").textContent = calls ? "Show both calls on the clocks" : "Show the fix on the clocks";
+    // Two calls side by side compare `before` with the other call at both steps; otherwise the
+    // mistake is `before` -> mistake and the fix is applied to the mistake's call.
+    const [fixFrom, fixTo] = calls ? [mistake.before, mistake.mistake.state] : [mistake.mistake.state, mistake.fix.state];
     const run = async () => {
-      const { before, after } = await compare(mistake.before, mistake.after);
-      article.querySelector(".result").replaceChildren(
-        change("TTFT", before.ttft_ms, after.ttft_ms),
-        change("TTLT", before.ttlt_ms, after.ttlt_ms),
-        change("First text visible", before.first_visible_ms, after.first_visible_ms),
-      );
-      article.querySelector(".lesson").hidden = false;
-      article.querySelector(".shown-note").hidden = false;
-      show(mistake.after);
+      const error = article.querySelector(".card-error");
+      try {
+        const [before, tried, fixed] = await evaluate([mistake.before, mistake.mistake.state, fixTo]);
+        const from = calls ? before : tried;
+        article.querySelector(".mistake-result").replaceChildren(
+          ...(mistake.mistake.shows ?? CLOCKS).map((key) => figure(key, before, tried, calls)));
+        article.querySelector(".fix-result").replaceChildren(
+          ...(mistake.fix.shows ?? CLOCKS).map((key) => figure(key, from, fixed, calls)));
+        error.textContent = "";
+      } catch (failure) {
+        for (const list of article.querySelectorAll(".result")) list.replaceChildren();
+        error.textContent = `The model cannot run this card with the lab's settings: ${failure.message}.`;
+      }
     };
-    article.querySelector("button").addEventListener("click", run);
+    article.querySelector(".show-me").addEventListener("click", () => {
+      show(fixFrom, fixTo);
+      run();
+    });
     container.append(article);
     cards[mistake.id] = run;
   }
