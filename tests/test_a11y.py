@@ -268,7 +268,7 @@ def test_tab_reaches_every_control_in_order_with_a_visible_focus_ring(lesson):
         visited.append(info)
     assert visited and visited[0]["html"].startswith('<a class="skip"')
     missed = set(expected["indexes"]) - {v["index"] for v in visited}
-    assert not missed, f"{len(missed)} controls never got focus"
+    assert not missed, f"{len(missed)} controls never got focus, after {visited[-1]['html'][:120]}"
     assert [v["index"] for v in visited] == expected["indexes"]
     background = theme_background(lesson)
     for info in visited:

@@ -114,7 +114,7 @@ def test_the_whole_lesson_works_over_plain_http_under_a_host_name(named_host_bro
     page = named_host_browser.new_page()
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(f"http://lessons.example:{server.port}/")
+    page.goto(f"http://lessons.example:{server.port}/?view=lab")
     assert page.evaluate("() => [isSecureContext, typeof crypto.subtle]") == [False, "undefined"]
     wait_ready(page)
     page.fill("#prompt_tokens-number", "40000")
@@ -138,7 +138,7 @@ def test_a_changed_wheel_still_stops_the_boot_with_its_name(named_host_browser, 
     page = named_host_browser.new_page()
     wheel = next(dist_dir.glob("app-*/twoclocks-*-py3-none-any.whl"))
     page.route(f"**/{wheel.name}", lambda route: route.fulfill(body=wheel.read_bytes() + b"tampered"))
-    page.goto(f"http://lessons.example:{server.port}/")
+    page.goto(f"http://lessons.example:{server.port}/?view=lab")
     text = wait_until(page, "() => /sha256/.test(document.getElementById('status-text').textContent)"
                             " && document.getElementById('status-text').textContent", deadline_ms=DEADLINE_MS * 2)
     assert text and wheel.name in text and "does not match its recorded sha256" in text
@@ -304,7 +304,7 @@ def test_a_stale_page_whose_files_are_gone_reloads_once_into_the_new_release(bro
     context = browser.new_context()
     navigations = serve_stale_page(context, server.url, (old / "index.html").read_text(), times=1)
     page = context.new_page()
-    page.goto(server.url + "?view=lab")
+    page.goto(server.url)
     assert wait_until(page, "() => window.TwoClocks?.version", deadline_ms=10_000) == "1.0.1"
     assert len(navigations) == 2
     context.close()
@@ -320,7 +320,7 @@ def test_a_stale_page_that_stays_stale_says_a_newer_version_is_installed(browser
     context = browser.new_context()
     navigations = serve_stale_page(context, server.url, (old / "index.html").read_text(), times=None)
     page = context.new_page()
-    page.goto(server.url + "?view=lab")
+    page.goto(server.url)
     text = wait_until(page, "() => /newer version/.test(document.getElementById('status-text')?.textContent)"
                       " && document.getElementById('status-text').textContent", deadline_ms=10_000)
     assert text and "1.0.1" in text and "reload" in text.lower()

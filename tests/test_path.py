@@ -256,6 +256,7 @@ def test_a_step_gates_the_lab_to_its_own_controls_and_the_lab_is_one_click_away(
     assert page.is_visible("#agent") and page.evaluate("() => document.getElementById('agent').getBoundingClientRect().top") < 100
     page.evaluate("() => TwoClocks.lesson.go('checklist')")
     page.click("[data-path=deeper] button >> text=Roofline mode")
+    page.evaluate(WAIT_SETTLED, 15_000)
     assert page.evaluate("() => TwoClocks.getState().mode") == "roofline" and page.is_visible("#roofline-panel")
 
 

@@ -113,7 +113,7 @@ def open_page(browser, url: str, replace: dict[str, bytes | None] | None = None,
             page.route(f"**/{name}", lambda route, *_: route.fulfill(status=404, body="not here"))
         else:
             page.route(f"**/{name}", lambda route, *_, body=body: route.fulfill(body=body, content_type="application/gzip"))
-    page.goto(url)
+    page.goto(url if "?" in url or url.endswith(".html") else url + "?view=lab")  # the lab: its cell, its sliders
     page.evaluate(
         """async (deadline) => { const start = performance.now();
              while (!window.TwoClocks) { if (performance.now() - start > deadline) throw new Error("no TwoClocks");

@@ -129,9 +129,10 @@ export function showLoadFigures(report, state) {
 }
 
 /**
- * The latency vs throughput curve, asked of the worker level by level. `engine.busy("evaluate")`
+ * The latency vs throughput curve, asked of the worker level by level. `engine.inFlight("controls")`
  * says a drag is waiting: the next level is then asked only after it is answered (`pump()` is called
- * again when the controls settle).
+ * again when the controls settle). Other model calls (a mistake card's figures, Play) never hold it:
+ * nothing would pump it again when they end.
  */
 export class LoadSweep {
   constructor({ engine, chart, status, levels }) {
@@ -159,7 +160,7 @@ export class LoadSweep {
   }
 
   async pump() {
-    if (!this.active || this.asking || !this.engine.ready || this.engine.busy("evaluate")) return;
+    if (!this.active || this.asking || !this.engine.ready || this.engine.inFlight("controls")) return;
     if (this.error || this.points.length === this.levels.length) return;
     const key = this.key;
     const level = this.levels[this.points.length];

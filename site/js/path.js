@@ -208,7 +208,7 @@ export class GuidedPath {
     const { score } = this.progress.summary(this.steps);
     this.parts.checklist.replaceChildren(
       el("ul", { cls: "path-rules" }, rules),
-      el("h4", { text: score === null ? "Your predictions" : `Your predictions: ${score}% right` }),
+      el("h3", { text: score === null ? "Your predictions" : `Your predictions: ${score}% right` }),
       el("ul", { cls: "path-answers" }, answers),
     );
   }
