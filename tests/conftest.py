@@ -12,6 +12,12 @@ import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Speed is measured by `build.py bench`, never by a test: hypothesis's per-example deadline (200 ms)
+# fails property tests on a machine busy with the browser tests, so it is off.
+settings.register_profile("twoclocks", deadline=None)
+settings.load_profile("twoclocks")
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))

@@ -223,6 +223,9 @@ _TABBABLE = """
       const group = [...document.querySelectorAll(`input[type=radio][name="${el.name}"]`)];
       if ((group.find((r) => r.checked) ?? group[0]) !== el) continue;
     }
+    // Named once here: a section that fills in as Tab brings it near (a mistake card's figures)
+    // inserts elements, which would shift every later position in the document.
+    el.dataset.tabStop = String(all.indexOf(el));
     indexes.push(all.indexOf(el));
   }
   return { indexes, positive: all.filter((el) => el.tabIndex > 0).map((el) => el.outerHTML.slice(0, 80)) };
@@ -236,7 +239,7 @@ _FOCUSED = """
   const style = getComputedStyle(el);
   const box = el.getBoundingClientRect();
   return {
-    index: all.indexOf(el), id: el.id, tag: el.tagName.toLowerCase(), html: el.outerHTML.slice(0, 90),
+    index: el.dataset.tabStop === undefined ? -1 - all.indexOf(el) : Number(el.dataset.tabStop), id: el.id, tag: el.tagName.toLowerCase(), html: el.outerHTML.slice(0, 90),
     outline: [style.outlineStyle, parseFloat(style.outlineWidth) || 0, style.outlineColor],
     inView: box.width > 0 && box.bottom > 0 && box.top < innerHeight && box.right > 0 && box.left < innerWidth,
   };

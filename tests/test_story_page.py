@@ -8,7 +8,7 @@ import random
 
 import pytest
 from playwright.sync_api import Error as PlaywrightError
-from pagewait import DEADLINE_MS, settle, wait_ready
+from pagewait import DEADLINE_MS, settle, wait_ready, wait_until
 
 from twoclocks.scenarios import SCENARIOS
 from twoclocks.web import DEFAULT_STATE, evaluate
@@ -485,11 +485,15 @@ def test_play_moves_both_hands_forward_along_the_scale_to_where_they_stand(lesso
     after, and the replay ends with both dials drawn as before it."""
     settle(lesson)
     still = drawn(lesson)
-    lesson.evaluate("""() => { window.playFrames = [];
+    lesson.evaluate("""() => { window.playFrames = []; window.playStarted = false;
       new MutationObserver(() => { const d = TwoClocks.drawn(); playFrames.push([d.ttft.ms, d.ttft.size, d.ttlt.ms, d.ttlt.size]); })
-        .observe(document.getElementById("clocks-canvas"), { attributes: true, attributeFilter: ["data-drawn"] }); }""")
+        .observe(document.getElementById("clocks-canvas"), { attributes: true, attributeFilter: ["data-drawn"] });
+      const play = document.getElementById("play");
+      new MutationObserver(() => { if (play.getAttribute("aria-pressed") === "true") playStarted = true; })
+        .observe(play, { attributes: true, attributeFilter: ["aria-pressed"] }); }""")
     lesson.click("#play")
-    lesson.wait_for_selector("#play[aria-pressed=false]", timeout=DEADLINE_MS)
+    # Play starts once the model has answered (aria-pressed true) and ends by itself (false again).
+    assert wait_until(lesson, """() => playStarted && document.getElementById("play").getAttribute("aria-pressed") === "false" """)
     frames = lesson.evaluate("() => playFrames")
     assert len(frames) > 5
     assert all(ttft_ms >= 0 and ttlt_ms >= 0 for ttft_ms, _, ttlt_ms, _ in frames), frames[:3]

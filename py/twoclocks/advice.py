@@ -90,14 +90,26 @@ clocks are both fine gets :func:`short_for`'s qualified form)."""
 
 
 def format_ms(ms: float) -> str:
-    """A duration as every piece of advice prints it: ``"704 ms"``, ``"6.22 s"``, ``"16.8 s"``.
+    """A duration as every sentence Python writes prints it, in the units the page's readouts use
+    (``site/js/format.js``): ``"4.5 ms"``, ``"704 ms"``, ``"6.22 s"``, ``"16.8 s"``, ``"1 min 4 s"``,
+    ``"2.5 h"``. Each unit is chosen by the value as shown, so rounding never gives "1000 ms".
 
     Args:
         ms: a duration, ms (>= 0).
     """
-    if ms < 1000:
-        return f"{ms:,.0f} ms"
-    return f"{ms / 1000:,.2f} s" if ms < 10_000 else f"{ms / 1000:,.1f} s"
+    if round(ms, 1) < 10:
+        return f"{ms:.1f} ms"
+    if round(ms) < 1000:
+        return f"{round(ms)} ms"
+    seconds = ms / 1000
+    if round(seconds, 2) < 10:
+        return f"{seconds:.2f} s"
+    if round(seconds, 1) < 60:
+        return f"{seconds:.1f} s"
+    whole = round(seconds)
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60} s"
+    return f"{seconds / 3600:,.1f} h"
 
 
 def format_tokens(count: int) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .advice import format_ms
 from .scenarios import BASE_STATE
 
 WINDOW_STEP_WINDOW_TOKENS = 8_192
@@ -291,21 +292,6 @@ CHECKLIST = (
 """The seed's closing checklist, as (term, rule) pairs."""
 
 
-def _format_ms(ms: float) -> str:
-    """A duration as the page prints it (``format.js``'s ``formatMs``): "704 ms", "6.22 s"."""
-    if round(ms, 1) < 10:
-        return f"{ms:.1f} ms"
-    if round(ms) < 1000:
-        return f"{round(ms)} ms"
-    seconds = ms / 1000
-    if round(seconds, 2) < 10:
-        return f"{seconds:.2f} s"
-    if round(seconds, 1) < 60:
-        return f"{seconds:.1f} s"
-    whole = round(seconds)
-    return f"{whole // 60} min {whole % 60} s"
-
-
 UNCHANGED_MS = 0.05
 """A clock that moved less than this (ms) did not move: below the page's 0.1 ms resolution."""
 
@@ -315,11 +301,11 @@ def _change(name: str, before: float, after: float) -> str:
     (+2.0 ms)" when the change does not show at the page's rounding."""
     delta = after - before
     if abs(delta) < UNCHANGED_MS:
-        return f"{name} {_format_ms(after)}, unchanged"
+        return f"{name} {format_ms(after)}, unchanged"
     sign = "+" if delta > 0 else "−"
-    if _format_ms(before) == _format_ms(after):
-        return f"{name} {_format_ms(after)}, about the same ({sign}{_format_ms(abs(delta))})"
-    return f"{name} {_format_ms(before)} → {_format_ms(after)} ({sign}{_format_ms(abs(delta))})"
+    if format_ms(before) == format_ms(after):
+        return f"{name} {format_ms(after)}, about the same ({sign}{format_ms(abs(delta))})"
+    return f"{name} {format_ms(before)} → {format_ms(after)} ({sign}{format_ms(abs(delta))})"
 
 
 def effect(before: dict, after: dict) -> dict:
