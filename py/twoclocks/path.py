@@ -6,7 +6,8 @@ Each step asks one question with a few choices (or none), starts from one comple
 (``setup``, the page's state keys), lets the learner change only ``keys`` and offers ``actions``:
 named changes of the setup state the learner can apply with one press. Every number a step shows
 is computed here by the model, at build time, by :func:`path_data` (the page embeds it), so the
-page only places text. The step's ``answer`` is a claim about the model; ``tests/test_path.py``
+page only places text; where a step names a fix, it is the advisor's own phrase
+(:mod:`twoclocks.advice`), so the path and the advice under the clocks say it in one voice. The step's ``answer`` is a claim about the model; ``tests/test_path.py``
 checks each claim against the model's own numbers, so a step can never teach what the model does
 not do.
 """
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .advice import format_ms
+from .advice import PROMPT_FIX, ROOM_FIX, STOP_FIX, capital, format_ms
 from .scenarios import BASE_STATE
 
 WINDOW_STEP_WINDOW_TOKENS = 8_192
@@ -131,8 +132,7 @@ STEPS = (
                  ("same", "It does not move")),
         answer="same",
         explanation="max_tokens only bounds decode, and a 20-token answer never came near 256 anyway. "
-        "TTFT is prefill, paid for by the prompt: cut the prompt (send only what this step needs, keep "
-        "the stable spec cached).",
+        f"TTFT is prefill, paid for by the prompt, so {PROMPT_FIX}.",
         setup=ROUTER,
         keys=("max_tokens", "prompt_tokens", "cached_prefix_tokens"),
         actions=(Action("max-tokens", "max_tokens 256 → 64", {"max_tokens": 64}),
@@ -152,7 +152,7 @@ STEPS = (
         answer="visible",
         explanation="Streaming changes when the bytes arrive, not how much work prefill did: the "
         "first token still waits for the whole prompt, the user just watches a cursor sooner. To move "
-        "TTFT, send a shorter prompt.",
+        f"TTFT, {PROMPT_FIX}.",
         setup={**RAG, "streaming": False},
         keys=("streaming", "prompt_tokens"),
         actions=(Action("stream", "Turn streaming on", {"streaming": True}),
@@ -168,7 +168,7 @@ STEPS = (
         choices=(("20", "20"), ("256", "256"), ("2048", "2,048")),
         answer="2048",
         explanation="Without a stop that fires, decode runs on to max_tokens, long after the answer "
-        "was done. Stop on schema complete, so decode ends with the JSON.",
+        f"was done. {capital(STOP_FIX)}.",
         setup=_state(stop_fires=False, max_tokens=2048),
         keys=("stop_fires", "max_tokens"),
         actions=(Action("stop", "Stop on schema complete", {"stop_fires": True}),),
@@ -186,7 +186,7 @@ STEPS = (
         answer="same",
         explanation="Speculative decoding guesses ahead with a draft model and checks several tokens "
         "per step: decode gets faster. Prefill still reads all 200,000 tokens before token one. "
-        "Serving tricks do not excuse a greedy packer: cut the junk.",
+        f"Serving tricks do not excuse a greedy packer. {capital(PROMPT_FIX)}.",
         setup=JUNK,
         keys=("speculative_speedup", "prompt_tokens"),
         actions=(Action("speculative", "Speculative decoding ×3", {"speculative_speedup": 3.0}),
@@ -249,8 +249,8 @@ STEPS = (
                  ("slower", "Runs it, a little slower")),
         answer="reject",
         explanation="A server reserves max_tokens of room for decode and refuses a call whose prompt "
-        "leaves too little. Keep room for the answer in the window, then stop on schema complete so "
-        "decode does not fill that room with poetry.",
+        f"leaves too little, before any prefill. {capital(ROOM_FIX)}. Then {STOP_FIX}, so decode does "
+        "not fill that room with poetry.",
         setup=_state(prompt_tokens=7_900, context_window_tokens=WINDOW_STEP_WINDOW_TOKENS),
         keys=("prompt_tokens", "max_tokens"),
         actions=(Action("grow", "Grow the prompt to 8,000", {"prompt_tokens": 8_000}),

@@ -17,6 +17,7 @@
 // analyses; root.dataset.fitted is "true" while the lesson runs on fitted coefficients.
 import { CanvasView, prepareCanvas } from "./canvas.js";
 import { formatCount, formatMs, formatNumber, formatPercent } from "./format.js";
+import { el } from "./dom.js";
 
 export const MAX_FILE_BYTES = 50 * 1024 * 1024;
 
@@ -45,16 +46,6 @@ const HOW_WE_KNOW = {
 };
 
 // --- small DOM helpers: text always through textContent ---------------------------------------
-
-function el(tag, { cls, text, attrs, data } = {}, children = []) {
-  const node = document.createElement(tag);
-  if (cls) node.className = cls;
-  if (text !== undefined && text !== null) node.textContent = String(text);
-  for (const [name, value] of Object.entries(attrs ?? {})) node.setAttribute(name, String(value));
-  for (const [name, value] of Object.entries(data ?? {})) node.dataset[name] = String(value);
-  node.append(...children.filter(Boolean));
-  return node;
-}
 
 function cells(tr, texts, tag = "td") {
   for (const text of texts) {
