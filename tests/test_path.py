@@ -49,7 +49,9 @@ def model_answer(step_id: str) -> str | None:
         on = report_of(step_id, "stream")
         if on["ttft_ms"] < setup["ttft_ms"]:
             return "ttft"
-        return "visible" if on["first_visible_ms"] < setup["first_visible_ms"] else "nothing"
+        if on["ttlt_ms"] < setup["ttlt_ms"]:
+            return "ttlt"
+        return "visible" if on["first_visible_ms"] < setup["first_visible_ms"] else None
     if step_id == "missing-stop":
         return str(setup["output_tokens"])
     if step_id == "speculative":
@@ -180,8 +182,8 @@ def test_the_whole_path_by_keyboard_predict_act_see(path_page):
             continue
         assert step["choices"] == [c["id"] for c in data["choices"]]
         assert page.is_hidden("[data-path=act]") and page.is_hidden("[data-path=reveal]")
-        for key in step["keys"]:  # visible, but locked until the prediction
-            assert page.is_disabled(f"[data-key={key}] input >> nth=0")
+        for key in step["keys"]:  # folded away, and locked, until the prediction
+            assert page.is_hidden(f"[data-key={key}]") and page.is_disabled(f"[data-key={key}] input >> nth=0")
         veiled = page.evaluate("() => document.getElementById('path').hasAttribute('data-veil')")
         assert veiled == data["veil"]
         # Keyboard: into the choices, arrow to the last, Tab to the commit button, Enter.
@@ -277,6 +279,7 @@ def test_progress_lasts_a_reload_a_step_opens_by_address_and_start_over_resets(b
     progress = page.evaluate("() => TwoClocks.lesson.progress()")
     assert progress["predictions"] == {"missing-stop": {"choice": "2048", "correct": True}}
     assert page.evaluate("() => TwoClocks.lesson.current()") == "missing-stop"
+    assert page.is_visible("[data-path=reveal]") and "right" in page.text_content("[data-path=verdict]")
     page.goto(server + "?step=nope")
     wait_ready(page)
     assert "step=\"nope\" ignored" in page.text_content("#notice")

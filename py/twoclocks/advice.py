@@ -112,6 +112,26 @@ def format_ms(ms: float) -> str:
     return f"{seconds / 3600:,.1f} h"
 
 
+def format_share(share: float) -> str:
+    """A share of a whole as a percentage that never overstates: ``0.083 -> "8%"``; a tiny non-zero
+    share is ``"<1%"`` and a share just short of the whole ``">99%"`` (never "0%" or "100%" for a
+    part that is not).
+
+    Args:
+        share: a fraction, 0..1.
+    """
+    if 0 < share < 0.005:
+        return "<1%"
+    if 0.995 <= share < 1:
+        return ">99%"
+    return f"{share:.0%}"
+
+
+def format_limit(ms: float) -> str:
+    """A threshold as a person says it: ``1000 -> "1 s"``, ``4000 -> "4 s"``, ``500 -> "500 ms"``."""
+    return f"{ms / 1000:g} s" if ms >= 1000 else f"{ms:g} ms"
+
+
 def format_tokens(count: int) -> str:
     """``"1 token"``, ``"2,048 tokens"``."""
     return f"{count:,} token" + ("" if count == 1 else "s")
@@ -176,8 +196,8 @@ def short_for(decision: dict) -> str:
 
 def slow_meaning() -> str:
     """What "slow" means on this page, as one clause."""
-    return (f"a first token is slow from {format_ms(SLOW_FIRST_TOKEN_MS)}, a stream from "
-            f"{format_ms(SLOW_STREAM_MS)}")
+    return (f"a first token is slow from {format_limit(SLOW_FIRST_TOKEN_MS)}, a stream from "
+            f"{format_limit(SLOW_STREAM_MS)}")
 
 
 def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms: float = 0.0,
@@ -198,32 +218,32 @@ def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms
     if label == "both":
         if decision["waiting"]:
             return (f"Both clocks are slow: the first token waits {format_ms(waiting_ms)} of its {first} "
-                    f"queued behind other requests (slow from {format_ms(SLOW_FIRST_TOKEN_MS)}), and "
-                    f"decoding {answer} takes {stream} more (slow from {format_ms(SLOW_STREAM_MS)}), "
+                    f"queued behind other requests (slow from {format_limit(SLOW_FIRST_TOKEN_MS)}), and "
+                    f"decoding {answer} takes {stream} more (slow from {format_limit(SLOW_STREAM_MS)}), "
                     f"so first {WAITING_FIX}; if the stream is still slow then, {OUTPUT_FIX}.")
         return (f"Both clocks are slow: prefill of {prompt} takes {first} (slow from "
-                f"{format_ms(SLOW_FIRST_TOKEN_MS)}) and decoding {answer} another {stream} (slow from "
-                f"{format_ms(SLOW_STREAM_MS)}), so {BOTH_FIX}.")
+                f"{format_limit(SLOW_FIRST_TOKEN_MS)}) and decoding {answer} another {stream} (slow from "
+                f"{format_limit(SLOW_STREAM_MS)}), so {BOTH_FIX}.")
     if label == "prefill" and lever == "waiting":
         return (f"The first token is slow and mostly waits: {format_ms(waiting_ms)} of its {first} is "
                 f"spent queued behind other requests, and its prefill step takes "
                 f"{format_ms(ttft_ms - waiting_ms)}, so {WAITING_FIX}.")
     if label == "prefill":
         return (f"The first token is slow: prefill of {prompt} takes {first} of the {format_ms(ttlt_ms)} "
-                f"{subject} ({share:.0%}; slow from {format_ms(SLOW_FIRST_TOKEN_MS)}), so {PROMPT_FIX}.")
+                f"{subject} ({format_share(share)}; slow from {format_limit(SLOW_FIRST_TOKEN_MS)}), so {PROMPT_FIX}.")
     if label == "decode" and decision["stream_slow"]:
         return (f"The stream is slow: the first token is out after {first}, then decoding {answer} "
-                f"takes {stream} more ({1 - share:.0%} of the {subject}; slow from "
-                f"{format_ms(SLOW_STREAM_MS)}), so {FIX[lever]}; the prompt is not the problem.")
-    neither = (f"Neither clock is slow by this page's meaning: the first token is out after {first} "
-               f"(slow from {format_ms(SLOW_FIRST_TOKEN_MS)}) and the stream takes {stream} more "
-               f"(slow from {format_ms(SLOW_STREAM_MS)})")
+                f"takes {stream} more ({format_share(1 - share)} of the {subject}; slow from "
+                f"{format_limit(SLOW_STREAM_MS)}), so {FIX[lever]}; the prompt is not the problem.")
+    neither = (f"Neither clock is slow yet: the first token is out after {first} "
+               f"(slow from {format_limit(SLOW_FIRST_TOKEN_MS)}) and the stream takes {stream} more "
+               f"(slow from {format_limit(SLOW_STREAM_MS)})")
     if label == "cut-off":
         return f"{neither}, but the answer was cut off, so {ROOM_FIX}."
     if label == "decode":
         return f"{neither}, but the stop never fired, so {STOP_FIX}."
-    where = (f"the prompt comes first: prefill is {share:.0%} of the wait" if lever == "prompt"
-             else f"the output comes first: decode is {1 - share:.0%} of the wait")
+    where = (f"the prompt comes first: prefill is {format_share(share)} of the wait" if lever == "prompt"
+             else f"the output comes first: decode is {format_share(1 - share)} of the wait")
     return f"{neither}. If the {subject} must be faster, {where}."
 
 
@@ -312,9 +332,9 @@ def advise_agent(totals: dict) -> dict:
                 f"must be faster, {FIX[lever]}.")
     else:
         where = {
-            "prefill": f"{share:.0%} of the loop's {whole} is waiting for first tokens",
-            "decode": f"{1 - share:.0%} of the loop's {whole} is decoding",
-            "both": f"The loop's {whole} splits between prefill ({share:.0%}) and decode, both slow",
+            "prefill": f"{format_share(share)} of the loop's {whole} is waiting for first tokens",
+            "decode": f"{format_share(1 - share)} of the loop's {whole} is decoding",
+            "both": f"The loop's {whole} splits between prefill ({format_share(share)}) and decode, both slow",
         }[label]
         text = f"{capital(where)}, so {FIX[lever]}."
     return {"lever": lever, "label": label, "text": text, "short": short_for(decision),

@@ -55,6 +55,7 @@ class Step:
     show: str | None = None  # a section the step shows below the clocks ("code")
     seed: str = ""  # the seed's sentence this step teaches, quoted
     veil: bool = False  # the question is about the clocks as they stand: hide them until predicted
+    lead: str = ""  # a sentence before the question (the first step's two definitions)
     deeper: tuple = ()  # ((section id, label, state or None), ...): where the lab goes further
 
 
@@ -70,15 +71,18 @@ STEPS = (
     Step(
         id="two-clocks",
         title="Two clocks",
+        lead="Prefill reads the whole prompt and yields the first token: its clock is TTFT. Decode then "
+        "writes the answer one token per step: TTLT is when the last one is out.",
         question="An agent router sends 8,000 tokens of spec, tools and history and gets back 20 "
         "tokens of JSON. Where does most of the wait go?",
-        choices=(("prefill", "Before the first token: prefill reads the whole prompt"),
-                 ("decode", "Writing the 20 tokens: decode"),
+        choices=(("prefill", "Before the first token (prefill)"),
+                 ("decode", "Writing the 20 tokens (decode)"),
                  ("even", "About half each")),
         answer="prefill",
         explanation="Prefill runs the whole prompt through the model before the first token can "
         "appear: that pause is TTFT. Decode then writes one token per step, and TTLT is TTFT plus "
-        "every step. Twenty tokens of JSON are a blink after a suitcase of prompt.",
+        "every step. Twenty tokens of JSON are a blink after a suitcase of prompt, yet people still "
+        "tune the sampler and ignore the suitcase.",
         setup=ROUTER,
         actions=(Action("play", "▶ Play the call", play=True),),
         seed="Time to first token is mostly prefill. Time to last token is prefill plus decode.",
@@ -95,7 +99,7 @@ STEPS = (
         choices=(("prefill", "Prefill"), ("decode", "Decode"), ("same", "Both the same")),
         answer="prefill",
         explanation="Prefill pays for every prompt token, plus a little for every pair of them "
-        "(attention's n² term), so it grows faster than the prompt. Decode's steps barely notice the "
+        "(attention's n² term, unless the kernel is clever), so it grows faster than the prompt. Decode's steps barely notice the "
         "prompt: each costs a fixed amount plus a little per cached slot. A 500-token prompt's prefill "
         "is cheap next to 4,000.",
         setup=ROUTER,
@@ -113,8 +117,9 @@ STEPS = (
                  ("both", "Both, about equally")),
         answer="prompt",
         explanation="Doubling the prompt doubles prefill's work and more (the n² term), and all of it "
-        "comes before the first token. Doubling the answer adds decode steps after the first token: "
-        "TTLT grows, TTFT does not move at all.",
+        "comes before the first token. Doubling the answer adds 80 decode steps after the first "
+        "token: here that adds more to TTLT than the prompt's doubling does, but nothing at all to "
+        "TTFT. Which doubling hurts depends on which clock the user is waiting on.",
         setup=_state(prompt_tokens=4000, output_tokens=80),
         keys=("prompt_tokens", "output_tokens"),
         actions=(Action("prompt", "Double the prompt", {"prompt_tokens": 8000}),
@@ -125,8 +130,8 @@ STEPS = (
     Step(
         id="cut-max-tokens",
         title="Slow to start: cut max_tokens?",
-        question="Users say the router is slow to start. A colleague cuts max_tokens from 256 to 64. "
-        "What happens to TTFT?",
+        question="The router (an 8,000-token prompt, 20 tokens of JSON) must start answering sooner. "
+        "A colleague cuts max_tokens from 256 to 64. What happens to TTFT?",
         choices=(("falls-4x", "It falls about four times"),
                  ("falls-little", "It falls a little"),
                  ("same", "It does not move")),
@@ -146,9 +151,9 @@ STEPS = (
         title="Does streaming help?",
         question="A two-sentence answer after a 40,000-token document dump, not streamed: the user "
         "sees nothing until the last token. You turn streaming on. What changes?",
-        choices=(("ttft", "TTFT gets shorter"),
-                 ("visible", "Text appears at TTFT instead of TTLT; both clocks stay the same"),
-                 ("nothing", "Nothing at all")),
+        choices=(("ttft", "The first token comes sooner (TTFT falls)"),
+                 ("visible", "Text shows sooner; TTFT and TTLT stay"),
+                 ("ttlt", "The answer ends sooner (TTLT falls)")),
         answer="visible",
         explanation="Streaming changes when the bytes arrive, not how much work prefill did: the "
         "first token still waits for the whole prompt, the user just watches a cursor sooner. To move "
@@ -168,12 +173,14 @@ STEPS = (
         choices=(("20", "20"), ("256", "256"), ("2048", "2,048")),
         answer="2048",
         explanation="Without a stop that fires, decode runs on to max_tokens, long after the answer "
-        f"was done. {capital(STOP_FIX)}.",
+        f"was done. A user who says it streams forever is often holding a large max_tokens or a "
+        f"missing stop. {capital(STOP_FIX)}.",
         setup=_state(stop_fires=False, max_tokens=2048),
         keys=("stop_fires", "max_tokens"),
         actions=(Action("stop", "Stop on schema complete", {"stop_fires": True}),),
         seed="Leaving max new tokens at 2048 for a router that should emit one enum. Decode will "
         "ramble if the stop never fires. Stop on schema complete.",
+        veil=True,
     ),
     Step(
         id="speculative",
@@ -186,7 +193,8 @@ STEPS = (
         answer="same",
         explanation="Speculative decoding guesses ahead with a draft model and checks several tokens "
         "per step: decode gets faster. Prefill still reads all 200,000 tokens before token one. "
-        f"Serving tricks do not excuse a greedy packer. {capital(PROMPT_FIX)}.",
+        "Serving tricks do not excuse a greedy packer: your lever from outside the weights is still "
+        f"the sequence and the stop. {capital(PROMPT_FIX)}.",
         setup=JUNK,
         keys=("speculative_speedup", "prompt_tokens"),
         actions=(Action("speculative", "Speculative decoding ×3", {"speculative_speedup": 3.0}),
@@ -223,8 +231,8 @@ STEPS = (
         title="Split the clock when you log",
         question="Two calls each took about 6.2 s from request to last token. From that total alone, "
         "can you tell which one needs a shorter prompt?",
-        choices=(("yes", "Yes: the slower total needs it"),
-                 ("no", "No: only TTFT and TTLT, with both token counts, tell")),
+        choices=(("yes", "Yes: a long total means a long prompt"),
+                 ("no", "No: it takes TTFT, TTLT and both token counts")),
         answer="no",
         explanation="The same total hides opposite causes: one call is mostly prefill, the other "
         "almost all decode. Log time to first token, time to last token, prompt tokens and output "
@@ -248,8 +256,8 @@ STEPS = (
                  ("reject", "Rejects it before any prefill"),
                  ("slower", "Runs it, a little slower")),
         answer="reject",
-        explanation="A server reserves max_tokens of room for decode and refuses a call whose prompt "
-        f"leaves too little, before any prefill. {capital(ROOM_FIX)}. Then {STOP_FIX}, so decode does "
+        explanation="Serving engines (vLLM, hosted APIs) reserve max_tokens of room for decode and "
+        f"refuse a call whose prompt leaves too little, before any prefill. {capital(ROOM_FIX)}. Then {STOP_FIX}, so decode does "
         "not fill that room with poetry.",
         setup=_state(prompt_tokens=7_900, context_window_tokens=WINDOW_STEP_WINDOW_TOKENS),
         keys=("prompt_tokens", "max_tokens"),
@@ -266,7 +274,8 @@ STEPS = (
         answer=None,
         explanation="If the first token is slow and the prompt is huge: packing and a cached prefix. "
         "If the first token is fine and the stream crawls: output length, stop rules, or a "
-        "memory-bound cache. If both are slow: both.",
+        "memory-bound cache (a long context, whose every decode step reads the whole KV cache). If both "
+        "are slow: both.",
         setup=ROUTER,
         seed="If first token is slow and prompt is huge: packing and cache. If first token is fine and "
         "the stream crawls: output length, stop rules, or a memory-bound cache. If both are slow: both.",
@@ -288,6 +297,8 @@ CHECKLIST = (
      "tool dumps."),
     ("Stop", "on schema complete, so decode ends with the answer."),
     ("Log", "both clocks with both token counts."),
+    ("Bill", "output tokens are often priced higher than input tokens: decode is where the JSON (and "
+     "any rambling) is billed, while packing still dominates the start pause."),
 )
 """The seed's closing checklist, as (term, rule) pairs."""
 
@@ -363,7 +374,7 @@ def path_data() -> list[dict]:
     Returns:
         A list of ``{"id", "title", "question", "choices": [{"id", "label"}], "answer",
         "explanation", "setup": complete state, "keys", "actions": [{"id", "label", "play", "run",
-        "state"?, "base"?, "effect"?}], "show", "seed", "veil", "deeper": [{"section", "label", "state"}], "setup_clocks": {"ttft_ms", "ttlt_ms"}}``; the last
+        "state"?, "base"?, "effect"?}], "show", "seed", "veil", "lead", "deeper": [{"section", "label", "state"}], "setup_clocks": {"ttft_ms", "ttlt_ms"}}``; the last
         step also carries ``"checklist": [{"term", "rule"}]``.
     """
     from .web import DEFAULT_STATE, evaluate  # web imports this module's data at build time
@@ -385,6 +396,7 @@ def path_data() -> list[dict]:
             "show": step.show,
             "seed": step.seed,
             "veil": step.veil,
+            "lead": step.lead,
             "deeper": [{"section": section, "label": label, "state": state}
                        for section, label, state in step.deeper],
             "setup_clocks": {"ttft_ms": report["ttft_ms"], "ttlt_ms": report["ttlt_ms"]},

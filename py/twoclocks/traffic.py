@@ -25,7 +25,7 @@ import random
 from . import fit, logtools
 from .waiting import detect_waiting, lab_suggestion
 from .advice import (OUTPUT_FIX, PROMPT_FIX, SLOW_FIRST_TOKEN_MS, SLOW_STREAM_MS, STOP_FIX, capital,
-                     clock_sentence, decide, format_ms)
+                     clock_sentence, decide, format_limit, format_ms, format_share)
 
 MISSING_STOP_SHARE = 0.5
 """Share of a log's requests that stopped at its likely ``max_tokens`` at or above which its stop is
@@ -65,13 +65,6 @@ def percentile(sorted_values: list, p: float) -> float:
     high = min(low + 1, len(sorted_values) - 1)
     frac = position - low
     return sorted_values[low] + (sorted_values[high] - sorted_values[low]) * frac
-
-
-def _share_text(share: float) -> str:
-    """0.083 -> "8%"; tiny non-zero shares -> "<1%"."""
-    if 0 < share < 0.005:
-        return "<1%"
-    return f"{share:.0%}"
 
 
 def _nice_thresholds(low: float, high: float) -> list[int]:
@@ -140,8 +133,8 @@ def dominant_bucket(*, tokens: list, times_ms: list, what: str, clock: str) -> d
         "request_share": request_share,
         "time_share": time_share,
         "text": (
-            f"{what.capitalize()} over {threshold:,} tokens are {_share_text(request_share)} of "
-            f"requests and {_share_text(time_share)} of all {clock} time."
+            f"{what.capitalize()} over {threshold:,} tokens are {format_share(request_share)} of "
+            f"requests and {format_share(time_share)} of all {clock} time."
         ),
     }
 
@@ -164,9 +157,9 @@ def _max_tokens_hits(output_tokens: list, decode_ms: list) -> dict:
         )
     elif hit:
         text = (
-            f"{len(hits):,} requests ({_share_text(share)}) stopped at exactly {longest:,} output "
+            f"{len(hits):,} requests ({format_share(share)}) stopped at exactly {longest:,} output "
             f"tokens, the longest answer in the log: that looks like a max_tokens limit reached "
-            f"before the stop fired. They take {_share_text(decode_share)} of all decode time."
+            f"before the stop fired. They take {format_share(decode_share)} of all decode time."
         )
         if share >= 0.9:
             text += (
@@ -203,9 +196,9 @@ def _short_after_long(
     text = ""
     if hit:
         text = (
-            f"{len(rows):,} requests ({_share_text(share)}) sent prompts of "
+            f"{len(rows):,} requests ({format_share(share)}) sent prompts of "
             f"{LONG_PROMPT_TOKENS:,}+ tokens for answers of at most {SHORT_OUTPUT_TOKENS} tokens; "
-            f"prefill is {_share_text(prefill_part)} of their wait. For these, the prompt is the "
+            f"prefill is {format_share(prefill_part)} of their wait. For these, the prompt is the "
             "cost: cache the stable prefix, send only what the step needs."
         )
     return {
@@ -339,7 +332,7 @@ def recommend(diagnosis: dict) -> str:
     elif label in ("prefill", "both"):
         text = (
             f"The first token is slow: the median TTFT is {format_ms(ttft['p50'])} (slow from "
-            f"{format_ms(SLOW_FIRST_TOKEN_MS)}), and prefill takes {_share_text(share)} of all "
+            f"{format_limit(SLOW_FIRST_TOKEN_MS)}), and prefill takes {format_share(share)} of all "
             f"waiting, for prompts of {prompt['p50']:,.0f} tokens (median). {capital(PROMPT_FIX)}. "
             "Pack only what each step needs, put the stable part first so the prefix cache serves "
             "it, and summarise tool dumps before they go back in."
@@ -354,7 +347,7 @@ def recommend(diagnosis: dict) -> str:
             fix = f"If it is still slow once the queue is gone: {OUTPUT_FIX}, and {STOP_FIX}"
         parts.append(
             f"The stream is slow: the median decode takes {format_ms(decode['p50'])} from first token "
-            f"to last (slow from {format_ms(SLOW_STREAM_MS)}), {_share_text(1 - share)} of all "
+            f"to last (slow from {format_limit(SLOW_STREAM_MS)}), {format_share(1 - share)} of all "
             f"waiting. {fix}."
         )
     if label in ("fine", "decode") and not decision["stream_slow"]:  # neither slow (maybe no stop)
@@ -432,7 +425,7 @@ def read_warnings(parsed: logtools.ParsedLog) -> list[str]:
         return []
     reason, count = max(parsed.skipped.items(), key=lambda item: item[1])
     return [
-        f"Only {used:,} of {total:,} rows ({_share_text(used / total)}) could be used: "
+        f"Only {used:,} of {total:,} rows ({format_share(used / total)}) could be used: "
         f"{count:,} were skipped because {parsed.reason_lines()[reason]}. Every figure below "
         f"comes from those {used:,} rows; check the file before trusting them."
     ]
@@ -451,7 +444,7 @@ def sample_note(parsed: logtools.ParsedLog) -> str:
 def _fit_measures_waiting(fitted: dict, waiting: dict) -> None:
     """Say on the fit that its "prefill" is mostly waiting, and do not offer it to the lesson."""
     why = (
-        f"Not offered: about {waiting['queue_share']:.0%} of this log's TTFT is waiting, not "
+        f"Not offered: about {format_share(waiting['queue_share'])} of this log's TTFT is waiting, not "
         "prefill, so a prefill fitted to it would teach the lesson a queue as prefill."
     )
     if fitted["prefill"].get("ok"):

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from math import fsum
 
-from .advice import WAITING_FIX, WAITING_SHARE, capital
+from .advice import WAITING_FIX, WAITING_SHARE, capital, format_share
 from .advice import format_ms as _s
 from .load import MAX_CONCURRENCY, MAX_REQUESTS_PER_S, MIN_REQUESTS_PER_S
 
@@ -198,11 +198,11 @@ def detect_waiting(*, prompt_tokens: list, ttft_ms: list, load_levels: list | No
     if above >= 0.5:
         mid = round(_quantile(sorted(prompt_tokens), 50))
         evidence.append(
-            f"{above:.0%} of requests waited longer for their first token than prefill of their "
+            f"{format_share(above)} of requests waited longer for their first token than prefill of their "
             f"prompt can take on any real server ({SLOWEST_PREFILL_TOKENS_PER_S:,.0f} tokens/s plus "
             f"{_s(PREFILL_OVERHEAD_MS)}: at most {_s(prefill_ceiling_ms(mid))} for {mid:,} tokens)."
         )
-        short.append(f"{above:.0%} of first tokens came later than any real prefill takes")
+        short.append(f"{format_share(above)} of first tokens came later than any real prefill takes")
     ordered_q, ordered_p = sorted(queue), sorted(prefill)
     result = {
         "detected": detected,
@@ -220,7 +220,7 @@ def detect_waiting(*, prompt_tokens: list, ttft_ms: list, load_levels: list | No
     }
     if detected:
         result["text"] = (
-            f"The requests were waiting, not prefilling: about {share:.0%} of all TTFT is time before "
+            f"The requests were waiting, not prefilling: about {format_share(share)} of all TTFT is time before "
             f"prefill began (median {_s(result['queue_ms_p50'])} of waiting against at most "
             f"{_s(result['prefill_ms_p50'])} of prefill"
             + (f"; {', '.join(short)}" if short else "")

@@ -488,7 +488,10 @@ const guidedPath = new GuidedPath($("path"), BUILD.path, progress, {
     return whenSettled();
   },
   act: (action) => {
-    if (action.play) return $("play").click();
+    if (action.play) {
+      $("play").click();
+      return $("screen").scrollIntoView({ block: "nearest" }); // a phone shows the text arrive
+    }
     if (action.run) {
       $("run").click();
       return $("output").scrollIntoView({ block: "nearest" });

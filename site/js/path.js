@@ -37,7 +37,7 @@ export class GuidedPath {
   build() {
     const $ = (name) => this.root.querySelector(`[data-path="${name}"]`);
     this.parts = {
-      count: $("count"), title: $("title"), question: $("question"), form: $("predict"),
+      count: $("count"), title: $("title"), lead: $("lead"), question: $("question"), form: $("predict"),
       choices: $("choices"), commit: $("commit"), act: $("act"), actions: $("actions"),
       reveal: $("reveal"), verdict: $("verdict"), explanation: $("explanation"), effect: $("effect"),
       checklist: $("checklist"), back: $("back"), next: $("next"), dots: $("dots"),
@@ -76,7 +76,8 @@ export class GuidedPath {
     this.index = this.steps.indexOf(step);
     this.lastEffect = null;
     const predicted = this.progress.prediction(step.id);
-    this.phase = step.choices.length && !predicted ? "predict" : "act";
+    // A step already answered (a revisit, a reload) shows its answer again; its actions stay.
+    this.phase = !step.choices.length ? "act" : predicted ? "revealed" : "predict";
     if (!step.choices.length) this.progress.markDone(step.id);
     this.progress.setCurrent(step.id);
     this.render();
@@ -134,6 +135,8 @@ export class GuidedPath {
     this.root.toggleAttribute("data-veil", Boolean(step.veil) && this.phase === "predict");
     parts.count.textContent = `Step ${this.index + 1} of ${n}`;
     parts.title.textContent = step.title;
+    parts.lead.textContent = step.lead;
+    parts.lead.hidden = !step.lead;
     parts.question.textContent = step.question;
     parts.question.hidden = !step.question;
     const predicted = this.progress.prediction(step.id);
