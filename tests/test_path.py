@@ -223,6 +223,22 @@ def test_the_whole_path_by_keyboard_predict_act_see(path_page):
 
 
 @pytest.mark.browser
+def test_a_hosts_broken_progress_listener_never_stops_the_path(path_page):
+    """onProgress refuses what is not a function; a listener that throws is reported in the console
+    and neither the path nor the listeners after it stop."""
+    page = path_page
+    error = page.evaluate("() => { try { TwoClocks.lesson.onProgress(null); } catch (e) { return e.name; } }")
+    assert error == "TypeError"
+    page.evaluate("""() => { window.heard = [];
+      TwoClocks.lesson.onProgress(() => { throw new Error("a host's bug"); });
+      TwoClocks.lesson.onProgress((p) => heard.push(p.step)); }""")
+    before = len(page.errors)
+    page.evaluate("() => TwoClocks.lesson.go('streaming')")
+    assert page.evaluate("() => TwoClocks.lesson.current()") == "streaming"
+    assert "streaming" in page.evaluate("() => heard") and len(page.errors) == before
+
+
+@pytest.mark.browser
 def test_predict_returns_whether_it_was_right_and_refuses_a_bad_choice(path_page):
     """predict(id, choice) returns {correct, explanation}; an unknown step or choice is refused by name."""
     page = path_page
@@ -283,6 +299,12 @@ def test_progress_lasts_a_reload_a_step_opens_by_address_and_start_over_resets(b
     page.goto(server + "?step=nope")
     wait_ready(page)
     assert "step=\"nope\" ignored" in page.text_content("#notice")
+    page.goto(server + "?view=lab&step=streaming")
+    wait_ready(page)
+    assert "step=\"streaming\" ignored" in page.text_content("#notice") and page.is_hidden("#path")
+    page.goto(server + "?view=path&prompt_tokens=40000")
+    wait_ready(page)
+    assert "view=lab" in page.text_content("#notice") and page.evaluate("() => TwoClocks.getState().prompt_tokens") == 8000
     page.click(".path-more .start-over")
     page.evaluate(WAIT_SETTLED, 15_000)
     progress = page.evaluate("() => TwoClocks.lesson.progress()")

@@ -164,8 +164,9 @@ def decide(*, ttft_ms: float, ttlt_ms: float, missing_stop: bool = False, trunca
     """
     decode_ms = max(ttlt_ms - ttft_ms, 0.0)
     share = ttft_ms / ttlt_ms if ttlt_ms > 0 else 0.0
-    first_slow = ttft_ms >= SLOW_FIRST_TOKEN_MS
-    stream_slow = decode_ms >= SLOW_STREAM_MS
+    # Judged at the page's resolution (whole ms), so a time shown as "1.00 s" is never "not slow".
+    first_slow = round(ttft_ms) >= SLOW_FIRST_TOKEN_MS
+    stream_slow = round(decode_ms) >= SLOW_STREAM_MS
     waiting = ttft_ms > 0 and waiting_ms >= WAITING_SHARE * ttft_ms
     if first_slow and stream_slow:
         label, lever = "both", "both"

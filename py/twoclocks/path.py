@@ -93,9 +93,9 @@ STEPS = (
     Step(
         id="run-the-toy",
         title="Run the toy",
-        question="The cell below prints toy milliseconds of prefill and decode for a 500-, a 4,000- "
-        "and an 8,000-token prompt, each with a short answer. As the prompt grows, which column "
-        "grows faster?",
+        question="The cell below prints toy milliseconds of prefill and decode for prompts of 500, "
+        "4,000 and 8,000 tokens, each with a short 80-token answer (and its double). As the prompt "
+        "grows, which column grows faster?",
         choices=(("prefill", "Prefill"), ("decode", "Decode"), ("same", "Both the same")),
         answer="prefill",
         explanation="Prefill pays for every prompt token, plus a little for every pair of them "

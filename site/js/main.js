@@ -23,6 +23,7 @@ import { formatPercent } from "./format.js";
 import { setupGlossary } from "./glossary.js";
 import { setupValidation } from "./validation.js";
 import { applySections, layOutSectionsOnlyNear } from "./sections.js";
+import { SECTIONS } from "./urlstate.js";
 import { LoadChart, LoadSweep, buildLoadControls, showLoadFigures, showLoadLine } from "./loadview.js";
 import { hideBootProgress, showBootProgress } from "./bootprogress.js";
 import { GuidedPath } from "./path.js";
@@ -466,7 +467,6 @@ function applyView() {
   showView(view.view);
   if (view.theme === "auto") delete root.dataset.theme;
   else root.dataset.theme = view.theme;
-  applySections(view.sections);
   if (view.readonly) {
     for (const controls of [modelControls, callControls, agentControls]) controls.setLocked(true);
     for (const button of document.querySelectorAll(".chip, .show-me, #model-reset")) button.disabled = true;
@@ -516,10 +516,23 @@ const guidedPath = new GuidedPath($("path"), BUILD.path, progress, {
       view.step = step.id;
       syncUrl();
     }
-    progressListeners.forEach((listener) => listener({ ...summary, step: step.id }));
+    tellProgress({ ...summary, step: step.id });
   },
 });
 const progressListeners = [];
+function addProgressListener(listener) {
+  if (typeof listener !== "function") throw new TypeError("TwoClocks.lesson.onProgress expects a function");
+  progressListeners.push(listener);
+}
+function tellProgress(progress) {
+  for (const listener of progressListeners) {
+    try {
+      listener(progress);
+    } catch (error) { // one host's broken listener never stops the path, nor the other listeners
+      console.error("A TwoClocks.lesson.onProgress listener failed:", error);
+    }
+  }
+}
 
 /** Show the guided path or the whole lab (no reload: the state stays). */
 function showView(name) {
@@ -527,6 +540,7 @@ function showView(name) {
   const path = name === "path";
   document.documentElement.classList.toggle("path", path);
   setHidden($("path"), !path);
+  applySections(path ? SECTIONS : view.sections);
   if (!path) {
     delete document.documentElement.dataset.pathShow;
     callControls.setLocked(view.readonly);
@@ -553,6 +567,8 @@ for (const button of document.querySelectorAll(".start-over")) {
 
 /** The step an address or the saved progress asks for (the first step otherwise). */
 function startingStep() {
+  if (view.asked) view.notes.push("the guided path starts each step from its own settings, so the address's settings " +
+    "were not used: open the full lab (view=lab) to use them");
   if (view.step && BUILD.path.some((s) => s.id === view.step)) return view.step;
   if (view.step) view.notes.push(`step=${JSON.stringify(view.step)} ignored: use one of ${BUILD.path.map((s) => s.id).join(", ")}`);
   return progress.currentId && BUILD.path.some((s) => s.id === progress.currentId) ? progress.currentId : BUILD.path[0].id;
@@ -574,6 +590,7 @@ $("copy-link").addEventListener("click", async () => {
 // --- start ------------------------------------------------------------------------------------
 
 const firstStep = view.view === "path" ? startingStep() : null;
+if (view.view === "lab" && view.step) view.notes.push(`step=${JSON.stringify(view.step)} ignored: steps are the guided path's (view=path)`);
 applyView();
 // Once Python has filled every section (its first report), so each is skipped at its real size.
 ready.then(layOutSectionsOnlyNear);
@@ -656,7 +673,7 @@ const api = installApi({
     },
     predict: (id, choice) => guidedPath.predict(id, choice),
     progress: () => progress.summary(BUILD.path),
-    onProgress: (listener) => progressListeners.push(listener),
+    onProgress: addProgressListener,
   },
 });
 

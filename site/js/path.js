@@ -133,7 +133,8 @@ export class GuidedPath {
     this.root.dataset.step = step.id;
     this.root.dataset.phase = this.phase;
     this.root.toggleAttribute("data-veil", Boolean(step.veil) && this.phase === "predict");
-    parts.count.textContent = `Step ${this.index + 1} of ${n}`;
+    // The checklist ends the path; the steps before it are counted.
+    parts.count.textContent = step.checklist ? "The checklist" : `Step ${this.index + 1} of ${n - 1}`;
     parts.title.textContent = step.title;
     parts.lead.textContent = step.lead;
     parts.lead.hidden = !step.lead;
