@@ -358,3 +358,60 @@ def test_the_snippet_pasted_twice_keeps_each_lesson_its_own(browser, sites, othe
     assert [11111, 22222] == [frame.evaluate("() => TwoClocks.getState().prompt_tokens") for frame in page.frames[1:]]
     assert [] == errors
     context.close()
+
+
+def test_a_new_src_or_a_late_iframe_is_a_new_lesson(browser, sites):
+    """After an iframe's src changes, a request sent to the old lesson rejects saying so, a queued
+    call reaches the new lesson, and twoclocks:ready fires again; an iframe added later answers too."""
+    lesson, _ = sites
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.goto(host_page(sites, "src-change.html", [{"prompt_tokens": 1000}]))
+    wait_frames_ready(page, 1)
+    outcome = page.evaluate(
+        """async ([lesson, deadline]) => {
+             const frame = document.querySelector("iframe");
+             const inFlight = TwoClocksEmbed.getState(frame).then(() => "answered", (e) => e.message);
+             frame.src = lesson + "embed.html?prompt_tokens=3333";
+             const queued = TwoClocksEmbed.getState(frame).then((state) => state.prompt_tokens);
+             const late = document.createElement("iframe");
+             late.title = "Two Clocks lesson 2";
+             late.src = lesson + "embed.html?prompt_tokens=4444";
+             let lateReady = 0;
+             late.addEventListener("twoclocks:ready", () => { lateReady += 1; });
+             document.body.append(late);
+             const lateState = TwoClocksEmbed.setState(late, {output_tokens: 77})
+               .then((state) => [state.prompt_tokens, state.output_tokens]);
+             const start = performance.now();
+             while (!(window.readyFrames >= 2 && lateReady >= 1)) {
+               if (performance.now() - start > deadline) throw new Error("not ready again");
+               await new Promise(requestAnimationFrame);
+             }
+             await new Promise((resolve) => setTimeout(resolve, 500));
+             return {inFlight: await inFlight, queued: await queued, late: await lateState,
+                     ready: window.readyFrames, lateReady};
+           }""",
+        [lesson, DEADLINE_MS * 2],
+    )
+    assert "replaced (its src changed)" in outcome["inFlight"]
+    assert 3333 == outcome["queued"]
+    assert [4444, 77] == outcome["late"]
+    assert 2 == outcome["ready"] and 1 == outcome["lateReady"]
+    context.close()
+
+
+def test_a_copy_after_an_older_embed_js_says_so_and_stands_aside(browser, sites):
+    """An embed.js from before the shared registry keeps the page, and the newer copy warns."""
+    lesson, host = sites
+    (host.root / "older-first.html").write_text(
+        '<!doctype html><html lang="en"><head><title>t</title></head><body>'
+        "<script>window.TwoClocksEmbed = {timeoutMs: 60000, older: true};</script>"
+        f'<script src="{lesson}embed.js"></script></body></html>'
+    )
+    page = browser.new_page()
+    warnings = []
+    page.on("console", lambda message: warnings.append(message.text) if message.type == "warning" else None)
+    page.goto(host.url + "older-first.html")
+    assert page.evaluate("() => TwoClocksEmbed.older") is True
+    assert any("older embed.js" in text for text in warnings), warnings
+    page.close()
