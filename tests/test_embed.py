@@ -39,11 +39,17 @@ iframe {{ width: 100%; border: 0; display: block; }}</style></head>
 
 
 @pytest.fixture(scope="module")
-def sites(dist_dir, tmp_path_factory):
-    """(lesson base URL under the deep sub-path, host server) on two origins."""
+def lesson_root(dist_dir, tmp_path_factory):
+    """A static host's folder with the lesson copied under the deep sub-path."""
     root = tmp_path_factory.mktemp("static-host")
     shutil.copytree(dist_dir, root / SUB_PATH)
-    lesson_server = Server(root)
+    return root
+
+
+@pytest.fixture(scope="module")
+def sites(lesson_root, tmp_path_factory):
+    """(lesson base URL under the deep sub-path, host server) on two origins."""
+    lesson_server = Server(lesson_root)
     host_root = tmp_path_factory.mktemp("course-site")
     host_server = Server(host_root, csp=False)  # a course site with its own (here: no) policy
     host_server.root = host_root
@@ -257,3 +263,155 @@ def test_two_lessons_on_one_page_work_independently(browser, sites):
     assert all(abs(outer - content) <= 3 for outer, content in heights)
     assert heights[0][0] != heights[1][0]
     context.close()
+
+
+@pytest.fixture(scope="module")
+def other_lesson(lesson_root):
+    """The same release served from a third origin: a second static host's lesson base URL."""
+    server = Server(lesson_root)
+    yield server.url + SUB_PATH
+    server.close()
+
+
+# The README's snippet pasted once per lesson, each followed by an early call, as a course page
+# assembled from two fragments has it: every copy of embed.js runs.
+PASTED_TWICE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Week 3: two lessons</title>
+<style>iframe {{ width: 100%; border: 0; display: block; }}</style></head>
+<body><h1>Week 3</h1>
+<script>window.readyCounts = {{a: 0, b: 0}}; window.early = {{}}; window.progress = {{a: 0, b: 0}};</script>
+{a}
+<script>
+  for (const id of ["a", "b"]) {{
+    const frame = document.getElementById(id);
+    if (frame && !frame.dataset.counted) {{
+      frame.dataset.counted = "1";
+      frame.addEventListener("twoclocks:ready", () => {{ window.readyCounts[id] += 1; }});
+      frame.addEventListener("twoclocks:progress", () => {{ window.progress[id] += 1; }});
+    }}
+  }}
+</script>
+<script src="{lesson_a}embed.js"></script>
+<script>
+  TwoClocksEmbed.setState(document.getElementById("a"), {{prompt_tokens: 11111}})
+    .then((state) => {{ window.early.a = state.prompt_tokens; }}, (error) => {{ window.early.a = error.message; }});
+</script>
+<p>Between the lessons.</p>
+{b}
+<script>
+  for (const id of ["a", "b"]) {{
+    const frame = document.getElementById(id);
+    if (frame && !frame.dataset.counted) {{
+      frame.dataset.counted = "1";
+      frame.addEventListener("twoclocks:ready", () => {{ window.readyCounts[id] += 1; }});
+      frame.addEventListener("twoclocks:progress", () => {{ window.progress[id] += 1; }});
+    }}
+  }}
+</script>
+<script src="{lesson_b}embed.js"></script>
+<script>
+  TwoClocksEmbed.setState(document.getElementById("b"), {{prompt_tokens: 22222}})
+    .then((state) => {{ window.early.b = state.prompt_tokens; }}, (error) => {{ window.early.b = error.message; }});
+</script>
+</body></html>"""
+
+WAIT_PASTED_TWICE = """async (deadline) => { const start = performance.now();
+  while (!(window.readyCounts.a >= 1 && window.readyCounts.b >= 1 && "a" in window.early && "b" in window.early)) {
+    if (performance.now() - start > deadline) throw new Error("not ready: " + JSON.stringify(window.readyCounts));
+    await new Promise(requestAnimationFrame); }
+  // A second copy's duplicate event would come in the same task as the first; give it time anyway.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  return {ready: window.readyCounts, early: window.early}; }"""
+
+
+def pasted_twice_page(sites, name: str, lesson_b: str) -> str:
+    """Write the host page with the snippet pasted twice (lesson b from `lesson_b`); return its URL."""
+    lesson_a, host = sites
+
+    def frame(frame_id: str, lesson: str, prompt_tokens: int) -> str:
+        return (f'<iframe id="{frame_id}" data-twoclocks title="Two Clocks lesson {frame_id}" height="900" '
+                f'src="{lesson}embed.html?prompt_tokens={prompt_tokens}"></iframe>')
+
+    (host.root / name).write_text(PASTED_TWICE.format(
+        a=frame("a", lesson_a, 1000), b=frame("b", lesson_b, 2000), lesson_a=lesson_a, lesson_b=lesson_b))
+    return host.url + name
+
+
+@pytest.mark.parametrize("origins", ["one origin", "two origins"])
+def test_the_snippet_pasted_twice_keeps_each_lesson_its_own(browser, sites, other_lesson, origins):
+    """With embed.js loaded twice, each early call resolves with its own frame's state, each iframe
+    fires one twoclocks:ready, and getState answers for its own frame."""
+    lesson_b = sites[0] if origins == "one origin" else other_lesson
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(pasted_twice_page(sites, f"pasted-twice-{origins.split()[0]}.html", lesson_b))
+    seen = page.evaluate(WAIT_PASTED_TWICE, DEADLINE_MS * 2)
+    assert {"a": 11111, "b": 22222} == seen["early"]
+    assert {"a": 1, "b": 1} == seen["ready"]
+    states = page.evaluate(
+        """() => Promise.all(["a", "b"].map((id) =>
+             TwoClocksEmbed.getState(document.getElementById(id)).then((state) => state.prompt_tokens)))"""
+    )
+    assert [11111, 22222] == states
+    assert [11111, 22222] == [frame.evaluate("() => TwoClocks.getState().prompt_tokens") for frame in page.frames[1:]]
+    assert [] == errors
+    context.close()
+
+
+def test_a_new_src_or_a_late_iframe_is_a_new_lesson(browser, sites):
+    """After an iframe's src changes, a request sent to the old lesson rejects saying so, a queued
+    call reaches the new lesson, and twoclocks:ready fires again; an iframe added later answers too."""
+    lesson, _ = sites
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.goto(host_page(sites, "src-change.html", [{"prompt_tokens": 1000}]))
+    wait_frames_ready(page, 1)
+    outcome = page.evaluate(
+        """async ([lesson, deadline]) => {
+             const frame = document.querySelector("iframe");
+             const inFlight = TwoClocksEmbed.getState(frame).then(() => "answered", (e) => e.message);
+             frame.src = lesson + "embed.html?prompt_tokens=3333";
+             const queued = TwoClocksEmbed.getState(frame).then((state) => state.prompt_tokens);
+             const late = document.createElement("iframe");
+             late.title = "Two Clocks lesson 2";
+             late.src = lesson + "embed.html?prompt_tokens=4444";
+             let lateReady = 0;
+             late.addEventListener("twoclocks:ready", () => { lateReady += 1; });
+             document.body.append(late);
+             const lateState = TwoClocksEmbed.setState(late, {output_tokens: 77})
+               .then((state) => [state.prompt_tokens, state.output_tokens]);
+             const start = performance.now();
+             while (!(window.readyFrames >= 2 && lateReady >= 1)) {
+               if (performance.now() - start > deadline) throw new Error("not ready again");
+               await new Promise(requestAnimationFrame);
+             }
+             await new Promise((resolve) => setTimeout(resolve, 500));
+             return {inFlight: await inFlight, queued: await queued, late: await lateState,
+                     ready: window.readyFrames, lateReady};
+           }""",
+        [lesson, DEADLINE_MS * 2],
+    )
+    assert "replaced (its src changed)" in outcome["inFlight"]
+    assert 3333 == outcome["queued"]
+    assert [4444, 77] == outcome["late"]
+    assert 2 == outcome["ready"] and 1 == outcome["lateReady"]
+    context.close()
+
+
+def test_a_copy_after_an_older_embed_js_says_so_and_stands_aside(browser, sites):
+    """An embed.js from before the shared registry keeps the page, and the newer copy warns."""
+    lesson, host = sites
+    (host.root / "older-first.html").write_text(
+        '<!doctype html><html lang="en"><head><title>t</title></head><body>'
+        "<script>window.TwoClocksEmbed = {timeoutMs: 60000, older: true};</script>"
+        f'<script src="{lesson}embed.js"></script></body></html>'
+    )
+    page = browser.new_page()
+    warnings = []
+    page.on("console", lambda message: warnings.append(message.text) if message.type == "warning" else None)
+    page.goto(host.url + "older-first.html")
+    assert page.evaluate("() => TwoClocksEmbed.older") is True
+    assert any("older embed.js" in text for text in warnings), warnings
+    page.close()

@@ -6,7 +6,7 @@
 //   host -> page  {type: "twoclocks:getState", id}        reply {type: "twoclocks:state", id, state}
 //   host -> page  {type: "twoclocks:report", id}          reply {type: "twoclocks:report", id, report}
 //   host -> page  {type: "twoclocks:hello"}               reply {type: "twoclocks:hello", version}
-//   page -> host  {type: "twoclocks:progress", step, done, predictions, score, complete}
+//   page -> host  {type: "twoclocks:progress", step, done, predictions, score, complete, current}
 //                                                         whenever the guided path's progress changes
 //   a failed request is answered with {type: "twoclocks:error", id, error}
 
