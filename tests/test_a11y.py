@@ -514,7 +514,7 @@ def test_every_control_has_a_visible_label_with_its_unit(lesson):
           .map((el) => {
             const label = el.labels?.[0] ?? document.querySelector(`label[for="${el.id}"]`);
             const box = label?.getBoundingClientRect();
-            return { id: el.id, type: el.type, aria: el.getAttribute("aria-label"),
+            return { id: el.id, type: el.classList.contains("number") ? "number" : el.type, aria: el.getAttribute("aria-label"),
                      label: label ? label.textContent.replace(/\\s+/g, " ").trim() : null,
                      shown: Boolean(box && box.width > 1 && box.height > 1) };
           })"""

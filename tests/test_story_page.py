@@ -387,7 +387,8 @@ def walk_step(page, rng: random.Random, targets: list[str]) -> None:
 def _usable_kind(page, target: str) -> str:
     """The target's type if a learner could use it now (shown, enabled, not read-only), else ""."""
     return page.evaluate("""(s) => { const e = document.querySelector(s);
-        return e && !e.disabled && !e.readOnly && e.offsetParent !== null ? e.type || e.tagName : ""; }""", target)
+        if (!e || e.disabled || e.readOnly || e.offsetParent === null) return "";
+        return e.classList.contains("number") ? "number" : e.type || e.tagName; }""", target)
 
 
 def _walk_action(page, rng: random.Random, target: str, timeout_ms: int) -> None:
@@ -397,7 +398,7 @@ def _walk_action(page, rng: random.Random, target: str, timeout_ms: int) -> None
         page.focus(target)
         page.keyboard.press(rng.choice(["ArrowLeft", "ArrowRight", "PageUp", "PageDown", "Home", "End"]))
     elif kind == "number":
-        page.fill(target, rng.choice(["0", "1", "20", "8000", "99999999999", "-5", "", "2.5", "1e3", "131072"]), timeout=timeout_ms)
+        page.fill(target, rng.choice(["0", "1", "20", "8000", "99999999999", "-5", "", "2.5", "2,5", "1,000", "1e3", "131072", "0x10"]), timeout=timeout_ms)
         page.keyboard.press(rng.choice(["Enter", "Tab"]))
     elif kind == "select-one":
         options = page.evaluate("(s) => [...document.querySelector(s).options].map((o) => o.value)", target)

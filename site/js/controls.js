@@ -2,6 +2,7 @@
 // between this page and Python. Valid ranges come from the model itself (BUILD.limits, written by
 // build.py); the tables only choose how each control looks (slider range, scale, label, help).
 import { formatCount, formatNumber } from "./format.js";
+import { parseNumber } from "./numbers.js";
 
 const LOG_STEPS = 1000; // positions on a log-scale slider
 
@@ -162,14 +163,17 @@ function nearestAllowed(value, limit, state) {
   return clamp(limit.kind === "int" ? Math.round(value) : value, limit.min, max);
 }
 
+// The number box is a text box, not <input type=number>: that one drops a typed comma ("2,5"
+// became 25), so the text is read by numbers.js's parseNumber, which takes a comma or a point.
+// inputmode still asks a phone for its number keyboard; Arrow Up/Down step as in a number box.
 function rangeMarkup(id, control, limit) {
   const { label, unit } = control;
-  const step = control.step ?? 1;
   return `
     <div class="control-head">
       <label for="${id}-slider">${label} <span class="unit">(${unit})</span></label>
-      <input id="${id}-number" class="number" type="number" inputmode="decimal"
-        min="${limit.min}" max="${limit.max}" step="${step}" aria-label="${label} (${unit})" aria-describedby="${id}-help">
+      <input id="${id}-number" class="number" type="text" inputmode="${limit.kind === "int" ? "numeric" : "decimal"}"
+        autocomplete="off" spellcheck="false" aria-invalid="false"
+        aria-label="${label} (${unit})" aria-describedby="${id}-help">
     </div>
     <input id="${id}-slider" type="range" aria-describedby="${id}-help">
     <p class="help" id="${id}-help"></p>`;
@@ -183,7 +187,7 @@ function buildRange(control, limits, onChange) {
   row.innerHTML = rangeMarkup(id, control, limits[key]);
   row.querySelector(".help").textContent = help;
   const slider = row.querySelector('input[type="range"]');
-  const number = row.querySelector('input[type="number"]');
+  const number = row.querySelector("input.number");
   let current = null;
   let context = {};
   // "12,000 tokens", "2.5 × decode": as many decimals as the step has, thousands separated.
@@ -224,19 +228,28 @@ function buildRange(control, limits, onChange) {
   });
   // An invalid entry is flagged in words in the help line (not only by colour) and not applied.
   const helpLine = row.querySelector(".help");
+  const named = (problem) => (problem.startsWith(key) ? control.label + problem.slice(key.length) : problem);
   const flag = (problem) => {
     number.setAttribute("aria-invalid", String(Boolean(problem)));
-    helpLine.textContent = problem ? `Not applied: ${problem.replace(key, control.label)}.` : help;
+    helpLine.textContent = problem ? `Not applied: ${named(problem)}.` : help;
     helpLine.classList.toggle("help-error", Boolean(problem));
   };
   // Values this box is sending while the learner types (and the value before): answers for them
   // must not overwrite the box (a late answer for "1" would turn "12" back into "1"). Any other
   // value (a scenario, the host's setState) ends the typing and is shown.
   let typing = null;
+  let noted = null; // the value a commit's words are about ("Set to 13", "it stays 8,000"); another one clears them
+  const integer = limits[key].kind === "int";
+  // The typed text read (numbers.js: a comma or a point), then checked against the model's limits.
+  const read = () => {
+    const parsed = parseNumber(number.value, { integer });
+    if (!("value" in parsed)) return { problem: `${JSON.stringify(number.value.trim())} ${parsed.problem}` };
+    return { value: parsed.value, problem: checkValue(key, parsed.value, limits, context) };
+  };
   number.addEventListener("input", () => {
-    const value = number.valueAsNumber;
-    const problem = number.value === "" ? `${key} needs a number` : checkValue(key, value, limits, context);
+    const { value, problem } = number.value.trim() === "" ? { problem: `${key} needs a number` } : read();
     typing ??= new Set([current]);
+    noted = null;
     flag(problem);
     if (!problem) {
       typing.add(value);
@@ -244,22 +257,42 @@ function buildRange(control, limits, onChange) {
     }
   });
   // On commit (Enter or leaving the box) a number out of range, or a fraction where a whole number
-  // is needed, is set to the nearest allowed value and the help line says so; an entry that is no
-  // number at all reverts to the current value.
+  // is needed, is set to the nearest allowed value and the help line says so; text that is not a
+  // number reverts to the current value, and the help line says that too; an empty box reverts.
   number.addEventListener("change", () => {
     if (!typing) return; // the entry was already replaced by a change from elsewhere
     typing = null;
-    const typed = number.valueAsNumber;
-    const problem = number.value === "" ? null : checkValue(key, typed, limits, context);
+    const { value, problem } = number.value.trim() === "" ? { value: current, problem: null } : read();
     flag(null);
-    if (problem && Number.isFinite(typed)) {
-      const nearest = nearestAllowed(typed, limits[key], context);
-      helpLine.textContent = `Set to ${readable(nearest)}: ${problem.replace(key, control.label)}.`;
+    if (problem && value !== undefined) {
+      const nearest = nearestAllowed(value, limits[key], context);
+      helpLine.textContent = `Set to ${readable(nearest)}: ${named(problem)}.`;
+      noted = nearest;
       if (nearest !== current) onChange(key, nearest);
       number.value = String(nearest);
       return;
     }
-    number.value = String(current);
+    if (problem) {
+      helpLine.textContent = `Not applied: ${problem}; it stays ${readable(current)}.`;
+      helpLine.classList.add("help-error");
+      noted = current;
+    }
+    number.value = String(problem ? current : value); // as the page writes it: "2,5" shows as 2.5
+  });
+  // Arrow Up/Down step the value by the control's step, as a number box's do (from the typed value
+  // if it reads as a number), within the allowed range.
+  number.addEventListener("keydown", (event) => {
+    if (event.key !== "ArrowUp" && event.key !== "ArrowDown") return;
+    event.preventDefault();
+    const step = control.step ?? 1;
+    const parsed = parseNumber(number.value, { integer });
+    const exact = ("value" in parsed ? parsed.value : current) / step;
+    const from = Math.abs(exact - Math.round(exact)) < 1e-6 ? Math.round(exact) : exact; // 2.5 / 0.1
+    const steps = event.key === "ArrowUp" ? Math.floor(from) + 1 : Math.ceil(from) - 1;
+    const next = nearestAllowed(Number((steps * step).toFixed(decimals)), limits[key], context);
+    if (String(next) === number.value) return;
+    number.value = String(next);
+    number.dispatchEvent(new Event("input", { bubbles: true }));
   });
   let shown = ""; // value and slider range last written: an unchanged control is not touched
   const show = (value, state) => {
@@ -267,8 +300,9 @@ function buildRange(control, limits, onChange) {
     context = state;
     const max = sliderMax();
     if (!(typing?.has(value) && document.activeElement === number)) {
-      if (typing) { // a change from elsewhere replaces what was being typed
+      if (typing || (noted !== null && noted !== value)) { // a change from elsewhere replaces what was being typed
         typing = null;
+        noted = null;
         flag(null);
       }
       if (number.value !== String(value)) number.value = String(value);

@@ -2,6 +2,7 @@
 // mode and the theme. Parsing never throws: a bad value is clamped or ignored and named in a notice.
 // Keys are the model's keyword names (agent-loop keys as `agent.turns`); see README, "Embedding".
 import { formatNumber } from "./format.js";
+import { parseNumber } from "./numbers.js";
 
 // "lab" is the controls and the clocks alone (the first part of "clocks"), for a compact embed.
 export const SECTIONS = ["clocks", "lab", "agent", "logs", "mistakes", "code"];
@@ -30,15 +31,19 @@ function parseValue(name, text, limit) {
     }
     case "int":
     case "float": {
-      const number = text.trim() === "" ? NaN : Number(text);
-      if (!Number.isFinite(number)) return { note: `${name}=${shown(text)} ignored: not a number` };
+      // Read as a typed number is (numbers.js): a plain decimal ("2.5", what the page writes) is
+      // taken as it is; any other form it reads ("2,5", "1,000", "1e3") is taken and the notice
+      // says how it was read; anything else ("0x10", "abc") is ignored and named.
+      const parsed = parseNumber(text, { integer: limit.kind === "int" });
+      if (!("value" in parsed)) return { note: `${name}=${shown(text)} ignored: it ${parsed.problem}` };
+      const number = parsed.value;
       const rounded = limit.kind === "int" ? Math.round(number) : number;
       const value = Math.min(limit.max, Math.max(limit.min, rounded));
       if (value !== number) {
         return { value, note: `${name}=${shown(text)} changed to ${formatNumber(value)} ` +
           `(allowed: ${formatNumber(limit.min)} to ${formatNumber(limit.max)})` };
       }
-      return { value };
+      return parsed.plain ? { value } : { value, note: `${name}=${shown(text)} read as ${String(value)}` };
     }
     default:
       return { note: `${name} cannot be set from the address` };

@@ -1,0 +1,188 @@
+"""Numbers a person writes (site/js/numbers.js, the one parser): in every number box and in the
+address a comma or a point is the decimal separator, thousands may be grouped, and text that is not
+a number is refused in words, never read as some other number (issue "Never wrong silently")."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from pagewait import settle, wait_for_readouts, wait_ready
+
+from twoclocks.web import DEFAULT_STATE, evaluate
+
+NUMBERS = Path(__file__).resolve().parent.parent / "site" / "js" / "numbers.js"
+
+
+def parse_in_node(cases: list[tuple[str, bool]]) -> list[dict]:
+    if shutil.which("node") is None:
+        pytest.skip("Node.js is not installed")
+    script = (f"const m = await import({json.dumps(NUMBERS.as_uri())});"
+              f"const cases = {json.dumps(cases)};"
+              "console.log(JSON.stringify(cases.map(([t, integer]) => m.parseNumber(t, {integer}))));")
+    out = subprocess.run(["node", "--input-type=module", "-e", script], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+# (text, whole-number setting?, value read, or None if refused)
+READ = [
+    ("2.5", False, 2.5), ("2,5", False, 2.5), ("0,5", False, 0.5), ("0,125", False, 0.125), (",5", False, 0.5),
+    ("2.", False, 2), ("-5", True, -5), ("\u22123", False, -3), (" 42 ", True, 42), ("+7", True, 7),
+    ("1,000", True, 1000), ("1.000", True, 1000), ("2.500", True, 2500), ("12,5", True, 12.5),
+    ("1,000,000", True, 1_000_000), ("1.000.000", True, 1_000_000), ("1 000", True, 1000),
+    ("1\u00a0000", True, 1000), ("1\u202f000", True, 1000), ("1'000", True, 1000),
+    ("1,000.5", False, 1000.5), ("1.000,5", False, 1000.5), ("1.000.000,25", False, 1_000_000.25),
+    ("2.500", False, 2.5), ("1e3", True, 1000), ("2,5e3", False, 2500), ("1e-3", False, 0.001),
+    ("1,000", False, None), ("2,500", False, None), ("abc", True, None), ("", True, None), ("0x10", True, None),
+    ("0b11", True, None), ("0o20", True, None), ("Infinity", False, None), ("NaN", False, None),
+    ("1e400", False, None), ("1,5,3", True, None), ("12 34", True, None), ("1,2.5", False, None),
+    ("1.000,5,3", False, None), ("1/2", False, None), ("5 tokens", True, None), (".", False, None),
+]
+
+
+def test_the_parser_reads_a_comma_or_a_point_and_refuses_the_rest():
+    """parseNumber reads the documented forms and refuses every other text with a reason."""
+    got = parse_in_node([(text, integer) for text, integer, _ in READ])
+    for (text, integer, expected), result in zip(READ, got):
+        if expected is None:
+            assert set(result) == {"problem"} and result["problem"], (text, result)
+        else:
+            assert result.get("value") == pytest.approx(expected, rel=1e-15), (text, integer, result)
+
+
+def test_a_plain_decimal_is_marked_plain_and_an_ambiguous_comma_names_both_readings():
+    """"2.5" is plain (what the page writes); "2,5" and "1,000" are not; "2,500" in a decimal setting
+    is refused with both readings in words."""
+    plain, comma, grouped, ambiguous = parse_in_node([("2.5", False), ("2,5", False), ("1,000", True),
+                                                      ("2,500", False)])
+    assert plain == {"value": 2.5, "plain": True}
+    assert comma == {"value": 2.5, "plain": False} and grouped == {"value": 1000, "plain": False}
+    assert ambiguous["problem"] == "could mean 2500 or 2.5: type 2500 or 2.5"
+
+
+def model_clocks(state: dict) -> tuple[float, float]:
+    report = evaluate(state)
+    clocks = report.get("clocks") or report
+    return clocks["ttft_ms"], clocks["ttlt_ms"]
+
+
+def type_into(page, selector: str, text: str) -> None:
+    """Select the box's text and type over it, key by key, as a person does."""
+    page.click(selector, click_count=3)
+    page.keyboard.type(text)
+
+
+@pytest.mark.browser
+def test_a_decimal_comma_in_speculative_decoding_is_2_5(lesson):
+    """Typing "2,5" sets speculative decoding to 2.5 and the clocks to 2.5's; Enter shows it as 2.5."""
+    settle(lesson)
+    type_into(lesson, "#speculative_speedup-number", "2,5")
+    expected = model_clocks({**DEFAULT_STATE, "speculative_speedup": 2.5})
+    assert wait_for_readouts(lesson, *expected) == pytest.approx(expected, rel=1e-12)
+    assert lesson.evaluate("() => window.TwoClocks.getState().speculative_speedup") == 2.5
+    assert lesson.get_attribute("#speculative_speedup-number", "aria-invalid") == "false"
+    lesson.keyboard.press("Enter")
+    settle(lesson)
+    assert lesson.input_value("#speculative_speedup-number") == "2.5"
+    assert "Set to" not in lesson.text_content("#speculative_speedup-help")
+    assert lesson.evaluate("() => window.TwoClocks.getState().speculative_speedup") == 2.5
+
+
+@pytest.mark.browser
+def test_a_decimal_comma_in_the_arrival_rate_is_0_5_calls_per_second(lesson):
+    """"0,5" in the arrival rate is 0.5 calls per second (no queue), not 5 (minutes of queueing)."""
+    settle(lesson)
+    lesson.check("#load-open_loop-toggle")
+    settle(lesson)
+    type_into(lesson, "#load-requests_per_s-number", "0,5")
+    load = {**DEFAULT_STATE["load"], "requests_per_s": 0.5}
+    expected = model_clocks({**DEFAULT_STATE, "load": load})
+    assert wait_for_readouts(lesson, *expected) == pytest.approx(expected, rel=1e-12)
+    assert lesson.evaluate("() => window.TwoClocks.getState().load.requests_per_s") == 0.5
+    lesson.keyboard.press("Enter")
+    assert lesson.input_value("#load-requests_per_s-number") == "0.5"
+
+
+@pytest.mark.browser
+def test_thousands_in_the_prompt_box_are_grouped(lesson):
+    """"1,000" in a token count is a thousand tokens (a token count has no decimal part)."""
+    lesson.fill("#prompt_tokens-number", "1,000")
+    expected = model_clocks({**DEFAULT_STATE, "prompt_tokens": 1000})
+    assert wait_for_readouts(lesson, *expected) == pytest.approx(expected, rel=1e-12)
+    assert lesson.evaluate("() => window.TwoClocks.getState().prompt_tokens") == 1000
+
+
+@pytest.mark.browser
+def test_text_that_is_no_number_is_refused_in_words_and_changes_nothing(lesson):
+    """"abc" is flagged next to the box while typed and on Enter the box goes back, saying so."""
+    settle(lesson)
+    lesson.fill("#prompt_tokens-number", "abc")
+    assert lesson.get_attribute("#prompt_tokens-number", "aria-invalid") == "true"
+    assert lesson.text_content("#prompt_tokens-help") == 'Not applied: "abc" is not a number.'
+    lesson.press("#prompt_tokens-number", "Enter")
+    assert settle(lesson) == "true"
+    assert lesson.evaluate("() => window.TwoClocks.getState().prompt_tokens") == DEFAULT_STATE["prompt_tokens"]
+    assert lesson.input_value("#prompt_tokens-number") == str(DEFAULT_STATE["prompt_tokens"])
+    assert lesson.text_content("#prompt_tokens-help") == 'Not applied: "abc" is not a number; it stays 8,000.'
+    assert lesson.get_attribute("#prompt_tokens-number", "aria-invalid") == "false"
+    settle(lesson, {"prompt_tokens": 9000})  # another value clears the words
+    assert "Not applied" not in lesson.text_content("#prompt_tokens-help")
+
+
+@pytest.mark.browser
+def test_a_comma_that_could_be_either_is_refused_with_both_readings(lesson):
+    """"1,000" calls per second could be a thousand or one: refused, both named, the rate unchanged."""
+    settle(lesson)
+    lesson.check("#load-open_loop-toggle")
+    settle(lesson)
+    before = lesson.evaluate("() => window.TwoClocks.getState().load.requests_per_s")
+    lesson.fill("#load-requests_per_s-number", "1,000")
+    assert "could mean 1000 or 1" in lesson.text_content("#load-requests_per_s-help")
+    lesson.press("#load-requests_per_s-number", "Enter")
+    settle(lesson)
+    assert lesson.evaluate("() => window.TwoClocks.getState().load.requests_per_s") == before
+
+
+@pytest.mark.browser
+def test_arrow_keys_step_from_a_typed_comma(lesson):
+    """Arrow Up/Down step the number box by its step, from what was typed, within the range."""
+    settle(lesson)
+    type_into(lesson, "#speculative_speedup-number", "2,5")
+    lesson.keyboard.press("ArrowUp")
+    assert lesson.input_value("#speculative_speedup-number") == "2.6"
+    settle(lesson)
+    assert lesson.evaluate("() => window.TwoClocks.getState().speculative_speedup") == 2.6
+    lesson.keyboard.press("ArrowDown")
+    lesson.keyboard.press("ArrowDown")
+    settle(lesson)
+    assert lesson.evaluate("() => window.TwoClocks.getState().speculative_speedup") == 2.4
+    lesson.click("#prompt_tokens-number")
+    lesson.keyboard.press("ArrowDown")
+    settle(lesson)
+    assert lesson.evaluate("() => window.TwoClocks.getState().prompt_tokens") == DEFAULT_STATE["prompt_tokens"] - 1
+
+
+@pytest.mark.browser
+def test_numbers_in_the_address_other_than_decimal_are_named_in_the_notice(browser, server):
+    """0x10, 0b11 and 0o20 are not read as 16, 3 and 16: the defaults stay and the notice names each;
+    a comma or an exponent is read and the notice says how."""
+    query = ("prompt_tokens=0x10&output_tokens=0b11&max_tokens=0o20"
+             f"&speculative_speedup={quote('2,5')}&context_window_tokens=1e5&agent.turns=1.000")
+    page = browser.new_page()
+    page.goto(f"{server}index.html?{query}")
+    wait_ready(page)
+    state = page.evaluate("() => TwoClocks.getState()")
+    for key in ("prompt_tokens", "output_tokens", "max_tokens"):
+        assert state[key] == DEFAULT_STATE[key], key
+    assert state["speculative_speedup"] == 2.5 and state["context_window_tokens"] == 100_000
+    assert state["agent"]["turns"] == 20  # "1.000" turns is 1,000, clamped to the most allowed
+    notice = page.text_content("#notice")
+    for text in ('prompt_tokens="0x10" ignored', 'output_tokens="0b11" ignored', 'max_tokens="0o20" ignored',
+                 'speculative_speedup="2,5" read as 2.5', 'context_window_tokens="1e5" read as 100000',
+                 'agent.turns="1.000" changed to 20'):
+        assert text in notice, (text, notice)
+    page.close()
