@@ -157,8 +157,8 @@ def check_fits(page, where: str) -> None:
 @pytest.mark.parametrize("target", ["?view=lab", ""], ids=["lab", "path"])
 def test_at_195_px_nothing_scrolls_sideways_values_keep_to_one_line_and_labels_never_meet(browser, server, target):
     """A 390 px phone at 200 % zoom (195 CSS px): the page is no wider than the window, every readout
-    value is on one line and no two labels on the clocks' canvas (and the load chart's, in the lab)
-    meet, for the default call and for one that takes minutes."""
+    value is on one line and no two labels on the clocks' canvas (and the load chart's and the agent
+    loop's, in the lab) meet or leave the canvas, for the default call and for one that takes minutes."""
     page = open_view(browser, server, target, width=195, height=800)
     try:
         for state in ({}, LONG_STATE):
@@ -169,7 +169,7 @@ def test_at_195_px_nothing_scrolls_sideways_values_keep_to_one_line_and_labels_n
         if target:
             page.evaluate(_SET_STATE, [{"load": {"concurrency": 64}}, DEADLINE_MS])
             page.evaluate(_SWEEP_DONE, DEADLINE_MS)
-            faults = page.evaluate(_LABEL_FAULTS, ["load-canvas", "clocks-canvas"])
+            faults = page.evaluate(_LABEL_FAULTS, ["load-canvas", "clocks-canvas", "agent-canvas"])
             assert all(f["count"] >= 5 and f["faults"] == [] for f in faults), faults
         assert page.errors == []
     finally:
