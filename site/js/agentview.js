@@ -1,6 +1,6 @@
 // The agent loop's picture: one bar per turn (prefill hatched, then decode), a totals line, and the
 // same figures as a table for screen readers. It draws what Python returned; it computes no latency.
-import { CanvasView, hatch, niceCeil, prepareCanvas } from "./canvas.js";
+import { CanvasView, hatch, niceCeil, placeLabel, prepareCanvas } from "./canvas.js";
 import { formatCount, formatMs, formatUsd } from "./format.js";
 
 const ROW_HEIGHT = 34;
@@ -42,8 +42,11 @@ export class AgentView extends CanvasView {
     const width = canvas.clientWidth;
     const ctxForText = canvas.getContext("2d");
     ctxForText.font = "13px system-ui, sans-serif";
-    const labels = agent.rows.map((row) => `Turn ${row.turn} · ${formatCount(row.prompt_tokens)} tok`);
-    const labelWidth = Math.max(...labels.map((label) => ctxForText.measureText(label).width)) + 10;
+    // "Turn 2 · 32,130 tok" where the labels leave the bars half the width, else "Turn 2" (195 px).
+    const widthOf = (texts) => Math.max(...texts.map((label) => ctxForText.measureText(label).width)) + 10;
+    const long = agent.rows.map((row) => `Turn ${row.turn} · ${formatCount(row.prompt_tokens)} tok`);
+    const labels = widthOf(long) <= width / 2 ? long : agent.rows.map((row) => `Turn ${row.turn}`);
+    const labelWidth = widthOf(labels);
     const height = agent.rows.length * ROW_HEIGHT + 34;
     const { ctx, colors } = prepareCanvas(canvas, width, height);
     const fullMs = niceCeil(Math.max(...agent.rows.map((row) => row.ttlt_ms)));
@@ -57,7 +60,7 @@ export class AgentView extends CanvasView {
       const y = 6 + i * ROW_HEIGHT;
       ctx.fillStyle = colors.ink;
       ctx.textAlign = "left";
-      ctx.fillText(labels[i], 0, y + 11);
+      ctx.fillText(labels[i], 2, y + 11); // 2 px in: a "T" reaches left of its origin
       ctx.fillStyle = prefillFill;
       ctx.fillRect(x0, y, xAt(row.ttft_ms) - x0, 22);
       ctx.fillStyle = colors.decode;
@@ -67,10 +70,10 @@ export class AgentView extends CanvasView {
     });
     const axisY = agent.rows.length * ROW_HEIGHT + 14;
     ctx.fillStyle = colors.muted;
-    ctx.textAlign = "left";
-    ctx.fillText("0", x0, axisY);
     ctx.textAlign = "right";
     ctx.fillText(formatMs(fullMs), x1, axisY);
+    ctx.textAlign = "left";
+    placeLabel(ctx, "0", x0, axisY); // dropped where it would meet the end's label
     canvas.dataset.drawn = String(Number(canvas.dataset.drawn || 0) + 1);
   }
 }

@@ -20,15 +20,40 @@ new MutationObserver(conditionsChanged).observe(document.documentElement, {
 for (const query of ["(prefers-color-scheme: dark)", "(prefers-contrast: more)", "(forced-colors: active)", "print"]) {
   matchMedia(query).addEventListener("change", conditionsChanged);
 }
-// Zoom or a move to another screen changes the pixel ratio: a media query on the current ratio
-// fires once when it stops matching, then watches the new one.
+// Zoom or a move to another screen changes the pixel ratio. A media query on the current ratio fires
+// once when it stops matching (and is then re-armed on the new one), but it does not always fire, so
+// the ratio is also compared with the one last drawn at: when a canvas's size in device pixels
+// changes (a second ResizeObserver, on the device-pixel box), on a window resize, when the page is
+// shown again, at every draw and, as the last resort when none of these fires (Chromium sends no
+// event at all when the ratio is changed without a resize, as DevTools' device emulation does), once
+// a second while the page is visible: one property read. Any of them that sees a new ratio redraws
+// every view.
+const RATIO_POLL_MS = 1000;
+let drawnRatio = window.devicePixelRatio || 1;
+let ratioQuery = null;
 function watchPixelRatio() {
-  matchMedia(`(resolution: ${window.devicePixelRatio}dppx)`).addEventListener("change", () => {
-    conditionsChanged();
-    watchPixelRatio();
-  }, { once: true });
+  ratioQuery?.removeEventListener("change", checkPixelRatio);
+  ratioQuery = matchMedia(`(resolution: ${drawnRatio}dppx)`);
+  ratioQuery.addEventListener("change", checkPixelRatio);
+}
+function checkPixelRatio() {
+  const ratio = window.devicePixelRatio || 1;
+  if (ratio === drawnRatio) return;
+  drawnRatio = ratio;
+  watchPixelRatio();
+  conditionsChanged();
 }
 watchPixelRatio();
+addEventListener("resize", checkPixelRatio);
+setInterval(() => { if (document.visibilityState === "visible") checkPixelRatio(); }, RATIO_POLL_MS);
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState !== "visible") return;
+  checkPixelRatio();
+  for (const view of views) view.checkBitmap();
+});
+// One observer for every canvas's size in device pixels: it changes with the ratio even when the
+// CSS size does not (where the browser reports that box; elsewhere the checks above remain).
+const devicePixels = new ResizeObserver(() => checkPixelRatio());
 
 function palette(canvas) {
   cachedColors ??= readPalette(canvas);
@@ -50,10 +75,13 @@ function readPalette(canvas) {
  * background, and return its context (in CSS pixels) and the palette.
  */
 export function prepareCanvas(canvas, width, height) {
-  const ratio = window.devicePixelRatio || 1;
+  checkPixelRatio(); // a new ratio: the other views are redrawn at it too
+  const ratio = drawnRatio;
   canvas.style.height = `${height}px`;
   const [pixelWidth, pixelHeight] = [Math.round(width * ratio), Math.round(height * ratio)];
   const ctx = canvas.getContext("2d");
+  noteLabels(ctx);
+  canvas.drawnLabels = []; // this drawing's text boxes (see noteLabels)
   if (canvas.width !== pixelWidth || canvas.height !== pixelHeight) {
     Object.assign(canvas, { width: pixelWidth, height: pixelHeight }); // a new bitmap: only on resize
   } else {
@@ -64,6 +92,59 @@ export function prepareCanvas(canvas, width, height) {
   ctx.fillStyle = colors.bg;
   ctx.fillRect(0, 0, width, height);
   return { ctx, colors };
+}
+
+// Every text a view draws is noted with its box: `canvas.drawnLabels` holds this drawing's
+// [{text, left, top, right, bottom}] in CSS pixels (the tests check that no two intersect), and
+// placeLabel() draws a text only where it meets none already drawn.
+const noted = new WeakSet(); // contexts whose fillText notes its boxes
+
+function noteLabels(ctx) {
+  if (noted.has(ctx)) return;
+  noted.add(ctx);
+  const fillText = ctx.fillText;
+  ctx.fillText = function (text, x, y, ...rest) {
+    fillText.call(this, text, x, y, ...rest);
+    this.canvas.drawnLabels?.push(textBox(this, String(text), x, y));
+  };
+}
+
+/** The box `text` drawn at (x, y) with the context's font, alignment, baseline and transform
+ * covers, in CSS pixels. */
+export function textBox(ctx, text, x, y) {
+  const m = ctx.measureText(text);
+  const [left, right, top, bottom] = [x - m.actualBoundingBoxLeft, x + m.actualBoundingBoxRight,
+    y - m.actualBoundingBoxAscent, y + m.actualBoundingBoxDescent];
+  const t = ctx.getTransform();
+  const ratio = drawnRatio;
+  const corners = [[left, top], [right, top], [left, bottom], [right, bottom]]
+    .map(([cx, cy]) => [(t.a * cx + t.c * cy + t.e) / ratio, (t.b * cx + t.d * cy + t.f) / ratio]);
+  const xs = corners.map(([cx]) => cx);
+  const ys = corners.map(([, cy]) => cy);
+  const round = (v) => Math.round(v * 10) / 10;
+  return { text, left: round(Math.min(...xs)), top: round(Math.min(...ys)), right: round(Math.max(...xs)), bottom: round(Math.max(...ys)) };
+}
+
+const GAP_PX = 2; // the least room between two labels
+
+function meets(a, b) {
+  return a.left < b.right + GAP_PX && b.left < a.right + GAP_PX && a.top < b.bottom + GAP_PX && b.top < a.bottom + GAP_PX;
+}
+
+/** Would `text` at (x, y) leave the canvas or meet a text this drawing already drew (or one of the
+ * boxes `avoid`, {left, top, right, bottom}: marks the text should not cover)? */
+export function labelCollides(ctx, text, x, y, avoid = []) {
+  const box = textBox(ctx, text, x, y);
+  const width = ctx.canvas.width / drawnRatio; // CSS pixels, without asking for a layout
+  return box.left < 0 || box.right > width || [...(ctx.canvas.drawnLabels ?? []), ...avoid].some((other) => meets(box, other));
+}
+
+/** Draw `text` at (x, y) only where it stays on the canvas and meets no text already drawn (nor a
+ * box of `avoid`); say whether it was drawn. */
+export function placeLabel(ctx, text, x, y, avoid = []) {
+  if (labelCollides(ctx, text, x, y, avoid)) return false;
+  ctx.fillText(text, x, y);
+  return true;
 }
 
 const NICE_STEPS = [1, 2, 5];
@@ -156,6 +237,11 @@ export class CanvasView {
     this.missed = false; // a draw was asked for while the canvas was far
     views.add(this);
     new ResizeObserver(([entry]) => this.resized(entry)).observe(canvas);
+    try {
+      devicePixels.observe(canvas, { box: "device-pixel-content-box" });
+    } catch {
+      // a browser without that box: the media query, resize, visibility and draw checks remain
+    }
     if (whenNear) watchNearness(this);
     drawLightForPrint(this);
   }
@@ -171,6 +257,13 @@ export class CanvasView {
       return;
     }
     if (!this.frame) this.frame = requestAnimationFrame(() => this.draw());
+  }
+
+  /** The page is shown again: a canvas with a bitmap not sized for its box at the current ratio
+   * (it changed while the page was hidden and no draw ran) is drawn again. */
+  checkBitmap() {
+    const { canvas } = this;
+    if (canvas.width && canvas.width !== Math.round(canvas.clientWidth * drawnRatio)) this.schedule();
   }
 
   nearChanged(near) {

@@ -8,7 +8,7 @@
 // drawn identically after any other change. The wedge from the scale's start to the hand is split
 // into the phases (waiting, prefill, decode) on the same scale, so TTLT's wedge contains TTFT's.
 // The timeline below is the one picture scaled linearly to the call: it shows the phases' shares.
-import { CanvasView, hatch, prepareCanvas } from "./canvas.js";
+import { CanvasView, hatch, labelCollides, placeLabel, prepareCanvas } from "./canvas.js";
 import { MARKS as SCALE_MARKS, SCALE, dialSize } from "./dialscale.js";
 import { formatMs, formatNumber, formatPercent } from "./format.js";
 
@@ -57,8 +57,10 @@ function drawFace(ctx, colors, { x, y, r }) {
   ctx.fill();
 }
 
+const SCALE_LABEL_NUDGE_PX = 4; // how far a scale label may move in to stay on the canvas
+
 /** The rim, the scale's ticks and, outside the rim, its labels (shorter ones on a phone's dial). */
-function drawScale(ctx, colors, { x, y, r }) {
+function drawScale(ctx, colors, { x, y, r, canvasWidth }) {
   ctx.strokeStyle = colors.line;
   ctx.lineWidth = 2;
   ctx.beginPath();
@@ -84,7 +86,14 @@ function drawScale(ctx, colors, { x, y, r }) {
     const [cos, sin] = [Math.cos(a), Math.sin(a)];
     ctx.textAlign = cos > 0.3 ? "left" : cos < -0.3 ? "right" : "center";
     const out = r + (Math.abs(cos) > 0.3 ? 4 : 8);
-    ctx.fillText(small ? short : label, x + cos * out, y + sin * out);
+    const text = small ? short : label;
+    // Moved in by a few pixels where it would leave the canvas (not onto the dial); dropped where it
+    // would still leave it or meet another label.
+    const width = ctx.measureText(text).width;
+    const shift = ctx.textAlign === "right" ? Math.max(0, width + 1 - (x + cos * out))
+      : ctx.textAlign === "left" ? Math.min(0, canvasWidth - width - 1 - (x + cos * out)) : 0;
+    const lx = x + cos * out + (Math.abs(shift) <= SCALE_LABEL_NUDGE_PX ? shift : 0);
+    placeLabel(ctx, text, lx, y + sin * out);
   }
 }
 
@@ -136,15 +145,36 @@ function drawDial(ctx, colors, fills, dial) {
   ctx.font = "600 15px system-ui, sans-serif";
   // While a replay runs the label says how far the call is and where it ends, so it never
   // disagrees with the readouts, which always hold the whole call's clocks.
-  const label = playing && handMs < endMs ? `${title} ${formatMs(handMs)} of ${formatMs(endMs)}` : `${title} ${formatMs(endMs)}`;
+  const value = playing && handMs < endMs ? `${formatMs(handMs)} of ${formatMs(endMs)}` : formatMs(endMs);
   const below = y + r + dial.labelGap;
-  ctx.fillText(label, x, below);
+  const next = drawTitle(ctx, title, value, x, below, dial.room);
   if (title === "TTFT" && waitingMs > 0) { // the log scale squeezes the later phases: say the share
     ctx.font = "12px system-ui, sans-serif";
     ctx.fillStyle = colors.muted;
-    ctx.fillText(`${formatPercent(dial.waitingShare)} of it waiting`, x, below + 16);
+    placeLabel(ctx, `${formatPercent(dial.waitingShare)} of it waiting`, x, next);
   }
   return { ms: handMs, hand_deg: handDeg, turns, size, box: { x: x - r, y: y - r, width: 2 * r, height: 2 * r } };
+}
+
+const TITLE_FONT_PX = 15;
+const LEAST_FONT_PX = 10;
+
+/** A dial's title and value under it, centred on `x` within `room` CSS pixels: on one line where it
+ * fits, else the value on a line of its own, in a smaller font where even that is too wide. Returns
+ * the y below what it drew. */
+function drawTitle(ctx, title, value, x, top, room) {
+  const font = (px) => `600 ${px}px system-ui, sans-serif`;
+  ctx.font = font(TITLE_FONT_PX);
+  const line = `${title} ${value}`;
+  if (ctx.measureText(line).width <= room) {
+    ctx.fillText(line, x, top);
+    return top + TITLE_FONT_PX + 1;
+  }
+  ctx.fillText(title, x, top);
+  let px = TITLE_FONT_PX;
+  while (px > LEAST_FONT_PX && ctx.measureText(value).width > room) ctx.font = font(--px);
+  ctx.fillText(value, x, top + TITLE_FONT_PX + 2);
+  return top + TITLE_FONT_PX + 2 + px + 1;
 }
 
 function drawTimeline(ctx, colors, fills, report, box, shownMs) {
@@ -200,17 +230,19 @@ function labelTimeline(ctx, colors, report, { x0, x1, y, h, xAt }) {
   ctx.fillText("0", x0, y + h + 6);
   const firstX = xAt(report.ttft_ms);
   const firstLabel = `first token ${formatMs(report.ttft_ms)}`;
-  const lastLabel = `last token ${formatMs(report.ttlt_ms)}`;
+  ctx.textAlign = "right";
+  // "last token ..." where it clears the "0", else shorter (a phone at 200 % zoom).
+  const lastLabel = [`last token ${formatMs(report.ttlt_ms)}`, `last ${formatMs(report.ttlt_ms)}`, formatMs(report.ttlt_ms)]
+    .find((text, i, all) => i === all.length - 1 || !labelCollides(ctx, text, x1, y + h + 6));
   const lastWidth = ctx.measureText(lastLabel).width;
   const firstWidth = ctx.measureText(firstLabel).width;
-  ctx.textAlign = "right";
   ctx.fillText(lastLabel, x1, y + h + 6);
   // The first-token label sits under its marker unless it would collide with the others: then
   // it moves to a second line, still under its marker as far as the timeline's ends allow.
   const firstLeft = Math.min(Math.max(firstX - firstWidth / 2, x0 + 16), x1 - firstWidth);
-  const collides = firstLeft + firstWidth > x1 - lastWidth - 8;
-  const secondLineLeft = Math.max(x0, Math.min(firstX - firstWidth / 2, x1 - firstWidth));
   ctx.textAlign = "left";
+  const collides = firstLeft + firstWidth > x1 - lastWidth - 8 || labelCollides(ctx, firstLabel, firstLeft, y + h + 6);
+  const secondLineLeft = Math.max(x0, Math.min(firstX - firstWidth / 2, x1 - firstWidth));
   ctx.fillText(firstLabel, collides ? secondLineLeft : firstLeft, y + h + (collides ? 24 : 6));
   ctx.strokeStyle = colors.ink;
   ctx.lineWidth = 2;
@@ -228,13 +260,12 @@ function labelTimeline(ctx, colors, report, { x0, x1, y, h, xAt }) {
   if (waitingX - x0 > ctx.measureText(waitingLabel).width + 12) ctx.fillText(waitingLabel, x0, y - 6);
   const prefillLeft = waitingX - x0 > ctx.measureText(waitingLabel).width + 12 ? waitingX + 4 : x0;
   if (firstX - prefillLeft > ctx.measureText(prefillLabel).width + 12) ctx.fillText(prefillLabel, prefillLeft, y - 6);
-  const decodeLabel = `decode · ${formatNumber(report.output_tokens)} tokens`;
-  const decodeWidth = ctx.measureText(decodeLabel).width;
-  if (x1 - firstX > decodeWidth + 12) {
-    ctx.fillText(decodeLabel, firstX + 8, y - 6);
-  } else {
-    ctx.textAlign = "right";
-    ctx.fillText(decodeLabel, x1, y - 6);
+  // The decode label: after the first token where it fits, else against the timeline's end; shorter
+  // ("decode") or not at all where it would meet the labels before it.
+  for (const decodeLabel of [`decode · ${formatNumber(report.output_tokens)} tokens`, "decode"]) {
+    const fits = x1 - firstX > ctx.measureText(decodeLabel).width + 12;
+    ctx.textAlign = fits ? "left" : "right";
+    if (placeLabel(ctx, decodeLabel, fits ? firstX + 8 : x1, y - 6)) break;
   }
 }
 
@@ -300,8 +331,9 @@ export class ClocksView extends CanvasView {
     const fills = { waiting: colors.waiting, prefill: hatch(ctx, colors.prefill, colors.face), decode: colors.decode };
     // Each dial, its scale's labels and its title (with the waiting share: 40 px under the dial) keep
     // clear of the timeline's labels, and of the other dial's labels.
-    const r = Math.round(Math.min((dialRow - 42) / 2, width / 4 - (width < 500 ? 36 : 50)));
-    const common = { y: r + 12, r, labelGap: 5, waitingMs: report.waiting_ms ?? 0, waitingShare: report.advice?.waiting_share ?? 0,
+    // (on a canvas narrower than 300 px the scale's labels that would meet are dropped instead).
+    const r = Math.round(Math.min((dialRow - 42) / 2, width / 4 - (width < 300 ? 14 : width < 500 ? 36 : 50)));
+    const common = { y: r + 12, r, labelGap: 5, room: width / 2 - 8, canvasWidth: width, waitingMs: report.waiting_ms ?? 0, waitingShare: report.advice?.waiting_share ?? 0,
       ttftMs: report.ttft_ms, shownMs: this.shownMs, playing: this.shownMs !== Infinity };
     const ttft = drawDial(ctx, colors, fills, { ...common, x: width / 4, title: "TTFT", endMs: report.ttft_ms });
     const ttlt = drawDial(ctx, colors, fills, { ...common, x: (3 * width) / 4, title: "TTLT", endMs: report.ttlt_ms });

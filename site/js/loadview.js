@@ -2,7 +2,7 @@
 // under the clocks, the section's figures, and its latency vs throughput chart. The chart's levels
 // are asked of the worker one at a time, only when no drag is waiting for an answer, so a sweep
 // never holds a drag back. Python computes every figure (twoclocks/load.py); this draws them.
-import { CanvasView, prepareCanvas } from "./canvas.js";
+import { CanvasView, placeLabel, prepareCanvas } from "./canvas.js";
 import { buildControls } from "./controls.js";
 import { setAttr, setHidden, setText } from "./dom.js";
 import { formatMs, formatNumber, formatPercent } from "./format.js";
@@ -241,9 +241,12 @@ export class LoadChart extends CanvasView {
     const { ctx, colors } = prepareCanvas(this.canvas, width, height);
     const all = [...this.points, ...(this.current ? [this.current] : [])];
     if (!all.length) return;
-    const box = { left: 70, right: width - 16, top: 26, bottom: height - 44 };
     const xs = all.map((p) => Math.max(p.output_tokens_per_s, 1e-3));
     const ys = all.map((p) => Math.max(p.ttft_ms_p50, 1e-3));
+    // The plot starts right of its widest TTFT label ("16 min 40 s"), and at 70 px where there is room.
+    ctx.font = TICK_FONT;
+    const widest = Math.max(...logTicks(...tickSpan(ys), Y_TICKS).map((ms) => ctx.measureText(formatMs(ms)).width));
+    const box = { left: Math.ceil(Math.max(widest + 10, width < 300 ? 0 : 70)), right: width - 16, top: 26, bottom: height - 44 };
     const scale = (values, from, to) => {
       const [lo, hi] = [Math.log10(Math.min(...values)) - 0.1, Math.log10(Math.max(...values)) + 0.1];
       return (v) => from + ((Math.log10(Math.max(v, 1e-3)) - lo) / (hi - lo || 1)) * (to - from);
@@ -258,16 +261,12 @@ export class LoadChart extends CanvasView {
     this.points.forEach((p, i) => ctx[i ? "lineTo" : "moveTo"](x(p.output_tokens_per_s), y(p.ttft_ms_p50)));
     ctx.stroke();
     ctx.font = "11px system-ui, sans-serif";
-    ctx.textAlign = "center";
-    ctx.textBaseline = "bottom";
     this.points.forEach((p, i) => {
       const [px, py] = [x(p.output_tokens_per_s), y(p.ttft_ms_p50)];
       ctx.fillStyle = colors.prefill;
       ctx.beginPath();
       ctx.arc(px, py, 3.5, 0, 2 * Math.PI);
       ctx.fill();
-      ctx.fillStyle = colors.muted;
-      ctx.fillText(formatNumber(p.concurrency), px, py - 6);
       if (i === this.knee) {
         ctx.strokeStyle = colors.ink;
         ctx.lineWidth = 1.5;
@@ -275,10 +274,16 @@ export class LoadChart extends CanvasView {
         ctx.arc(px, py, 9, 0, 2 * Math.PI);
         ctx.stroke();
         ctx.fillStyle = colors.ink;
+        ctx.textAlign = "center";
         ctx.textBaseline = "top";
-        ctx.fillText("knee", px, py + 11);
-        ctx.textBaseline = "bottom";
+        placeLabel(ctx, "knee", px, py + 11);
       }
+    });
+    // The marks the labels keep off: every point and the current load's square.
+    const marks = all.map((p) => {
+      const [px, py] = [x(p.output_tokens_per_s), y(p.ttft_ms_p50)];
+      const half = p === this.current ? 7 : 4;
+      return { left: px - half, top: py - half, right: px + half, bottom: py + half };
     });
     if (this.current) {
       const [px, py] = [x(this.current.output_tokens_per_s), y(this.current.ttft_ms_p50)];
@@ -290,6 +295,19 @@ export class LoadChart extends CanvasView {
       ctx.fill();
       ctx.stroke();
     }
+    // Each level's number of users beside its point: above it, else left, right or below it, else
+    // (where the points crowd, as at the curve's steep end on a phone) not at all.
+    ctx.font = TICK_FONT;
+    ctx.fillStyle = colors.muted;
+    this.points.forEach((p) => {
+      const [px, py] = [x(p.output_tokens_per_s), y(p.ttft_ms_p50)];
+      const text = formatNumber(p.concurrency);
+      for (const [align, baseline, lx, ly] of [["center", "bottom", px, py - 6], ["right", "middle", px - 8, py],
+        ["left", "middle", px + 8, py], ["center", "top", px, py + 6]]) {
+        Object.assign(ctx, { textAlign: align, textBaseline: baseline });
+        if (placeLabel(ctx, text, lx, ly, marks)) break;
+      }
+    });
   }
 }
 
@@ -308,15 +326,18 @@ function logTicks(low, high, most) {
   return [];
 }
 
+const TICK_FONT = "11px system-ui, sans-serif";
+const Y_TICKS = 6; // at most, on the TTFT axis
+const tickSpan = (values) => [Math.min(...values) / 1.25, Math.max(...values) * 1.25];
+
 function drawTicks(ctx, colors, box, { x, y, xs, ys }) {
-  ctx.font = "11px system-ui, sans-serif";
+  ctx.font = TICK_FONT;
   ctx.fillStyle = colors.muted;
   ctx.strokeStyle = colors.line;
   ctx.lineWidth = 1;
   ctx.textAlign = "right";
   ctx.textBaseline = "middle";
-  const span = (values) => [Math.min(...values) / 1.25, Math.max(...values) * 1.25];
-  for (const ms of logTicks(...span(ys), 6)) {
+  for (const ms of logTicks(...tickSpan(ys), Y_TICKS)) {
     const py = y(ms);
     if (py < box.top || py > box.bottom) continue;
     ctx.fillText(formatMs(ms), box.left - 6, py);
@@ -327,10 +348,10 @@ function drawTicks(ctx, colors, box, { x, y, xs, ys }) {
   }
   ctx.textAlign = "center";
   ctx.textBaseline = "top";
-  for (const rate of logTicks(...span(xs), Math.max(3, Math.floor((box.right - box.left) / 70)))) {
+  for (const rate of logTicks(...tickSpan(xs), Math.max(3, Math.floor((box.right - box.left) / 70)))) {
     const px = x(rate);
     if (px < box.left || px > box.right) continue;
-    ctx.fillText(formatNumber(rate, rate < 1 ? 2 : 0), px, box.bottom + 3);
+    placeLabel(ctx, formatNumber(rate, rate < 1 ? 2 : 0), px, box.bottom + 3); // dropped where crowded
   }
 }
 
@@ -346,7 +367,12 @@ function drawAxes(ctx, colors, box) {
   ctx.font = "12px system-ui, sans-serif";
   ctx.textAlign = "center";
   ctx.textBaseline = "top";
-  ctx.fillText("output tokens per second, all calls (log scale) →", (box.left + box.right) / 2, box.bottom + 20);
+  // The longest title that fits under the axis, centred on it as far as the canvas allows.
+  const room = box.right + 12;
+  const title = ["output tokens per second, all calls (log scale) →", "output tokens/s, all calls (log) →", "tokens/s (log) →"]
+    .find((text, i, all) => ctx.measureText(text).width <= room || i === all.length - 1);
+  const half = ctx.measureText(title).width / 2;
+  ctx.fillText(title, Math.max(half + 2, Math.min((box.left + box.right) / 2, box.right + 12 - half)), box.bottom + 20);
   ctx.textAlign = "left";
   ctx.fillText("↑ p50 TTFT (log scale)", 4, 2);
 }

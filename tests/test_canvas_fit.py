@@ -1,0 +1,203 @@
+"""Every canvas follows its rendering conditions without the learner moving anything: a new device
+pixel ratio without a resize (a window moved to a denser screen) resizes each visible canvas's
+bitmap. And the page fits a narrow, zoomed window: from 195 px wide (a 390 px phone at 200 % zoom)
+nothing scrolls sideways, every readout value stays on one line, and no two labels a canvas drew
+overlap; the lab-only embed keeps its values whole in a 900 px column.
+"""
+
+from __future__ import annotations
+
+import pytest
+from pagewait import DEADLINE_MS
+
+pytestmark = pytest.mark.browser
+
+# --- waiting in the page (one evaluate each; the CSP forbids wait_for_function) -----------------
+
+_READY = """
+async () => {
+  await window.TwoClocks.ready;
+  for (let i = 0; i < 3; i++) await new Promise(requestAnimationFrame);
+}
+"""
+
+# Every canvas that is shown and in the viewport, by id, with its bitmap's width and what it should be.
+_VISIBLE_CANVASES = """
+(ratio) => [...document.querySelectorAll("canvas")].filter((c) => {
+  const box = c.getBoundingClientRect();
+  return c.checkVisibility() && box.width > 0 && box.bottom > 0 && box.top < innerHeight;
+}).map((c) => ({ id: c.id, width: c.width, want: Math.round(c.clientWidth * ratio) }))
+"""
+
+# Wait, one animation frame at a time and with no input, until every visible canvas's bitmap is
+# its CSS width x `ratio`; return the canvases as they are then.
+_WAIT_BITMAPS = """
+async ([ratio, deadline]) => {
+  const list = () => [...document.querySelectorAll("canvas")].filter((c) => {
+    const box = c.getBoundingClientRect();
+    return c.checkVisibility() && box.width > 0 && box.bottom > 0 && box.top < innerHeight;
+  }).map((c) => ({ id: c.id, width: c.width, want: Math.round(c.clientWidth * ratio) }));
+  const start = performance.now();
+  while (performance.now() - start < deadline) {
+    if (devicePixelRatio === ratio && list().every((c) => c.width === c.want)) break;
+    await new Promise(requestAnimationFrame);
+  }
+  return { ratio: devicePixelRatio, canvases: list() };
+}
+"""
+
+
+def open_view(browser, server, target: str, *, width: int, height: int = 900, scale: float = 1):
+    context = browser.new_context(viewport={"width": width, "height": height}, device_scale_factor=scale)
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda error: page.errors.append(str(error)))
+    page.goto(server + target)
+    page.evaluate(_READY)
+    return page
+
+
+@pytest.mark.parametrize("target", ["?view=lab", ""], ids=["lab", "path"])
+def test_a_new_pixel_ratio_without_a_resize_redraws_every_visible_canvas_at_it(browser, server, target):
+    """The device scale factor goes from 1 to 2, then to 1.5, at the same CSS size and with no input:
+    each visible canvas's bitmap becomes its CSS width x the new ratio."""
+    page = open_view(browser, server, target, width=1280)
+    try:
+        before = page.evaluate(_VISIBLE_CANVASES, 1)
+        assert before and all(c["width"] == c["want"] for c in before), before
+        cdp = page.context.new_cdp_session(page)
+        for ratio in (2, 1.5):
+            cdp.send("Emulation.setDeviceMetricsOverride",
+                     {"width": 1280, "height": 900, "deviceScaleFactor": ratio, "mobile": False})
+            after = page.evaluate(_WAIT_BITMAPS, [ratio, DEADLINE_MS])
+            assert after["ratio"] == ratio
+            assert {c["id"] for c in after["canvases"]} >= {c["id"] for c in before}
+            assert [c for c in after["canvases"] if c["width"] != c["want"]] == []
+        assert page.errors == []
+    finally:
+        page.context.close()
+
+
+# --- narrow and zoomed ---------------------------------------------------------------------------
+
+READOUTS = ("#ttft-ms", "#ttlt-ms", "#visible-ms", "#tpot-ms")
+# A long prompt and a long answer: TTLT in minutes and seconds ("1 min 59 s"), the longest values.
+LONG_STATE = {"prompt_tokens": 200_000, "output_tokens": 4000, "max_tokens": 4000}
+
+# The sections below the lab are laid out only near the viewport (content-visibility: auto); the
+# checks lay them all out first, as each is when the learner scrolls to it.
+_LAY_OUT_ALL = "() => document.querySelectorAll('main > section').forEach((s) => { s.style.contentVisibility = 'visible'; })"
+
+_SET_STATE = """
+async ([state, deadline]) => {
+  window.TwoClocks.setState(state);
+  const start = performance.now();
+  await new Promise(requestAnimationFrame);
+  while (document.body.dataset.settled !== "true") {
+    if (performance.now() - start > deadline) throw new Error("the page did not settle");
+    await new Promise(requestAnimationFrame);
+  }
+  for (let i = 0; i < 3; i++) await new Promise(requestAnimationFrame);
+}
+"""
+
+# Each shown readout value: its text and how many line boxes it takes (1: on one line).
+_READOUT_LINES = """
+(selectors) => selectors.map((s) => document.querySelector(s)).filter((e) => e && e.getClientRects().length)
+  .map((e) => {
+    const rects = [...e.getClientRects()];
+    const lineHeight = parseFloat(getComputedStyle(e).lineHeight) || parseFloat(getComputedStyle(e).fontSize) * 1.6;
+    const tops = new Set(rects.map((r) => Math.round(r.top)));
+    return { id: e.id, text: e.textContent, lines: Math.max(tops.size, Math.round(e.getBoundingClientRect().height / lineHeight)) };
+  })
+"""
+
+# Every drawn canvas's labels (canvas.drawnLabels, noted by canvas.js) that meet another one or
+# leave the canvas; and the labels counted, so a canvas that noted nothing is seen.
+_LABEL_FAULTS = """
+(ids) => ids.map((id) => {
+  const canvas = document.getElementById(id);
+  const labels = canvas.drawnLabels;
+  if (!Array.isArray(labels)) return { id, faults: ["no labels noted"], count: 0 };
+  const faults = [];
+  const meet = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  labels.forEach((a, i) => {
+    if (a.left < -0.5 || a.right > canvas.clientWidth + 0.5) faults.push(`"${a.text}" leaves the canvas`);
+    labels.slice(i + 1).forEach((b) => { if (meet(a, b)) faults.push(`"${a.text}" meets "${b.text}"`); });
+  });
+  return { id, faults, count: labels.length };
+})
+"""
+
+_SWEEP_DONE = """
+async (deadline) => {
+  const canvas = document.getElementById("load-canvas");
+  canvas.scrollIntoView({ block: "center" });
+  const status = () => document.getElementById("load-sweep-status").textContent;
+  const start = performance.now();
+  await new Promise(requestAnimationFrame);
+  while (!(/\\d+ load levels/.test(canvas.getAttribute("aria-label") ?? "") && !status().startsWith("Computing"))) {
+    if (performance.now() - start > deadline) throw new Error(`the sweep did not finish: ${status()}`);
+    await new Promise(requestAnimationFrame);
+  }
+  for (let i = 0; i < 3; i++) await new Promise(requestAnimationFrame);
+}
+"""
+
+
+def check_fits(page, where: str) -> None:
+    page.evaluate(_LAY_OUT_ALL)
+    page.evaluate("async () => { for (let i = 0; i < 2; i++) await new Promise(requestAnimationFrame); }")
+    scroll, inner = page.evaluate("() => [document.documentElement.scrollWidth, innerWidth]")
+    assert scroll <= inner, f"{where}: the page scrolls sideways ({scroll} > {inner})"
+    split = [r for r in page.evaluate(_READOUT_LINES, list(READOUTS)) if r["lines"] != 1]
+    assert split == [], f"{where}: a value wraps inside itself"
+
+
+@pytest.mark.parametrize("target", ["?view=lab", ""], ids=["lab", "path"])
+def test_at_195_px_nothing_scrolls_sideways_values_keep_to_one_line_and_labels_never_meet(browser, server, target):
+    """A 390 px phone at 200 % zoom (195 CSS px): the page is no wider than the window, every readout
+    value is on one line and no two labels on the clocks' canvas (and the load chart's and the agent
+    loop's, in the lab) meet or leave the canvas, for the default call and for one that takes minutes."""
+    page = open_view(browser, server, target, width=195, height=800)
+    try:
+        for state in ({}, LONG_STATE):
+            page.evaluate(_SET_STATE, [state, DEADLINE_MS])
+            check_fits(page, f"{target or 'path'} {state}")
+            faults = page.evaluate(_LABEL_FAULTS, ["clocks-canvas"])
+            assert faults[0]["count"] >= 6 and faults[0]["faults"] == [], faults
+        if target:
+            page.evaluate(_SET_STATE, [{"load": {"concurrency": 64}}, DEADLINE_MS])
+            page.evaluate(_SWEEP_DONE, DEADLINE_MS)
+            faults = page.evaluate(_LABEL_FAULTS, ["load-canvas", "clocks-canvas", "agent-canvas"])
+            assert all(f["count"] >= 5 and f["faults"] == [] for f in faults), faults
+        assert page.errors == []
+    finally:
+        page.context.close()
+
+
+@pytest.mark.parametrize("width", [320, 390])
+@pytest.mark.parametrize("target", ["?view=lab", ""], ids=["lab", "path"])
+def test_on_a_phone_nothing_scrolls_sideways_and_values_keep_to_one_line(browser, server, target, width):
+    """At 320 and 390 px, as at 195: no sideways scroll, every readout value on one line, no two labels
+    on the clocks' canvas meeting."""
+    page = open_view(browser, server, target, width=width, height=800)
+    try:
+        for state in ({}, LONG_STATE):
+            page.evaluate(_SET_STATE, [state, DEADLINE_MS])
+            check_fits(page, f"{target or 'path'} at {width} px, {state}")
+            assert page.evaluate(_LABEL_FAULTS, ["clocks-canvas"])[0]["faults"] == []
+    finally:
+        page.context.close()
+
+
+def test_the_lab_only_embed_keeps_each_value_on_one_line_in_a_900_px_column(browser, server):
+    """embed.html?sections=lab at 900 px: "704 ms" never wraps as "704 / ms", nor a value in minutes."""
+    page = open_view(browser, server, "embed.html?sections=lab", width=900, height=700)
+    try:
+        for state in ({}, LONG_STATE):
+            page.evaluate(_SET_STATE, [state, DEADLINE_MS])
+            check_fits(page, f"embed {state}")
+            assert page.evaluate(_LABEL_FAULTS, ["clocks-canvas"])[0]["faults"] == []
+    finally:
+        page.context.close()
