@@ -58,6 +58,12 @@ export function buildMistakes(container, mistakes, { evaluate, show }) {
     article.querySelector(".fix-change").textContent = mistake.fix.change;
     article.querySelector(".lesson").textContent = mistake.lesson;
     article.querySelector(".show-me").textContent = calls ? "Show both calls on the clocks" : "Show the fix on the clocks";
+    // A line per figure from the start, so the card keeps its height when the model's figures
+    // arrive (a control focused below it is never pushed out of view).
+    const placeholders = (shows) => (shows ?? CLOCKS).map((key) => Object.assign(document.createElement("li"), {
+      textContent: `${LABELS[key]} …`, className: "pending" }));
+    article.querySelector(".mistake-result").replaceChildren(...placeholders(mistake.mistake.shows));
+    article.querySelector(".fix-result").replaceChildren(...placeholders(mistake.fix.shows));
     // Two calls side by side compare `before` with the other call at both steps; otherwise the
     // mistake is `before` -> mistake and the fix is applied to the mistake's call.
     const [fixFrom, fixTo] = calls ? [mistake.before, mistake.mistake.state] : [mistake.mistake.state, mistake.fix.state];
