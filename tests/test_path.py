@@ -14,7 +14,14 @@ from twoclocks.path import STEPS, path_data
 from twoclocks.web import DEFAULT_STATE, evaluate
 
 SEED = Path(__file__).resolve().parents[2] / "shared" / "seed"
-DATA = {step["id"]: step for step in path_data()}
+def _complete(step: dict) -> dict:
+    """A step as the page completes it: its setup over the defaults, each action's over the setup."""
+    setup = {**DEFAULT_STATE, **step["setup"]}
+    actions = [{**a, "state": {**setup, **a["state"]}} if "state" in a else a for a in step["actions"]]
+    return {**step, "setup": setup, "actions": actions}
+
+
+DATA = {step["id"]: _complete(step) for step in path_data()}
 
 
 def action(step_id: str, action_id: str) -> dict:

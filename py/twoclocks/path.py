@@ -347,14 +347,19 @@ def effect(before: dict, after: dict) -> dict:
     }
 
 
+def _changes(state: dict, base: dict) -> dict:
+    """The keys of ``state`` whose values differ from ``base``'s: what the page must set over it."""
+    return {key: value for key, value in state.items() if base.get(key) != value}
+
+
 def _action_data(action: Action, step: Step, setup: dict, evaluate) -> dict:
-    """An action as the page needs it: its complete state and, when it changes the call, its
-    effect on the clocks from its base (or the model's refusal)."""
+    """An action as the page needs it: the settings it changes over the step's setup and, when it
+    changes the call, its effect on the clocks from its base (or the model's refusal)."""
     data = {"id": action.id, "label": action.label, "play": action.play, "run": action.run}
     if not action.state:
         return data
     state = {**setup, **action.state}
-    data["state"] = state
+    data["state"] = _changes(state, setup)
     base = setup
     if action.base:
         base = {**setup, **next(a.state for a in step.actions if a.id == action.base)}
@@ -373,8 +378,9 @@ def path_data() -> list[dict]:
 
     Returns:
         A list of ``{"id", "title", "question", "choices": [{"id", "label"}], "answer",
-        "explanation", "setup": complete state, "keys", "actions": [{"id", "label", "play", "run",
-        "state"?, "base"?, "effect"?}], "show", "seed", "veil", "lead", "deeper": [{"section", "label", "state"}], "setup_clocks": {"ttft_ms", "ttlt_ms"}}``; the last
+        "explanation", "setup": the settings that differ from ``web.DEFAULT_STATE`` (the step starts
+        from the defaults with these over them), "keys", "actions": [{"id", "label", "play", "run",
+        "state"? (the settings it changes over the setup), "base"?, "effect"?}], "show", "seed", "veil", "lead", "deeper": [{"section", "label", "state"}], "setup_clocks": {"ttft_ms", "ttlt_ms"}}``; the last
         step also carries ``"checklist": [{"term", "rule"}]``.
     """
     from .web import DEFAULT_STATE, evaluate  # web imports this module's data at build time
@@ -390,7 +396,7 @@ def path_data() -> list[dict]:
             "choices": [{"id": choice, "label": label} for choice, label in step.choices],
             "answer": step.answer,
             "explanation": step.explanation,
-            "setup": setup,
+            "setup": _changes(setup, DEFAULT_STATE),
             "keys": list(step.keys),
             "actions": [_action_data(action, step, setup, evaluate) for action in step.actions],
             "show": step.show,

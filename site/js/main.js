@@ -484,7 +484,7 @@ function applyView() {
 const progress = new Progress(`twoclocks:path:${location.pathname}`);
 const guidedPath = new GuidedPath($("path"), BUILD.path, progress, {
   setup: (step) => {
-    applyState(step.setup);
+    applyState(stepState(step)); // every setting, so nothing of the last step or the lab stays
     return whenSettled();
   },
   act: (action) => {
@@ -496,11 +496,14 @@ const guidedPath = new GuidedPath($("path"), BUILD.path, progress, {
       $("run").click();
       return $("output").scrollIntoView({ block: "nearest" });
     }
-    showOnClocks(action.state, { scroll: false });
+    showOnClocks({ ...stepState(guidedPath.current), ...action.state }, { scroll: false });
   },
   gate: (step, unlocked) => {
     for (const row of $("controls").querySelectorAll("[data-key]")) {
       row.classList.toggle("path-key", step.keys.includes(row.dataset.key));
+    }
+    for (const group of [$("controls"), ...$("controls").querySelectorAll("fieldset")]) {
+      group.classList.toggle("path-has-key", Boolean(group.querySelector(".path-key")));
     }
     if (view.view === "path") callControls.setLocked(!unlocked || view.readonly);
   },
@@ -519,6 +522,9 @@ const guidedPath = new GuidedPath($("path"), BUILD.path, progress, {
     tellProgress({ ...summary, step: step.id });
   },
 });
+/** A step's whole starting state: the defaults with the step's own settings over them. */
+const stepState = (step) => ({ ...structuredClone(BUILD.defaults), ...step.setup });
+
 const progressListeners = [];
 function addProgressListener(listener) {
   if (typeof listener !== "function") throw new TypeError("TwoClocks.lesson.onProgress expects a function");
@@ -543,6 +549,8 @@ function showView(name) {
   applySections(path ? SECTIONS : view.sections);
   if (!path) {
     delete document.documentElement.dataset.pathShow;
+    delete document.documentElement.dataset.pathPhase;
+    document.documentElement.removeAttribute("data-path-veil");
     callControls.setLocked(view.readonly);
   }
 }

@@ -132,7 +132,10 @@ export class GuidedPath {
     const n = this.steps.length;
     this.root.dataset.step = step.id;
     this.root.dataset.phase = this.phase;
-    this.root.toggleAttribute("data-veil", Boolean(step.veil) && this.phase === "predict");
+    const veiled = Boolean(step.veil) && this.phase === "predict";
+    this.root.toggleAttribute("data-veil", veiled);
+    document.documentElement.dataset.pathPhase = this.phase; // the page's rules read these (app.css)
+    document.documentElement.toggleAttribute("data-path-veil", veiled);
     // The checklist ends the path; the steps before it are counted.
     parts.count.textContent = step.checklist ? "The checklist" : `Step ${this.index + 1} of ${n - 1}`;
     parts.title.textContent = step.title;
