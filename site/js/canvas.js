@@ -111,8 +111,22 @@ function noteLabels(ctx) {
 
 /** The box `text` drawn at (x, y) with the context's font, alignment, baseline and transform
  * covers, in CSS pixels. */
+const metrics = new Map(); // font + alignment + text -> its TextMetrics: most labels recur every draw
+const MAX_METRICS = 2000;
+
+function measure(ctx, text) {
+  const key = `${ctx.font}|${ctx.textAlign}|${ctx.textBaseline}|${text}`;
+  let m = metrics.get(key);
+  if (!m) {
+    if (metrics.size >= MAX_METRICS) metrics.clear();
+    m = ctx.measureText(text);
+    metrics.set(key, m);
+  }
+  return m;
+}
+
 export function textBox(ctx, text, x, y) {
-  const m = ctx.measureText(text);
+  const m = measure(ctx, text);
   const [left, right, top, bottom] = [x - m.actualBoundingBoxLeft, x + m.actualBoundingBoxRight,
     y - m.actualBoundingBoxAscent, y + m.actualBoundingBoxDescent];
   const t = ctx.getTransform();
