@@ -9,7 +9,7 @@ import pytest
 
 from twoclocks import advice, web
 from twoclocks.call import TIMELINE_POINTS
-from twoclocks.load import DEFAULT_LOAD, SWEEP_CONCURRENCY, mark_knee
+from twoclocks.load import DEFAULT_LOAD, SWEEP_CONCURRENCY, mark_knee, simulate_load
 from twoclocks.scenarios import LOAD_DEMOS
 
 REPORT_LOAD_KEYS = ("ttft_ms_p50", "ttft_ms_p99", "queue_ms_p50", "tpot_ms_p50", "itl_ms_p99",
@@ -33,9 +33,13 @@ def test_alone_the_load_point_is_the_call_and_the_clocks_draw_the_call(mode):
 @pytest.mark.parametrize("mode", ["toy", "roofline"])
 def test_one_user_simulated_in_full_is_the_call_within_one_percent(mode):
     """The shortcut for the call alone (one simulated request) against 1,000 simulated requests."""
-    state = {"mode": mode, "load": {"concurrency": 1, "scheduler": "chunked", "chunk_tokens": 65_536}}
-    full = web.evaluate_load(state)
-    assert full["requests"] == 1000 and not full["alone"]
+    state = web._complete_state({"mode": mode})
+    roofline = tuple((key, state[key]) for key in web.ROOFLINE_KEYS) if mode == "roofline" else ()
+    cost = web._step_cost(mode, roofline, web.toy_constants(state))
+    call_keys = {key: state[key] for key in web.CALL_KEYS if key != "streaming"}
+    full = simulate_load(**call_keys, concurrency=1, scheduler="chunked", chunk_tokens=65_536, requests=1000,
+                         cost=cost)
+    assert web.evaluate_load({"mode": mode})["alone"]
     call = web.evaluate({"mode": mode})
     assert full["ttft_ms_p50"] == pytest.approx(call["ttft_ms"], rel=0.01)
     assert full["tpot_ms_p50"] == pytest.approx(call["tpot_ms"], rel=0.01)
@@ -55,17 +59,30 @@ def test_under_load_the_clocks_readouts_and_advice_describe_the_typical_call():
     assert clocks["waiting_ms"] > 0.5 * clocks["ttft_ms"]  # the first token mostly waits
     assert clocks["ttft_ms"] == pytest.approx(load["ttft_ms_p50"], rel=0.02)  # the median call
     assert report["ttft_ms"] < clocks["ttft_ms"] / 10  # report.ttft_ms stays the call alone
-    # 27 s of first token (mostly queue) and an 8 s stream stalled by other prefills: both slow,
-    # and the first token's fix is capacity, never the prompt
-    assert report["advice"]["lever"] == "both"
-    assert report["diagnosis"]["lever"] == "both"
-    assert advice.WAITING_FIX in report["advice"]["text"]
-    assert advice.PROMPT_FIX not in report["advice"]["text"]
+    # ~30 s of first token queued behind the other users' 8,000-token prefills, and a stream
+    # stalled by their chunks: every request is this call, so the prompt is the lever (the seed's
+    # "when TTFT hurts, cut the prompt" holds under load too)
+    assert clocks["prefill_wait_ms"] > 0.5 * clocks["waiting_ms"]
+    assert report["advice"]["lever"] == "prompt"
+    assert report["diagnosis"]["lever"] == "prompt"
+    assert advice.PROMPT_FIX in report["advice"]["text"] and "queue of prefills" in report["advice"]["text"]
     one_token = web.evaluate({**demo("saturate"), "output_tokens": 1, "max_tokens": 1})
-    assert one_token["advice"]["lever"] == "waiting"  # no stream: the queue alone is the lever
+    assert one_token["advice"]["lever"] == "prompt"  # no stream: the queue of prefills alone
     times = [ms for _, ms in clocks["token_times_ms"]]
     assert times[0] == clocks["ttft_ms"] and times[-1] == pytest.approx(clocks["ttlt_ms"])
     assert times == sorted(times) and len(times) == clocks["output_tokens"]
+
+
+def test_a_queue_for_running_slots_is_a_capacity_problem_not_the_prompts():
+    """Waiting for the engine's running slots while others decode (not behind their prefills): the
+    lever is capacity, and the prompt is not named as the fix."""
+    state = {"prompt_tokens": 300, "output_tokens": 500, "max_tokens": 1024,
+             "load": {"concurrency": 64, "max_running_requests": 8}}
+    report = web.evaluate(state)
+    clocks = report["clocks"]
+    assert clocks["waiting_ms"] > 0.5 * clocks["ttft_ms"] and clocks["prefill_wait_ms"] < 0.5 * clocks["waiting_ms"]
+    assert report["advice"]["lever"] in ("waiting", "both")
+    assert advice.WAITING_FIX in report["advice"]["text"]
 
 
 @pytest.mark.parametrize("scheduler", ["prefill-first", "chunked"])
@@ -191,3 +208,16 @@ def test_each_load_demo_visibly_changes_a_readout_from_the_one_before():
     states = [web.DEFAULT_STATE] + [{**web.DEFAULT_STATE, **entry["state"]} for entry in LOAD_DEMOS]
     for (before, after), entry in zip(zip(states, states[1:]), LOAD_DEMOS):
         assert shown(before) != shown(after), entry["id"]
+
+
+def test_the_page_says_when_a_load_is_where_the_model_runs_high():
+    """Prompt-heavy loads with many users starting together carry the validation's caveat, in words;
+    the same load spread over time, or with a long answer, does not."""
+    heavy = web.evaluate_load({"prompt_tokens": 2000, "output_tokens": 200, "max_tokens": 256,
+                               "load": {"concurrency": 64}})
+    assert "upper bound" in heavy["caveat"] and "published sweeps" in heavy["caveat"]
+    spread = web.evaluate_load({"prompt_tokens": 2000, "output_tokens": 200, "max_tokens": 256,
+                                "load": {"concurrency": 64, "start": "spread"}})
+    chat = web.evaluate_load({"prompt_tokens": 300, "output_tokens": 500, "max_tokens": 1024,
+                              "load": {"concurrency": 64}})
+    assert spread["caveat"] is None and chat["caveat"] is None

@@ -143,7 +143,7 @@ def capital(text: str) -> str:
 
 
 def decide(*, ttft_ms: float, ttlt_ms: float, missing_stop: bool = False, truncated: bool = False,
-           waiting_ms: float = 0.0) -> dict:
+           waiting_ms: float = 0.0, prefill_wait_ms: float = 0.0, stalled_ms: float = 0.0) -> dict:
     """The one decision: which clock is slow and which lever comes first (the module's table).
 
     Args:
@@ -153,11 +153,18 @@ def decide(*, ttft_ms: float, ttlt_ms: float, missing_stop: bool = False, trunca
         truncated: ``max_tokens`` cut the answer off before it was complete.
         waiting_ms: of ``ttft_ms``, the time spent waiting before prefill (a queue), ms,
             0..``ttft_ms``.
+        prefill_wait_ms: of ``waiting_ms``, the time the engine spent on other requests' prefill
+            (under the page's load every request is a copy of this call, so they are this prompt),
+            ms, 0..``waiting_ms``. When that is most of the wait (``WAITING_SHARE``), a shorter
+            prompt shortens the queue as well as the prefill, and the lever is the prompt.
+        stalled_ms: of the stream (``ttlt_ms - ttft_ms``), the time spent in steps running other
+            requests' prefill, ms. When both clocks are slow and the first token waits behind
+            prompts, a stream mostly stalled by them (``WAITING_SHARE``) is the prompt's too.
 
     Returns:
         ``{"label": one of CLOCKS, "lever": one of LEVERS (never "none"), "first_token_slow",
-        "stream_slow", "waiting" (bools), "decode_ms", "prefill_share" (ttft / ttlt, 0.0 for a
-        zero-length call)}``.
+        "stream_slow", "waiting", "behind_prompts" (bools), "decode_ms", "prefill_share" (ttft /
+        ttlt, 0.0 for a zero-length call)}``.
 
     Example: the router (704 ms, 1,099 ms) is neither slow, prefill share 0.64, so ``label ==
     "fine"`` and ``lever == "prompt"``; 4,800 ms and 16,788 ms is ``"both"``.
@@ -168,10 +175,12 @@ def decide(*, ttft_ms: float, ttlt_ms: float, missing_stop: bool = False, trunca
     first_slow = round(ttft_ms) >= SLOW_FIRST_TOKEN_MS
     stream_slow = round(decode_ms) >= SLOW_STREAM_MS
     waiting = ttft_ms > 0 and waiting_ms >= WAITING_SHARE * ttft_ms
+    behind_prompts = waiting and prefill_wait_ms >= WAITING_SHARE * waiting_ms
+    stream_behind_prompts = decode_ms > 0 and stalled_ms >= WAITING_SHARE * decode_ms
     if first_slow and stream_slow:
-        label, lever = "both", "both"
+        label, lever = "both", "prompt" if behind_prompts and stream_behind_prompts else "both"
     elif first_slow:
-        label, lever = "prefill", "waiting" if waiting else "prompt"
+        label, lever = "prefill", "waiting" if waiting and not behind_prompts else "prompt"
     elif stream_slow:
         label, lever = "decode", "stop" if missing_stop else "output"
     elif truncated:
@@ -181,7 +190,7 @@ def decide(*, ttft_ms: float, ttlt_ms: float, missing_stop: bool = False, trunca
     else:
         label, lever = "fine", "prompt" if share >= PROMPT_FIRST_SHARE else "output"
     return {"label": label, "lever": lever, "first_token_slow": first_slow, "stream_slow": stream_slow,
-            "waiting": waiting, "decode_ms": decode_ms, "prefill_share": share}
+            "waiting": waiting, "behind_prompts": behind_prompts, "decode_ms": decode_ms, "prefill_share": share}
 
 
 def short_for(decision: dict) -> str:
@@ -190,7 +199,7 @@ def short_for(decision: dict) -> str:
     lever = decision["lever"]
     if decision["label"] == "fine":
         return f"nothing is slow yet; if the call must be faster, {FIX[lever]}."
-    if lever == "both" and decision["waiting"]:
+    if lever == "both" and decision["waiting"] and not decision["behind_prompts"]:
         return f"{WAITING_FIX}; if the stream is still slow then, {OUTPUT_FIX}."
     return SHORT[lever]
 
@@ -216,6 +225,15 @@ def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms
     label, lever = decision["label"], decision["lever"]
     share, decode = decision["prefill_share"], decision["decode_ms"]
     first, stream = format_ms(ttft_ms), format_ms(decode)
+    if decision["behind_prompts"] and label in ("both", "prefill"):
+        then = f", and decoding {answer} takes {stream} more (slow from {format_limit(SLOW_STREAM_MS)})" \
+            if label == "both" else ""
+        if label == "both" and lever == "prompt":
+            then += ", most of it in steps shared with those prefills"
+        return (f"The first token waits {format_ms(waiting_ms)} of its {first} behind other requests' prefills "
+                f"(slow from {format_limit(SLOW_FIRST_TOKEN_MS)}){then}. Every request here sends {prompt}, so "
+                f"a shorter prompt shortens its own prefill and the queue of prefills ahead of it: "
+                f"{FIX[lever]}; more capacity or fewer users per replica helps too.")
     if label == "both":
         if decision["waiting"]:
             return (f"Both clocks are slow: the first token waits {format_ms(waiting_ms)} of its {first} "
@@ -258,6 +276,8 @@ def advise_call(
     max_tokens: int,
     stop_reason: str,
     waiting_ms: float = 0.0,
+    prefill_wait_ms: float = 0.0,
+    stalled_ms: float = 0.0,
 ) -> dict:
     """Advice for one call: which clock is slow, the lever that comes first, and the sentences.
 
@@ -270,6 +290,9 @@ def advise_call(
         stop_reason: ``"stop"`` or ``"max_tokens"``.
         waiting_ms: of ``ttft_ms``, the time spent queued before prefill (under load), ms,
             ``0 <= waiting_ms <= ttft_ms``.
+        prefill_wait_ms: of ``waiting_ms``, the time the engine ran other requests' prefill, ms
+            (see :func:`decide`).
+        stalled_ms: of the stream, the time in steps running other requests' prefill, ms.
 
     Returns:
         ``{"lever": one of LEVERS, "label": one of CLOCKS, "text": the full diagnosis, "short": the
@@ -283,7 +306,8 @@ def advise_call(
     truncated = stop_reason == "max_tokens" and needed_tokens > generated_tokens
     wasted = generated_tokens - needed_tokens if missing_stop else 0
     decision = decide(ttft_ms=ttft_ms, ttlt_ms=ttlt_ms, missing_stop=missing_stop,
-                      truncated=truncated, waiting_ms=waiting_ms)
+                      truncated=truncated, waiting_ms=waiting_ms, prefill_wait_ms=prefill_wait_ms,
+                      stalled_ms=stalled_ms)
     text = clock_sentence(decision, ttft_ms=ttft_ms, ttlt_ms=ttlt_ms, waiting_ms=waiting_ms,
                           prompt=f"the {prompt_tokens:,}-token prompt",
                           answer=f"the other {format_tokens(generated_tokens - 1)}")

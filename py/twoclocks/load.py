@@ -18,24 +18,31 @@ A request is admitted only if the KV cache can hold its prompt and its whole ans
 reserved on admission, like TensorRT-LLM's guaranteed-no-evict policy, so nothing is ever
 preempted); otherwise it waits in arrival order. The step cost comes from a :class:`StepCost`:
 
-- roofline (:func:`roofline_step_cost`): one step reads the weights once and the KV cache of every
-  sequence it touches, and computes every token in it, at the single call's MFU, MBU and overheads::
+- roofline (:func:`roofline_step_cost`): one step runs its weight matmuls and its attention as
+  separate kernels, each at the larger of its compute time and its memory time, at the single
+  call's MFU, MBU and overheads::
 
-      step_ms = max(F / (peak x MFU), B / (bandwidth x MBU)) + allreduce_ms(T) + fixed_ms
-      F = 2 P_b T + 2 P_h (D + C) + 4 L H d (S_decode + pairs_prefill)       (per device)
-      B = W + kv_slot_bytes (S_decode + S_prefill)
+      step_ms = max(F_w / (peak x MFU), W / (bandwidth x MBU))                   (matmuls)
+              + max(F_a / (peak x MFU), KV / (bandwidth x MBU))                  (attention)
+              + allreduce_ms(T) + fixed_ms + sequence_overhead_ms (D - 1)
+      F_w = 2 P_b T + 2 P_h (D + C),   F_a = 4 L H d (S_decode + pairs_prefill)  (per device)
+      KV = kv_slot_bytes (S_decode / e_D + S_prefill / kv_efficiency)
 
   with ``T`` tokens in the step, ``D`` decodes, ``C`` prompts finishing their prefill (they need
   logits), ``S_decode`` the slots the decodes read, ``S_prefill`` the context each prompt chunk
-  touches; ``fixed_ms`` is ``prefill_overhead_ms`` per finishing prompt, or ``step_overhead_ms`` when
-  none finishes. One prompt alone is exactly the single call's prefill; one decode alone is exactly its
-  decode step, so at concurrency 1 the simulation reproduces :func:`twoclocks.roofline.roofline_call`.
+  touches; ``e_D`` is ``kv_efficiency`` for one stream and ``batch_kv_efficiency`` for several
+  (paged attention over many short caches runs further below the roof); ``fixed_ms`` is
+  ``prefill_overhead_ms`` once for a step in which prompts finish, else ``step_overhead_ms``. One
+  prompt alone is exactly the single call's prefill and one decode alone exactly its decode step
+  (both memory-bound or compute-bound as a whole), so at concurrency 1 the simulation reproduces
+  :func:`twoclocks.roofline.roofline_call`. The batch terms (``batch_kv_efficiency``,
+  ``sequence_overhead_ms``) are fitted on published load sweeps (``tests/data/load_sweeps.csv``).
   KV capacity: ``KV_MEMORY_FRACTION`` of the devices' memory minus the weights, in slots.
 - toy (:func:`toy_step_cost`): the toy's own terms plus one batch term, the roofline's shape in toy
   units: the step reads the weights once (``d``) or computes its tokens (``b`` each), whichever is
   larger::
 
-      step_ms = max(d if D > 0 else 0, b T) + a sum(end^2 - start^2) + e S_decode + c C
+      step_ms = max(d if D > 0 else 0, b T) + a sum(end^2 - start^2) + e S_decode + c [C > 0]
 
   One prompt alone costs ``a (n^2 - k^2) + b (n - k) + c`` and one decode ``d + e s``: the single
   call again. Decoding ``D`` streams costs no more than one until ``b D > d`` (250 streams with the
@@ -44,8 +51,10 @@ preempted); otherwise it waits in arrival order. The step cost comes from a :cla
 Load: closed loop (``concurrency`` users, each sending its next request the moment its last one
 finishes, like llmperf, ``vllm bench serve --max-concurrency`` or AIPerf) or open loop
 (``requests_per_s``, Poisson arrivals from ``random.Random(seed)``). The closed loop's users start
-spread evenly over one unloaded request: benchmark users start together but drift apart within a few
-requests as answers and timings vary, while identical simulated users would stay in lock-step.
+``"together"`` (every first request at t = 0, as the benchmark tools do: with fixed lengths the users
+then stay in step, each round's prompts queueing behind one another, so TTFT rises from the second
+user on, as published sweeps show) or ``"spread"`` evenly over one unloaded request (users of a live
+service arriving at their own times).
 Request mix: the call's prompt and answer; with ``length_spread`` r > 0 each request's prompt and
 answer lengths are drawn uniformly from ``[L (1 - r), L (1 + r)]`` (rounded, at least 1), as
 ``vllm bench serve --random-range-ratio`` does.
@@ -74,6 +83,12 @@ from .roofline import DEFAULT_SERVING_STACK, RooflineParams, _Setup, make_setup,
 SCHEDULERS = ("prefill-first", "chunked")
 """The engine's schedulers (see the module docstring)."""
 
+STARTS = ("together", "spread")
+"""How a closed loop's users start: ``"together"``, every user's first request at t = 0, as
+GenAI-Perf/AIPerf, llmperf and ``vllm bench serve --max-concurrency`` do (with fixed lengths the
+users then stay in step, each round's prompts queueing behind one another); ``"spread"``, evenly
+over one unloaded request, as users of a live service arrive."""
+
 MAX_CONCURRENCY = 1024
 MAX_REQUESTS_PER_S = 1000.0
 MIN_REQUESTS_PER_S = 0.01
@@ -83,14 +98,23 @@ MAX_LENGTH_SPREAD = 0.9
 MIN_REQUESTS = 1
 MAX_REQUESTS = 20_000
 
-DEFAULT_LOAD = {"concurrency": 1, "requests_per_s": None, "scheduler": "prefill-first", "chunk_tokens": 2048}
-"""The page's ``load`` state: concurrency 1 and no request rate is the single call alone."""
+DEFAULT_LOAD = {"concurrency": 1, "requests_per_s": None, "scheduler": "chunked", "chunk_tokens": 8192,
+                "start": "together", "max_running_requests": 1024}
+"""The page's ``load`` state: concurrency 1 and no request rate is the single call alone. The engine
+is what current ones do by default on an 80 GB GPU: chunked prefill, 8,192 tokens a step and at
+most 1,024 requests running (vLLM's V1 engine, ``EngineArgs.get_batch_defaults``, on a GPU of 70 GiB
+or more; SGLang's ``chunked_prefill_size`` default is 8,192 too), and users start together, as the
+benchmark tools start them."""
 
 DEFAULT_REQUESTS = 1000
 """Requests simulated per load point."""
 
 MAX_RUNNING_REQUESTS = 256
-"""Most requests running at once on the replica (vLLM's ``max_num_seqs`` default, 256)."""
+"""Most requests running at once on the replica by default (vLLM's ``max_num_seqs`` default below
+70 GiB of device memory, 256)."""
+
+MAX_RUNNING_LIMIT = 65_536
+"""The largest ``max_running_requests`` accepted (SGLang sizes its own from the KV cache)."""
 
 PREFILL_BATCH_TOKENS = 8192
 """Most prompt tokens one prefill-first step takes (or a single longer prompt): the engine's
@@ -108,6 +132,32 @@ about 427,000 slots, rounded down."""
 ITL_PARTS = 4
 """A decode run advanced in one closed-form jump records its token gaps as this many equal parts,
 each at its mean step time (the resolution of the ITL percentiles within a run)."""
+
+
+PROMPT_HEAVY_RATIO = 5
+"""A load is prompt-heavy when each prompt is at least this many times its answer."""
+
+PROMPT_HEAVY_USERS = 25
+"""From this many users starting together, a prompt-heavy load is where the model's TTFT is known to
+run high: published sweeps (``tests/data/load_sweeps.csv``: 2,000-token prompts with 200-token
+answers at 100-250 users, 7,000/1,000 at 25-100) measured it up to 4.6x lower."""
+
+
+def validation_caveat(prompt_tokens: int, output_tokens: int, concurrency: int, requests_per_s, start: str):
+    """The sentence the page shows when a load is in a regime where the model is known to be off
+    against published sweeps, or None.
+
+    Args:
+        prompt_tokens, output_tokens: one request's lengths (tokens, >= 1).
+        concurrency: closed-loop users (1..1,024); requests_per_s: the open loop's rate or None.
+        start: ``"together"`` or ``"spread"``.
+    """
+    heavy = prompt_tokens >= PROMPT_HEAVY_RATIO * output_tokens
+    if requests_per_s is not None or start != "together" or concurrency < PROMPT_HEAVY_USERS or not heavy:
+        return None
+    return ("Read this TTFT as an upper bound: for prompt-heavy loads with many users starting together, "
+            "published sweeps measured it up to 4.6x lower (engines interleave those prompts with decode "
+            "steps; the model queues them).")
 
 
 SWEEP_CONCURRENCY = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
@@ -164,7 +214,7 @@ def toy_step_cost(
     d, e = constants.decode_base_ms, constants.decode_ms_per_slot
 
     def mixed_ms(tokens, decodes, decode_slots, finishing, pair_work, prefill_slots):
-        return max(d if decodes else 0.0, b * tokens) + a * pair_work + e * decode_slots + c * finishing
+        return max(d if decodes else 0.0, b * tokens) + a * pair_work + e * decode_slots + (c if finishing else 0.0)
 
     def decode_run_ms(decodes, first_slots, steps):
         base = max(d, b * decodes)
@@ -233,33 +283,44 @@ def roofline_step_cost(
     memory_rate = acc.bandwidth_bytes_per_s * prm.mbu / 1e3  # bytes per ms
     allreduce_ms = setup.allreduce_ms
 
+    def decode_slot_ms(decodes):
+        # one stream's cache streams at kv_efficiency (the single call); many short paged caches
+        # at batch_kv_efficiency (see RooflineParams)
+        return slot_bytes * prm.kv_efficiency / (prm.batch_kv_efficiency if decodes > 1 else prm.kv_efficiency)
+
+    def gemm_ms(tokens, logits):
+        return max((block_flops * tokens + head_flops * logits) / compute_rate, weight_ms(tokens))
+
+    def fixed_ms(decodes, finishing):
+        # once a step (a prefill's or a decode's), plus each stream after the first
+        step = prm.prefill_overhead_ms if finishing else prm.step_overhead_ms
+        return step + prm.sequence_overhead_ms * max(decodes - 1, 0)
+
     def mixed_ms(tokens, decodes, decode_slots, finishing, pair_work, prefill_slots):
-        flops = block_flops * tokens + head_flops * (decodes + finishing)
-        flops += pair_flops * (decode_slots + pair_work)
-        read_ms = weight_ms(tokens) + slot_bytes * (decode_slots + prefill_slots) / memory_rate
-        fixed = prm.prefill_overhead_ms * finishing if finishing else prm.step_overhead_ms
-        return max(flops / compute_rate, read_ms) + allreduce_ms(tokens) + fixed
+        attention_flops = pair_flops * (decode_slots + pair_work)
+        read = (decode_slot_ms(decodes) * decode_slots + slot_bytes * prefill_slots) / memory_rate
+        attention = max(attention_flops / compute_rate, read)
+        return gemm_ms(tokens, decodes + finishing) + attention + allreduce_ms(tokens) + fixed_ms(decodes, finishing)
 
     def decode_run_ms(decodes, first_slots, steps):
-        # step j (0-based) reads first_slots + decodes * j slots: two lines in j, closed-form sum
-        c0 = ((block_flops + head_flops) * decodes + pair_flops * first_slots) / compute_rate
-        c1 = pair_flops * decodes / compute_rate
-        m0 = weight_ms(decodes) + slot_bytes * first_slots / memory_rate
-        m1 = slot_bytes * decodes / memory_rate
-        fixed = allreduce_ms(decodes) + prm.step_overhead_ms
-        return sum_max_linear(c0, c1, m0, m1, 0, steps - 1) + steps * fixed
+        # step j (0-based) reads first_slots + decodes * j slots: the attention's two roofs are lines
+        # in j (closed-form sum); the weights' part is the same every step
+        c0, c1 = pair_flops * first_slots / compute_rate, pair_flops * decodes / compute_rate
+        per_slot = decode_slot_ms(decodes) / memory_rate
+        fixed = gemm_ms(decodes, decodes) + allreduce_ms(decodes) + fixed_ms(decodes, 0)
+        return sum_max_linear(c0, c1, per_slot * first_slots, per_slot * decodes, 0, steps - 1) + steps * fixed
 
     def chunk_run_ms(decodes, first_slots, chunk, start, steps):
         # step j: chunk [s, s + chunk) with s = start + chunk j: pairs chunk s + chunk (chunk + 1) / 2,
         # context touched s + chunk; decodes read first_slots + decodes j
         tokens = decodes + chunk
         pairs0 = chunk * start + chunk * (chunk + 1) / 2
-        c0 = block_flops * tokens + head_flops * decodes + pair_flops * (first_slots + pairs0)
-        c0 /= compute_rate
+        c0 = pair_flops * (first_slots + pairs0) / compute_rate
         c1 = pair_flops * (decodes + chunk * chunk) / compute_rate
-        m0 = weight_ms(tokens) + slot_bytes * (first_slots + start + chunk) / memory_rate
-        m1 = slot_bytes * (decodes + chunk) / memory_rate
-        fixed = allreduce_ms(tokens) + prm.step_overhead_ms
+        per_slot = decode_slot_ms(decodes) / memory_rate
+        m0 = (per_slot * first_slots * memory_rate + slot_bytes * (start + chunk)) / memory_rate
+        m1 = (per_slot * decodes * memory_rate + slot_bytes * chunk) / memory_rate
+        fixed = gemm_ms(tokens, decodes) + allreduce_ms(tokens) + fixed_ms(decodes, 0)
         return sum_max_linear(c0, c1, m0, m1, 0, steps - 1) + steps * fixed
 
     return StepCost(
@@ -302,8 +363,11 @@ def _weighted_percentile(pairs: list, q: float) -> float:
     return ordered[-1][0]
 
 
-def _check_load(concurrency, requests_per_s, scheduler, chunk_tokens, length_spread, requests, seed):
+def _check_load(concurrency, requests_per_s, scheduler, chunk_tokens, length_spread, requests, seed,
+                start="spread"):
     concurrency = check_int("concurrency", concurrency, 1, MAX_CONCURRENCY)
+    if start not in STARTS:
+        raise ValueError(f"start must be one of {', '.join(STARTS)}; got {start!r}")
     if requests_per_s is not None:
         requests_per_s = check_float("requests_per_s", requests_per_s, MIN_REQUESTS_PER_S, MAX_REQUESTS_PER_S)
     if scheduler not in SCHEDULERS:
@@ -337,6 +401,8 @@ def simulate_load(
     requests: int = DEFAULT_REQUESTS,
     seed: int = 0,
     cost: StepCost | None = None,
+    start: str = "spread",
+    max_running_requests: int = MAX_RUNNING_REQUESTS,
 ) -> dict:
     """Simulate ``requests`` copies of one call on a shared replica and return one load point.
 
@@ -357,17 +423,22 @@ def simulate_load(
         requests: requests simulated, 1..20,000.
         seed: seeds the arrivals and the lengths, 0..2**32 - 1; the same seed gives the same numbers.
         cost: a :class:`StepCost`; default ``toy_step_cost()``.
+        start: how a closed loop's users start, ``"together"`` or ``"spread"`` (see ``STARTS``).
+        max_running_requests: most requests admitted and unfinished at once, 1..65,536 (the engine's
+            ``max_num_seqs``/``max_running_requests``/``max_batch_size``).
 
     Returns:
-        A dict: ``ttft_ms_p50``, ``ttft_ms_p99``, ``queue_ms_p50``, ``queue_ms_p99``,
+        A dict: ``ttft_ms_p50``, ``ttft_ms_p99``, ``ttft_ms_mean``, ``queue_ms_p50``, ``queue_ms_p99``,
         ``prefill_ms_p50``, ``prefill_ms_p99`` (admission to first token), ``tpot_ms_p50``,
-        ``tpot_ms_p99`` (each request's mean time per output token after the first),
+        ``tpot_ms_p99`` (each request's mean time per output token after the first), ``itl_ms_mean``
+        (that per-request mean gap, averaged over the requests: what AIPerf, GenAI-Perf and llmperf
+        report as mean ITL),
         ``itl_ms_p50``, ``itl_ms_p99`` (every gap between two tokens of one stream),
         ``ttlt_ms_p50``, ``output_tokens_per_s``, ``requests_per_s_served``, ``running_mean``
         (time-weighted requests admitted and unfinished), ``kv_cache_utilisation`` (time-weighted
         slots in use over capacity, 0..1), ``kv_cache_capacity_slots``, ``kv_cache_source``,
         ``duration_ms``, ``requests``, ``concurrency``, ``requests_per_s``, ``scheduler``,
-        ``chunk_tokens``, ``mode``.
+        ``chunk_tokens``, ``start``, ``mode``.
 
     Raises:
         ValueError: naming the parameter and its range for invalid input, and when one request
@@ -378,7 +449,7 @@ def simulate_load(
     k = check_int("cached_prefix_tokens", cached_prefix_tokens, 0, n)
     speedup = check_float("speculative_speedup", speculative_speedup, 1.0, MAX_SPECULATIVE_SPEEDUP)
     concurrency, rate, chunk, spread, count, seed = _check_load(
-        concurrency, requests_per_s, scheduler, chunk_tokens, length_spread, requests, seed
+        concurrency, requests_per_s, scheduler, chunk_tokens, length_spread, requests, seed, start
     )
     cost = toy_step_cost() if cost is None else cost
     if not isinstance(cost, StepCost):
@@ -399,9 +470,10 @@ def simulate_load(
         for _ in range(count):
             clock += rng.expovariate(rate) * 1e3
             arrivals.append(clock)
-    sim = _Simulation(cost, prompts, answers, k, scheduler, chunk, speedup, concurrency, arrivals)
+    running = check_int("max_running_requests", max_running_requests, 1, MAX_RUNNING_LIMIT)
+    sim = _Simulation(cost, prompts, answers, k, scheduler, chunk, speedup, concurrency, arrivals, start, running)
     sim.run()
-    return sim.summary(concurrency, rate, scheduler, chunk, cost)
+    return {**sim.summary(concurrency, rate, scheduler, chunk, cost), "start": start}
 
 
 def _run_parts(elapsed: Callable[[int], float], steps: int, speedup: float) -> tuple[list, float, float]:
@@ -443,7 +515,9 @@ class _Simulation:
     """The event loop of :func:`simulate_load`. Decoding streams are kept as aggregates (count,
     slots to read) plus a heap of finish steps, so a decode run costs O(1) however many streams."""
 
-    def __init__(self, cost, prompts, answers, cached, scheduler, chunk, speedup, concurrency, arrivals):
+    def __init__(self, cost, prompts, answers, cached, scheduler, chunk, speedup, concurrency, arrivals,
+                 start="spread", max_running=MAX_RUNNING_REQUESTS):
+        self.max_running = max_running
         self.cost, self.prompts, self.answers = cost, prompts, answers
         self.cached, self.chunked, self.chunk, self.speedup = cached, scheduler == "chunked", chunk, speedup
         self.count = len(prompts)
@@ -470,7 +544,7 @@ class _Simulation:
         self.closed = arrivals is None
         if self.closed:
             users = min(concurrency, self.count)
-            alone = self._alone_ms()
+            alone = 0.0 if start == "together" else self._alone_ms()
             arrivals = [alone * user / users for user in range(users)]
         self.scheduled = arrivals  # arrival times known in advance, ascending
         self.next_arrival = 0
@@ -502,7 +576,7 @@ class _Simulation:
 
     def _fits(self, request: int) -> bool:
         need = self.prompts[request] + self.answers[request]
-        return self.running < MAX_RUNNING_REQUESTS and self.reserved + need <= self.cost.capacity_slots
+        return self.running < self.max_running and self.reserved + need <= self.cost.capacity_slots
 
     def _admit(self, request: int) -> None:
         self.reserved += self.prompts[request] + self.answers[request]
@@ -698,7 +772,8 @@ class _Simulation:
 
     def typical(self, ttft: list, ttft_p50: float) -> dict:
         """The request whose TTFT is nearest the p50 (the earliest on a tie), as the clocks draw one
-        call: ``waiting_ms``, ``prefill_ms``, ``ttft_ms``, ``ttlt_ms``, ``prompt_tokens``,
+        call: ``waiting_ms``, ``prefill_wait_ms`` (of the wait, the time the engine ran other
+        requests' prefill), ``prefill_ms``, ``ttft_ms``, ``ttlt_ms``, ``prompt_tokens``,
         ``output_tokens``, ``stalls_ms`` (``[start, end]`` of every step with prompt work during its
         stream, from its arrival), ``stalled_ms`` (their total) and ``token_times_ms``
         (``[index, ms]``: every token up to ``TIMELINE_POINTS``, else evenly spaced samples with the
@@ -712,8 +787,11 @@ class _Simulation:
         pauses = [] if self.chunked else stalls
         tokens = timeline_indices(answer)  # a long answer is sampled, as an idle call's is
         times = [first] + _spaced(first, done, pauses, answer - 1, [token - 1 for token in tokens[1:]])
+        admit = self.admit[request]
+        behind = math.fsum(min(b, admit) - max(a, start) for a, b in self.busy if a < admit and b > start)
         return {
             "waiting_ms": self.admit[request] - start,
+            "prefill_wait_ms": behind,
             "prefill_ms": first - self.admit[request],
             "ttft_ms": first - start,
             "ttlt_ms": done - start,
@@ -745,12 +823,14 @@ class _Simulation:
             "chunk_tokens": chunk,
             "ttft_ms_p50": _percentile(ttft, 0.5),
             "ttft_ms_p99": _percentile(ttft, 0.99),
+            "ttft_ms_mean": math.fsum(ttft) / self.count,
             "queue_ms_p50": _percentile(queue, 0.5),
             "queue_ms_p99": _percentile(queue, 0.99),
             "prefill_ms_p50": _percentile(prefill, 0.5),
             "prefill_ms_p99": _percentile(prefill, 0.99),
             "tpot_ms_p50": _percentile(tpot, 0.5),
             "tpot_ms_p99": _percentile(tpot, 0.99),
+            "itl_ms_mean": math.fsum(tpot) / len(tpot) if tpot else 0.0,
             "itl_ms_p50": _weighted_percentile(self.itl, 0.5),
             "itl_ms_p99": _weighted_percentile(self.itl, 0.99),
             "ttlt_ms_p50": _percentile(ttlt, 0.5),
@@ -818,13 +898,15 @@ def check_load_state(load: object) -> dict:
         raise ValueError(f"unknown load setting {unknown[0]!r}; known: {', '.join(DEFAULT_LOAD)}")
     merged = {**DEFAULT_LOAD, **load}
     _check_load(merged["concurrency"], merged["requests_per_s"], merged["scheduler"],
-                merged["chunk_tokens"], 0.0, DEFAULT_REQUESTS, 0)
+                merged["chunk_tokens"], 0.0, DEFAULT_REQUESTS, 0, merged["start"])
+    check_int("max_running_requests", merged["max_running_requests"], 1, MAX_RUNNING_LIMIT)
     return merged
 
 
 __all__ = [
     "DEFAULT_LOAD",
     "SCHEDULERS",
+    "STARTS",
     "StepCost",
     "load_sweep",
     "mark_knee",

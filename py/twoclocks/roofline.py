@@ -83,6 +83,13 @@ class RooflineParams:
             for 2 TB/s) it keeps int4 kernels well below the bandwidth roof; on an RTX 4090 (82.6
             for 1 TB/s) it does not.
         kv_efficiency: fraction of ``mbu`` reached reading the KV cache in attention, 0.01..1.
+        batch_kv_efficiency: the same when one decode step reads many streams' caches (the load
+            simulation, :mod:`twoclocks.load`), 0.01..1: paged attention over many short caches runs
+            further below the roof than one long contiguous read. Fitted on the inter-token latency
+            of published load sweeps (``tests/data/load_sweeps.csv``), not on batch-1 rows.
+        sequence_overhead_ms: fixed cost of each running stream after the first in one engine step
+            (sampling, detokenising and streaming its token), ms, 0..10; fitted on the same sweeps.
+            At batch 1 it is part of ``step_overhead_ms``, so the single call never pays it.
     """
 
     mfu: float = 0.5
@@ -93,6 +100,8 @@ class RooflineParams:
     int8_dequant_flops_per_weight: float = 0.0
     int4_dequant_flops_per_weight: float = 0.0
     kv_efficiency: float = 1.0
+    batch_kv_efficiency: float = 1.0
+    sequence_overhead_ms: float = 0.0
 
     def __post_init__(self) -> None:
         check_float("mfu", self.mfu, 0.01, 1.0)
@@ -103,6 +112,8 @@ class RooflineParams:
         check_float("int8_dequant_flops_per_weight", self.int8_dequant_flops_per_weight, 0.0, 100.0)
         check_float("int4_dequant_flops_per_weight", self.int4_dequant_flops_per_weight, 0.0, 100.0)
         check_float("kv_efficiency", self.kv_efficiency, 0.01, 1.0)
+        check_float("batch_kv_efficiency", self.batch_kv_efficiency, 0.01, 1.0)
+        check_float("sequence_overhead_ms", self.sequence_overhead_ms, 0.0, 10.0)
 
     def dequant_flops_per_weight(self, weight_dtype: str) -> float:
         """Ordinary-core operations per weight to dequantise ``weight_dtype`` (0 for bf16 and fp8)."""
@@ -145,6 +156,8 @@ SERVING_STACKS = {
                 int8_dequant_flops_per_weight=18.0,
                 int4_dequant_flops_per_weight=12.0,
                 kv_efficiency=1.0,
+                batch_kv_efficiency=0.5,
+                sequence_overhead_ms=0.04,
             ),
             calibration=(
                 "Chosen on the calibration rows (three of every four) of the optimised stack, by a "
@@ -177,7 +190,7 @@ SERVING_STACKS = {
             name="Eager PyTorch (HF generate)",
             examples="Hugging Face transformers model.generate without compilation or CUDA graphs",
             params=RooflineParams(step_overhead_ms=13.0, int4_dequant_flops_per_weight=12.0,
-                                  int8_dequant_flops_per_weight=40.0, kv_efficiency=0.04),
+                                  int8_dequant_flops_per_weight=40.0, kv_efficiency=0.04, batch_kv_efficiency=0.04),
             calibration=(
                 "Chosen on the calibration rows of the eager stack (Hugging Face transformers rows of "
                 "the Qwen2.5 speed benchmark, Qwen2.5 7B on an A100 at 1 to 30,720 prompt tokens): "

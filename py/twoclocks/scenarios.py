@@ -172,15 +172,17 @@ LOAD_DEMOS = [
     {
         "id": "stall",
         "name": "A long prompt stalls every stream",
-        "state": {**BASE_STATE, "output_tokens": 500, "max_tokens": 1024, "load": _loaded(concurrency=8)},
-        "note": "8 users, each with an 8,000-token prompt and a 500-token answer, prefill first: every new "
-        "prompt's prefill stops every running stream for its whole step (red on the timeline).",
+        "state": {**BASE_STATE, "output_tokens": 500, "max_tokens": 1024,
+                  "load": _loaded(concurrency=8, scheduler="prefill-first", start="spread")},
+        "note": "8 users arriving at their own times, each with an 8,000-token prompt and a 500-token answer, "
+        "prefill first: every new prompt's prefill stops every running stream for its whole step (red on "
+        "the timeline).",
     },
     {
         "id": "chunked",
         "name": "…unless prefill is chunked",
         "state": {**BASE_STATE, "output_tokens": 500, "max_tokens": 1024,
-                  "load": _loaded(concurrency=8, scheduler="chunked")},
+                  "load": _loaded(concurrency=8, scheduler="chunked", chunk_tokens=2048, start="spread")},
         "note": "The same 8 users with chunked prefill: each step decodes every stream and gives the rest of "
         "its 2,048-token budget to prompt chunks, so the stream never stops for a whole prefill.",
     },

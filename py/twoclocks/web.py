@@ -19,7 +19,7 @@ from .bill import bill_breakdown
 from .call import MAX_OUTPUT_TOKENS, MAX_SPECULATIVE_SPEEDUP, simulate_call
 from .lesson import CALL_KEYS, diagnosis_from_advice, sensitivities
 from .load import (DEFAULT_LOAD, MAX_CHUNK_TOKENS, MAX_CONCURRENCY, MAX_REQUESTS_PER_S, MIN_CHUNK_TOKENS,
-                   MIN_REQUESTS_PER_S, SCHEDULERS, check_load_state)
+                   MAX_RUNNING_LIMIT, MIN_REQUESTS_PER_S, SCHEDULERS, STARTS, check_load_state)
 from .hardware import get_model
 from .roofline import roofline_call, roofline_options
 from .scenarios import BASE_STATE, LOAD_DEMOS, MISTAKES, SCENARIOS
@@ -28,7 +28,7 @@ from .toy import MAX_PROMPT_TOKENS, ToyConstants
 from .validation import nearest, validation_table
 
 MODES = ("toy", "roofline")
-ROOFLINE_KEYS = ("accelerator", "model", "weight_dtype", "tensor_parallel", "serving_stack")
+ROOFLINE_KEYS = ("accelerator", "model", "weight_dtype", "kv_dtype", "tensor_parallel", "serving_stack")
 
 TOY_CONTEXT_WINDOW_TOKENS = 262_144
 """The toy model's default context window, in tokens (256 Ki, as several current open models): the
@@ -67,6 +67,7 @@ CONTROL_LIMITS = {
     "accelerator": {"kind": "choice", "choices": [a["id"] for a in roofline_options()["accelerators"]]},
     "model": {"kind": "choice", "choices": [m["id"] for m in roofline_options()["models"]]},
     "weight_dtype": {"kind": "choice", "choices": roofline_options()["weight_dtypes"]},
+    "kv_dtype": {"kind": "choice", "choices": roofline_options()["kv_dtypes"]},
     "tensor_parallel": {"kind": "choice", "choices": roofline_options()["tensor_parallel"]},
     "serving_stack": {"kind": "choice", "choices": [s["id"] for s in roofline_options()["serving_stacks"]]},
     "toy_constants": {
@@ -100,6 +101,8 @@ CONTROL_LIMITS = {
                                "nullable": True},
             "scheduler": {"kind": "choice", "choices": list(SCHEDULERS)},
             "chunk_tokens": _int(MIN_CHUNK_TOKENS, MAX_CHUNK_TOKENS),
+            "start": {"kind": "choice", "choices": list(STARTS)},
+            "max_running_requests": _int(1, MAX_RUNNING_LIMIT),
         },
     },
 }
@@ -334,7 +337,8 @@ def _advice(report: dict, load: dict | None) -> dict:
     """The one advice for the call (:func:`twoclocks.advice.advise_call`): alone, on its own clocks;
     under load, on the clocks of the typical request the page then draws (its TTFT includes the wait
     in the queue, passed as ``waiting_ms``), so the load section never decides on its own."""
-    clocks = {"ttft_ms": report["ttft_ms"], "ttlt_ms": report["ttlt_ms"], "waiting_ms": 0.0}
+    clocks = {"ttft_ms": report["ttft_ms"], "ttlt_ms": report["ttlt_ms"], "waiting_ms": 0.0, "prefill_wait_ms": 0.0,
+              "stalled_ms": 0.0}
     if load is not None and not load["alone"]:
         typical = load["typical"]
         clocks = {key: typical[key] for key in clocks}
@@ -347,8 +351,8 @@ def _advice(report: dict, load: dict | None) -> dict:
 
 def load_is_alone(load: dict) -> bool:
     """Is the page's ``load`` the call alone on an idle server (the lesson's first picture)? One
-    user, no arrival rate, prefill-first: every simulated request is then the single call."""
-    return load["concurrency"] == 1 and load["requests_per_s"] is None and load["scheduler"] == "prefill-first"
+    user and no arrival rate, whatever the engine's settings: its one request is the single call."""
+    return load["concurrency"] == 1 and load["requests_per_s"] is None
 
 
 @lru_cache(maxsize=16)
@@ -370,15 +374,20 @@ def load_point(state: dict, load: dict | None = None) -> dict:
     Raises:
         ValueError: as :func:`twoclocks.load.simulate_load` (e.g. a request larger than the KV cache).
     """
-    from .load import DEFAULT_REQUESTS, simulate_load
+    from .load import DEFAULT_REQUESTS, simulate_load, validation_caveat
 
     load = state["load"] if load is None else load
     roofline = tuple((key, state[key]) for key in ROOFLINE_KEYS) if state["mode"] == "roofline" else ()
     cost = _step_cost(state["mode"], roofline, toy_constants(state))
     call = {key: state[key] for key in CALL_KEYS if key != "streaming"}
-    requests = 1 if load_is_alone(load) else DEFAULT_REQUESTS
-    point = simulate_load(**call, **load, requests=requests, cost=cost)
-    return {**point, "alone": load_is_alone(load)}
+    alone = load_is_alone(load)
+    # Alone, the call itself: an idle engine's lone prompt is the call's one prefill (the point
+    # still names the engine's settings).
+    run = {**load, "scheduler": "prefill-first"} if alone else load
+    point = simulate_load(**call, **run, requests=1 if alone else DEFAULT_REQUESTS, cost=cost)
+    caveat = validation_caveat(call["prompt_tokens"], point["typical"]["output_tokens"], load["concurrency"],
+                               load["requests_per_s"], load["start"])
+    return {**point, "scheduler": load["scheduler"], "alone": alone, "caveat": caveat}
 
 
 def load_section(state: dict) -> tuple[dict | None, str | None]:

@@ -26,6 +26,11 @@ export const MODEL_CONTROLS = [
     help: "Fewer bytes per weight: faster memory-bound decode, less so where unpacking int8/int4 costs time.",
   },
   {
+    key: "kv_dtype", group: "hardware", kind: "select", label: "KV-cache precision",
+    names: { bf16: "bf16 (2 bytes)", fp8: "fp8 (1 byte)" },
+    help: "Half the bytes per cached token: twice the users' caches fit, and long contexts read faster.",
+  },
+  {
     key: "tensor_parallel", group: "hardware", kind: "select", label: "Tensor-parallel devices",
     names: { 1: "1 device", 2: "2 devices", 4: "4 devices", 8: "8 devices" },
     help: "Split every layer across devices: more FLOP/s and bandwidth, plus a little communication.",

@@ -2,6 +2,7 @@
 // under the clocks, the section's figures, and its latency vs throughput chart. The chart's levels
 // are asked of the worker one at a time, only when no drag is waiting for an answer, so a sweep
 // never holds a drag back. Python computes every figure (twoclocks/load.py); this draws them.
+import { BUILD } from "./build.js";
 import { CanvasView, placeLabel, prepareCanvas } from "./canvas.js";
 import { buildControls } from "./controls.js";
 import { setAttr, setHidden, setText } from "./dom.js";
@@ -14,6 +15,11 @@ export const LOAD_CONTROLS = [
     key: "concurrency", kind: "log", label: "Users sharing the GPU", unit: "calls at once",
     sliderMin: 1, sliderMax: 1024, idPrefix: "load",
     help: "Each user sends this call again as soon as the last one ends (a closed loop, like llmperf or vllm bench serve --max-concurrency).",
+  },
+  {
+    key: "start", kind: "segmented", label: "Users start",
+    names: { together: "Together", spread: "At their own times" },
+    help: "Benchmark tools start every user at once: with equal lengths they stay in step, and each round's prompts queue behind one another. Users of a live service arrive at their own times.",
   },
   {
     key: "open_loop", kind: "toggle", label: "Calls arrive at a fixed rate instead", idPrefix: "load",
@@ -33,6 +39,11 @@ export const LOAD_CONTROLS = [
     key: "chunk_tokens", kind: "log", label: "Chunk budget", unit: "tokens per step",
     sliderMin: 16, sliderMax: 65_536, idPrefix: "load",
     help: "Tokens one engine step may compute: the running streams' next tokens first, prompt chunks take the rest.",
+  },
+  {
+    key: "max_running_requests", kind: "log", label: "Most calls running at once", unit: "calls",
+    sliderMin: 1, sliderMax: 65_536, idPrefix: "load",
+    help: "The engine's limit (vLLM's max_num_seqs, SGLang's max_running_requests): past it, calls queue even with KV cache to spare.",
   },
 ];
 
@@ -55,6 +66,7 @@ export function buildLoadControls(container, limits, onLoad) {
       const open = load.requests_per_s !== null;
       controls.sync({ ...load, open_loop: open, requests_per_s: load.requests_per_s ?? lastRate });
       setHidden(row("concurrency"), open);
+      setHidden(row("start"), open);
       setHidden(row("requests_per_s"), !open);
       setHidden(row("chunk_tokens"), load.scheduler !== "chunked");
     },
@@ -65,7 +77,8 @@ export function buildLoadControls(container, limits, onLoad) {
 export function describeLoad(load) {
   const who = load.requests_per_s !== null
     ? `calls arriving at random, ${formatNumber(load.requests_per_s, load.requests_per_s < 10 ? 2 : 0)} per second`
-    : `${formatNumber(load.concurrency)} ${load.concurrency === 1 ? "user" : "users"} sending this call in turn`;
+    : `${formatNumber(load.concurrency)} ${load.concurrency === 1 ? "user" : "users"} sending this call in turn` +
+      (load.concurrency > 1 ? (load.start === "together" ? ", starting together" : ", arriving at their own times") : "");
   const scheduler = load.scheduler === "chunked"
     ? `chunked prefill, ${formatNumber(load.chunk_tokens)} tokens a step` : "prefill first";
   return `${who}, ${scheduler}`;
@@ -93,35 +106,46 @@ export function showLoadLine(report, state) {
     `${formatMs(c.waiting_ms)} waiting in the queue, then ${formatMs(c.prefill_ms)} in its prefill step (shared with the prompts admitted with it).${stalls} ` +
     `All calls: TTFT p50 ${formatMs(load.ttft_ms_p50)}, p99 ${formatMs(load.ttft_ms_p99)}; ` +
     `the longest gaps between tokens (ITL p99) ${formatMs(load.itl_ms_p99)}; ` +
-    `${formatNumber(load.output_tokens_per_s)} output tokens per second.`);
+    `${formatNumber(load.output_tokens_per_s)} output tokens per second.` + (load.caveat ? ` ${load.caveat}` : ""));
 }
 
+// [name, p50 key, p99 key, mean key or null]: the means are what AIPerf, GenAI-Perf and llmperf print
 const FIGURES = [
-  ["TTFT", "ttft_ms_p50", "ttft_ms_p99"],
-  ["of which waiting in the queue", "queue_ms_p50", "queue_ms_p99"],
-  ["of which prefill", "prefill_ms_p50", "prefill_ms_p99"],
-  ["TPOT (each call's mean time per token)", "tpot_ms_p50", "tpot_ms_p99"],
-  ["ITL (every gap between two tokens)", "itl_ms_p50", "itl_ms_p99"],
+  ["TTFT", "ttft_ms_p50", "ttft_ms_p99", "ttft_ms_mean"],
+  ["of which waiting in the queue", "queue_ms_p50", "queue_ms_p99", null],
+  ["of which prefill", "prefill_ms_p50", "prefill_ms_p99", null],
+  ["TPOT (each call's mean time per token)", "tpot_ms_p50", "tpot_ms_p99", "itl_ms_mean"],
+  ["ITL (every gap between two tokens)", "itl_ms_p50", "itl_ms_p99", null],
 ];
+
+/** Does `load` run the engine as current engines do by default (the model's DEFAULT_LOAD)? */
+function defaultEngine(load) {
+  const defaults = BUILD.defaults.load;
+  return ["scheduler", "chunk_tokens", "max_running_requests"].every((key) => load[key] === defaults[key]);
+}
 
 /** The section's table of the current load point: p50 and p99 of each clock, and the throughput. */
 export function showLoadFigures(report, state) {
   const body = document.querySelector("#load-figures tbody");
   const load = report.load;
   setText(document.getElementById("load-now"), load
-    ? `Now: ${describeLoad(state.load)}${load.alone ? " (the call alone on an idle server)" : ""}.`
+    ? `Now: ${describeLoad(state.load)}${load.alone ? " (the call alone on an idle server)" : ""}. ` +
+      (defaultEngine(state.load) ? "The engine does what vLLM's V1 engine and SGLang do by default on an 80 GB GPU." :
+        "The engine's settings differ from current engines' defaults.") + (load.caveat ? ` ${load.caveat}` : "")
     : `Now: this load cannot run (${report.load_error}).`);
   setHidden(document.getElementById("load-figures").closest(".table-scroll"), !load); // no stale figures
   setText(document.getElementById("load-kv"), load ? `KV cache: ${load.kv_cache_source}.` : "");
   if (!load) return;
-  const rows = FIGURES.map(([name, p50, p99]) => [name, formatMs(load[p50]), formatMs(load[p99])]);
-  rows.push(["Output tokens per second, all calls", formatNumber(load.output_tokens_per_s), ""]);
-  rows.push(["Calls running at once, on average", formatNumber(load.running_mean, 1), ""]);
-  rows.push(["KV cache in use, on average", formatPercent(load.kv_cache_utilisation), ""]);
+  const rows = FIGURES.map(([name, p50, p99, mean]) =>
+    [name, formatMs(load[p50]), formatMs(load[p99]), mean ? formatMs(load[mean]) : ""]);
+  rows.push(["Output tokens per second, all calls", formatNumber(load.output_tokens_per_s), "", ""]);
+  rows.push(["Calls running at once, on average", formatNumber(load.running_mean, 1), "", ""]);
+  rows.push(["KV cache in use, on average", formatPercent(load.kv_cache_utilisation), "", ""]);
   if (body.rows.length !== rows.length) { // built once, then updated cell by cell (a drag changes them all)
     body.replaceChildren(...rows.map(() => {
       const row = document.createElement("tr");
-      row.append(Object.assign(document.createElement("th"), { scope: "row" }), document.createElement("td"), document.createElement("td"));
+      row.append(Object.assign(document.createElement("th"), { scope: "row" }),
+        ...[0, 1, 2].map(() => document.createElement("td")));
       return row;
     }));
   }

@@ -373,7 +373,9 @@ async function showOnClocks(partial, { from = null, scroll = true } = {}) {
   const smooth = !matchMedia("(prefers-reduced-motion: reduce)").matches;
   for (const readout of document.querySelectorAll(".readout.changed")) readout.classList.remove("changed");
   applyState(from ?? partial, { marked: !from });
-  if (scroll) $("clocks-wrap").scrollIntoView({ behavior: smooth ? "smooth" : "auto", block: "start" });
+  // To the top of the clocks' column, where the sticky clocks sit unpushed: scrolling to the clocks
+  // themselves, stuck at the column's end, would leave no room for readouts that grow.
+  if (scroll) $("clocks-wrap").parentElement.scrollIntoView({ behavior: smooth ? "smooth" : "auto", block: "start" });
   if (from) {
     const first = JSON.stringify(lesson.value);
     showing.between = true;
@@ -665,6 +667,7 @@ const api = installApi({
     accelerators: BUILD.options.accelerators.map(({ id, name }) => ({ id, name })),
     models: BUILD.options.models.map(({ id, name }) => ({ id, name })),
     weight_dtypes: BUILD.options.weight_dtypes,
+    kv_dtypes: BUILD.options.kv_dtypes,
     tensor_parallel: BUILD.options.tensor_parallel,
     serving_stacks: BUILD.options.serving_stacks.map(({ id, name }) => ({ id, name })),
     scenarios: BUILD.scenarios.map(({ id, name }) => ({ id, name })),

@@ -75,7 +75,8 @@ export function describeModel(state, options) {
     const accelerator = options.accelerators.find((a) => a.id === state.accelerator).name;
     const model = options.models.find((m) => m.id === state.model).name;
     const stack = options.serving_stacks.find((s) => s.id === state.serving_stack).name;
-    return `Cost model: roofline, ${model} in ${state.weight_dtype} on ${state.tensor_parallel} × ${accelerator}, ${stack}, batch 1`;
+    const cache = state.kv_dtype === "bf16" ? "" : `, KV cache in ${state.kv_dtype}`;
+    return `Cost model: roofline, ${model} in ${state.weight_dtype}${cache} on ${state.tensor_parallel} × ${accelerator}, ${stack}, batch 1`;
   }
   return `Cost model: ${describeToy(state)}`;
 }
