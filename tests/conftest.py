@@ -38,8 +38,8 @@ def dist_dir() -> Path:
 class Server:
     """A quiet dev server on a free port, run in a thread for the test session."""
 
-    def __init__(self, directory: Path, *, isolated: bool = False, csp: bool = True) -> None:
-        self.httpd = build.make_server(directory, 0, isolated=isolated, quiet=True, csp=csp)
+    def __init__(self, directory: Path, *, isolated: bool = False, csp: bool = True, gz_encoded: bool = False) -> None:
+        self.httpd = build.make_server(directory, 0, isolated=isolated, quiet=True, csp=csp, gz_encoded=gz_encoded)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()
@@ -53,6 +53,15 @@ class Server:
 def server(dist_dir: Path):
     """Serves dist/ on 127.0.0.1; yields the base URL."""
     instance = Server(dist_dir)
+    yield instance.url
+    instance.close()
+
+
+@pytest.fixture(scope="session")
+def gz_server(dist_dir: Path):
+    """Serves dist/ like `server`, but the .gz files with `Content-Encoding: gzip`, as some static
+    hosts and CDNs do (the browser then decodes them before the page sees them); yields the base URL."""
+    instance = Server(dist_dir, gz_encoded=True)
     yield instance.url
     instance.close()
 

@@ -1,8 +1,9 @@
 """Python from a memory snapshot (issue 17): build.py records the snapshot and the gzip'd wasm with
 their sha256, and caches the snapshot by everything that goes into it; the worker restores it from
-compressed downloads, and falls back to the full boot, saying so in the console, when the snapshot
-is missing, damaged, from another Pyodide build, not the recorded one, or its restore throws. Booted
-either way, the page answers the same, the cell runs and the log tools install.
+compressed downloads, and falls back to the full boot, saying so on the page and in the console, when
+the snapshot is missing, damaged, from another Pyodide build, not the recorded one, or its restore
+throws. Booted either way, the page answers the same, the cell runs and the log tools install. A host
+that sends the .gz files with Content-Encoding: gzip (issue 26, case 7) still boots from the snapshot.
 """
 
 from __future__ import annotations
@@ -18,12 +19,13 @@ from conftest import Server
 from pagewait import DEADLINE_MS, open_logs, run_cell, wait_for_readouts, wait_ready, wait_until
 
 import build
-from twoclocks import web
+from twoclocks import simulate_call, web
 from twoclocks.web import DEFAULT_STATE, evaluate
 
 SNAPSHOT, WASM_GZ = build.SNAPSHOT_NAME, build.WASM_GZ_NAME
 PYODIDE_SNAPSHOT_MAGIC = 1886286592  # the first uint32 of a Pyodide 314 snapshot (its restoreSnapshot checks it)
 WARNING = "Two Clocks: booting without the memory snapshot"
+SLOW_WAY = "Starting the slow way: the saved start-up image could not be used ("  # the boot status's words
 
 
 def build_info(dist_dir) -> dict:
@@ -41,8 +43,14 @@ def test_build_records_the_snapshot_and_the_compressed_wasm_with_their_sha256(di
     wasm_gz = (app / info["wasmGz"]).resolve().read_bytes()
     assert build.sha256_hex(snapshot) == info["snapshotSha256"]
     assert build.sha256_hex(wasm_gz) == info["wasmGzSha256"]
-    assert gzip.decompress(wasm_gz) == (dist_dir / build.PYODIDE_DIR_NAME / "pyodide.asm.wasm").read_bytes()
+    wasm = (dist_dir / build.PYODIDE_DIR_NAME / "pyodide.asm.wasm").read_bytes()
+    assert gzip.decompress(wasm_gz) == wasm
     assert struct.unpack("<I", gzip.decompress(snapshot)[:4])[0] == PYODIDE_SNAPSHOT_MAGIC
+    # and decompressed, for a host that sends them decoded (Content-Encoding: gzip)
+    assert (info["snapshotRawSha256"], info["wasmSha256"]) == (build.sha256_hex(gzip.decompress(snapshot)), build.sha256_hex(wasm))
+    text = next(dist_dir.glob("app-*/js/build.js")).read_text()
+    sizes = {name: int(value) for name, value in re.findall(r"(snapshotRawBytes|wasmBytes):(\d+)", text)}
+    assert sizes == {"snapshotRawBytes": len(gzip.decompress(snapshot)), "wasmBytes": len(wasm)}
 
 
 def test_the_snapshot_cache_key_changes_with_everything_that_goes_into_it(tmp_path, monkeypatch):
@@ -95,19 +103,51 @@ def test_gzip_files_are_sent_as_they_are_stored(dist_dir, csp):
         server.close()
 
 
+def test_the_pre_compressing_test_server_sends_gz_files_content_encoded(dist_dir, gz_server):
+    """The tests' stand-in for a host that serves .gz files pre-compressed: the same bytes, sent with
+    Content-Encoding: gzip (so a browser decodes them); other files as before."""
+    host, port = gz_server.split("//")[1].rstrip("/").split(":")
+    app = next(dist_dir.glob("app-*")).name
+    for path, encoding in ((f"/{app}/{SNAPSHOT}", "gzip"), (f"/{build.PYODIDE_DIR_NAME}/{WASM_GZ}", "gzip"),
+                           (f"/{build.PYODIDE_DIR_NAME}/pyodide.asm.wasm", None)):
+        connection = http.client.HTTPConnection(host, int(port))
+        connection.request("GET", path)
+        response = connection.getresponse()
+        assert response.getheader("Content-Encoding") == encoding
+        assert response.read() == (dist_dir / path.lstrip("/")).read_bytes()
+        connection.close()
+
+
 # --- in the browser --------------------------------------------------------------------------------
+
+
+# Every text the boot status line and the loading note by the clocks show, in order (page.said()).
+RECORD_BOOT_WORDS = """
+window.bootSaid = [];
+new MutationObserver(() => {
+  for (const id of ["status-text", "python-loading"]) {
+    const text = document.getElementById(id)?.textContent;
+    if (text && text !== window.bootSaid.at(-1)) window.bootSaid.push(text);
+  }
+}).observe(document, { childList: true, subtree: true, characterData: true });
+"""
 
 
 def open_page(browser, url: str, replace: dict[str, bytes | None] | None = None, context=None):
     """A page at `url` (in `context`, else a fresh one) whose requests for the named files are
-    answered with the given bytes (None: 404). Records the console's warnings and the file names
-    requested."""
+    answered with the given bytes (None: 404). Records the console's warnings, the file names
+    requested, the Content-Encoding of each response (`encodings`) and what the boot said on the
+    page (`said()`)."""
     context = context or browser.new_context()
     page = context.new_page()
-    page.warnings, page.fetched, page.finished = [], [], []
+    page.warnings, page.fetched, page.finished, page.encodings = [], [], [], {}
+    page.add_init_script(RECORD_BOOT_WORDS)
+    page.said = lambda: page.evaluate("() => window.bootSaid")
     page.on("console", lambda message: message.type == "warning" and page.warnings.append(message.text))
     page.on("request", lambda request: page.fetched.append(request.url.rsplit("/", 1)[-1]))
     page.on("requestfinished", lambda request: page.finished.append(request.url.rsplit("/", 1)[-1]))
+    page.on("response", lambda response: page.encodings.setdefault(
+        response.url.rsplit("/", 1)[-1], response.headers.get("content-encoding")))
     for name, body in (replace or {}).items():
         if body is None:
             page.route(f"**/{name}", lambda route, *_: route.fulfill(status=404, body="not here"))
@@ -150,18 +190,24 @@ FALLBACKS = {  # case: (file replaced, its new bytes from the built files, what 
     "wasm not the recorded bytes": (WASM_GZ, lambda f: gzip.compress(gzip.decompress(f["wasm_gz"]), 1), "pyodide.asm.wasm.gz does not match"),
     # Pyodide never settles on a wasm that does not compile: refused on its hash, not at the 120 s deadline.
     "wasm not wasm at all": (WASM_GZ, lambda f: gzip.compress(b"not a wasm module", 1), "pyodide.asm.wasm.gz does not match"),
+    # As a pre-compressing host hands them over (decoded), but not the build's bytes.
+    "decoded, not the recorded bytes": (SNAPSHOT, lambda f: flipped(f["raw"], len(f["raw"]) // 2), "does not match its recorded sha256"),
+    "wasm decoded, not the recorded bytes": (WASM_GZ, lambda f: flipped(gzip.decompress(f["wasm_gz"]), 1000), "pyodide.asm.wasm.gz does not match"),
 }
 
 
 @pytest.mark.browser
 @pytest.mark.parametrize("case", FALLBACKS)
 def test_a_snapshot_that_cannot_be_used_falls_back_to_the_full_boot_and_says_why(browser, server, files, case):
-    """The page still becomes ready, booted from the plain wasm, with one console warning naming the reason."""
+    """The page still becomes ready, booted from the plain wasm, with one console warning naming the
+    reason, and the boot status said in words that it started the slow way, and why."""
     name, body, reason = FALLBACKS[case]
     page = open_page(browser, server, {name: body(files)})
     assert len(page.warnings) >= 1
     warning = next(text for text in page.warnings if WARNING in text)
     assert reason in warning
+    said = next(text for text in page.said() if text.startswith(SLOW_WAY))
+    assert reason in said and "a few seconds longer" in said
     assert "pyodide.asm.wasm" in page.fetched
     assert page.evaluate("() => TwoClocks.report()")["ttlt_ms"] == evaluate(DEFAULT_STATE)["ttlt_ms"]
     page.context.close()
@@ -179,20 +225,31 @@ def insecure_browser(playwright):
     browser.close()
 
 
+INSECURE_CASES = {  # case: (files replaced, what the warning says; None: restored)
+    "as built": (lambda f: {}, None),
+    # as a pre-compressing host's files arrive (decoded by the browser)
+    "decoded": (lambda f: {SNAPSHOT: f["raw"], WASM_GZ: gzip.decompress(f["wasm_gz"])}, None),
+    "not the recorded bytes": (lambda f: {SNAPSHOT: gzip.compress(f["raw"], 1)}, "does not match its recorded sha256"),
+    # e.g. a host's "not found" page: refused on its first bytes, not left to Pyodide (which would hang)
+    "wasm neither gzip nor wasm": (lambda f: {WASM_GZ: b"<!doctype html><title>Not found</title>"}, "arrived neither gzip'd nor decompressed"),
+}
+
+
 @pytest.mark.browser
-@pytest.mark.parametrize("case", ["as built", "not the recorded bytes"])
+@pytest.mark.parametrize("case", INSECURE_CASES)
 def test_without_crypto_subtle_python_checks_the_downloads(insecure_browser, server, files, case):
-    """Over plain http under a host name the snapshot restores, and bytes that are not the recorded
-    ones are still caught (by hashlib) and fall back."""
+    """Over plain http under a host name the snapshot restores (also from files that arrive already
+    decompressed, as from a pre-compressing host), and bytes that are not the recorded ones are still
+    caught (by hashlib, or by their first bytes) and fall back."""
     url = server.replace("127.0.0.1", "lessons.example")
-    replace = {SNAPSHOT: gzip.compress(files["raw"], 1)} if case != "as built" else {}
-    page = open_page(insecure_browser, url, replace)
+    replace, reason = INSECURE_CASES[case]
+    page = open_page(insecure_browser, url, replace(files))
     assert page.evaluate("() => typeof crypto.subtle") == "undefined"
     warned = [text for text in page.warnings if WARNING in text]
-    if case == "as built":
+    if reason is None:
         assert warned == [] and "pyodide.asm.wasm" not in page.fetched
     else:
-        assert len(warned) == 1 and "does not match its recorded sha256" in warned[0]
+        assert len(warned) == 1 and reason in warned[0]
     assert page.evaluate("() => TwoClocks.report()")["ttft_ms"] == evaluate(DEFAULT_STATE)["ttft_ms"]
     page.context.close()
 
@@ -219,6 +276,8 @@ def test_the_page_behaves_the_same_booted_either_way(browser, server):
     assert pages[0].warnings == []
     assert {SNAPSHOT, WASM_GZ} <= set(pages[0].fetched) and "pyodide.asm.wasm" not in pages[0].fetched
     assert any(WARNING in text and "HTTP 404" in text for text in pages[1].warnings)
+    assert not any(SLOW_WAY in text for text in pages[0].said())
+    assert any(text.startswith(SLOW_WAY) and "HTTP 404" in text for text in pages[1].said())
     for state in SAME_STATES:
         reports = [page.evaluate("(s) => { TwoClocks.setState(s); return TwoClocks.report(); }", state) for page in pages]
         assert reports[0] == reports[1]
@@ -232,6 +291,39 @@ def test_the_page_behaves_the_same_booted_either_way(browser, server):
     assert [any(name.startswith("twoclocks_logs-") for name in page.fetched) for page in pages] == [True, True]
     for page in pages:
         page.context.close()
+
+
+DOWNLOADED = re.compile(r"([0-9.]+) of ([0-9.]+) MB downloaded")
+
+
+@pytest.mark.browser
+def test_a_host_that_sends_gz_files_content_encoded_still_boots_from_the_snapshot(browser, gz_server, files):
+    """Some static hosts and CDNs send .gz files with Content-Encoding: gzip, so the browser decodes
+    them before the worker sees them. The worker takes those bytes as they are (checked against the
+    decompressed files' sha256) and restores from the snapshot: no plain wasm, no warning, nothing
+    said about a slow way; the note counts the decompressed megabytes (never more downloaded than
+    the total); the cell's worker restores the same way and runs with the log tools; the log section
+    installs its tools and analyses the sample."""
+    page = open_page(browser, gz_server)
+    assert (page.encodings[SNAPSHOT], page.encodings[WASM_GZ]) == ("gzip", "gzip")
+    assert page.warnings == [] and "pyodide.asm.wasm" not in page.fetched
+    assert "snapshot-restored" in lesson_worker(page).evaluate(MARKS)
+    said = page.said()
+    assert not any(SLOW_WAY in text for text in said)
+    counts = [(float(done), float(total)) for done, total in DOWNLOADED.findall(" ".join(said))]
+    assert counts and all(done <= total for done, total in counts)
+    raw_mb = (len(files["raw"]) + len(gzip.decompress(files["wasm_gz"]))) / 1e6
+    assert counts[-1] == (round(raw_mb, 1), round(raw_mb, 1))
+    assert page.evaluate("() => TwoClocks.report()")["ttlt_ms"] == evaluate(DEFAULT_STATE)["ttlt_ms"]
+    output = run_cell(page, CELL)
+    expected = simulate_call(prompt_tokens=1234, output_tokens=56, max_tokens=100).ttlt_ms
+    assert output.split() == [str(expected), "True", "True"]
+    assert page.fetched.count(SNAPSHOT) == 2 and "pyodide.asm.wasm" not in page.fetched and page.warnings == []
+    open_logs(page)
+    page.click("#logs-sample")
+    page.wait_for_selector("#logs-root[data-state=done]", timeout=2 * DEADLINE_MS)
+    assert any(name.startswith("twoclocks_logs-") for name in page.fetched)
+    page.context.close()
 
 
 @pytest.mark.browser

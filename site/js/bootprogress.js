@@ -8,9 +8,10 @@ import { formatNumber } from "./format.js";
 const MB = 1e6;
 const PHASES = { // phase -> what the note says
   download: ({ loadedBytes, totalBytes }) =>
-    `Loading Python: ${formatNumber(loadedBytes / MB, 1)} of ${formatNumber(totalBytes / MB, 1)} MB downloaded…`,
+    `Loading Python: ${formatNumber(Math.min(loadedBytes, totalBytes) / MB, 1)} of ${formatNumber(totalBytes / MB, 1)} MB downloaded…`,
   restore: () => "Loading Python: starting it…",
-  boot: () => "Loading Python: starting it (the longer way, a few seconds)…",
+  // Short, to fit the note on a phone; the status line above says why (worker.js, slowWay).
+  boot: () => "Loading Python the slow way (a few seconds longer)…",
   model: () => "Loading Python: loading the model…",
 };
 

@@ -1,8 +1,10 @@
 // The worker's fast boot: Pyodide restored from the memory snapshot build.py made (see build.py,
 // memory_snapshot), with the wasm and the snapshot fetched gzip'd and decompressed here with the
-// browser's DecompressionStream. Restoring takes about a fifth of a boot. Anything wrong (the snapshot
-// missing, corrupt, from another Pyodide build, not matching its recorded sha256, or the restore
-// throwing) is said with console.warn and the worker boots as without a snapshot (worker.js).
+// browser's DecompressionStream (or taken as they are when the host sent them with Content-Encoding:
+// gzip, so they arrive decompressed: fetchGzip). Restoring takes about a fifth of a boot. Anything
+// wrong (the snapshot missing, corrupt, from another Pyodide build, not matching its recorded sha256,
+// or the restore throwing) is rejected with the reason, and the worker boots as without a snapshot,
+// saying so on the page (worker.js).
 //
 // Where there is Cache Storage (secure contexts), the decompressed wasm is kept there once a restore
 // has checked it (keepWasm, after the boot), and a later visit compiles it from there: nothing to
@@ -20,26 +22,46 @@ const WASM_CACHE_PREFIX = "two-clocks-wasm-"; // + the wasm's sha256: one cache 
 const wasmCacheName = () => `${WASM_CACHE_PREFIX}${BUILD.wasmSha256.slice(0, 16)}`;
 const wasmKey = (appBase) => new URL(BUILD.wasmGz.replace(/\.gz$/, ""), appBase).href; // the plain wasm's address
 
-/** A download of a gzip'd file: `found` (resolves once the server answered OK), `bytes` (the fetched,
- * compressed bytes, for the integrity check), `response()` (a Response of the decompressed bytes,
- * typed `contentType`) and `failed` (rejects if the bytes cannot be decompressed). `onBytes(n)` is
- * called as compressed bytes arrive. With `keep`, `decompressed` also resolves to all the
- * decompressed bytes (kept in Cache Storage after the boot). */
-function fetchGzip(url, { name, sha256, contentType, onBytes, keep = false, signal = undefined }) {
+const GZIP_MAGIC = [0x1f, 0x8b]; // the first two bytes of every gzip file (RFC 1952)
+const WASM_MAGIC = [0x00, 0x61, 0x73, 0x6d]; // "\0asm", the first four bytes of every wasm module
+const SNIFFED_BYTES = 4; // enough to tell either
+const startsWith = (head, magic) => magic.every((byte, i) => head[i] === byte);
+
+/** A download of a file stored gzip'd: `found` (resolves once the server answered OK), `bytes` (the
+ * bytes as they arrived, for the integrity check), `expected` (the sha256 those bytes must have),
+ * `response()` (a Response of the decompressed bytes, typed `contentType`) and `failed` (rejects if
+ * the download breaks off or cannot be decompressed). `onBytes(n)` is called as bytes arrive.
+ * A host may send the file with `Content-Encoding: gzip` (some static hosts and CDNs do for .gz
+ * files): the browser then hands over the decompressed bytes, whatever the headers say. So what
+ * arrives is told by its first bytes, not by a header: gzip'd bytes are decompressed here and
+ * checked against `sha256`; bytes that come already decompressed are used as they are and checked
+ * against `rawSha256` (and `onDecoded()` is called, before their first `onBytes`); with `rawMagic`
+ * they must start with it, else `failed` rejects at once (Pyodide never settles on a wasm that does
+ * not compile, and without crypto.subtle the sha256 is known only after the restore). With `keep`,
+ * `decompressed` also resolves to all the decompressed bytes (kept in Cache Storage after the boot). */
+function fetchGzip(url, { name, sha256, rawSha256, rawMagic = null, contentType, onBytes, onDecoded = () => {}, keep = false, signal = undefined }) {
+  let fail;
+  const failed = new Promise((_, reject) => { fail = reject; });
   const response = directFetch(url, { signal }).then((r) => {
     if (!r.ok) throw new Error(`${url.pathname.split("/").pop()} could not be downloaded (HTTP ${r.status})`);
     return r;
   });
-  const split = response.then((r) => {
-    const counted = r.body.pipeThrough(new TransformStream({
-      transform(chunk, controller) { onBytes(chunk.byteLength); controller.enqueue(chunk); },
-    }));
-    return counted.tee();
-  });
+  let gzipped;
+  const sniffed = new Promise((resolve) => { gzipped = resolve; });
+  const split = response.then((r) => r.body.pipeThrough(sniffing(onBytes, (head) => {
+    const isGzip = startsWith(head, GZIP_MAGIC);
+    if (!isGzip) onDecoded();
+    if (!isGzip && rawMagic && !startsWith(head, rawMagic)) {
+      fail(new Error(`${name.split("/").pop()} arrived neither gzip'd nor decompressed (it starts with other bytes)`));
+    }
+    gzipped(isGzip);
+  })).tee());
   const bytes = split.then(([kept]) => new Response(kept).arrayBuffer()).then((b) => new Uint8Array(b));
-  let fail;
-  const failed = new Promise((_, reject) => { fail = reject; });
-  let body = split.then(([, piped]) => reportingErrors(piped.pipeThrough(new DecompressionStream("gzip")), fail));
+  response.then(() => bytes.catch((error) => // broke off midway (no answer at all is `found`'s)
+    fail(new Error(`${name.split("/").pop()} could not be downloaded (${error.message})`))), () => {});
+  const expected = sniffed.then((isGzip) => (isGzip ? sha256 : rawSha256));
+  let body = Promise.all([split, sniffed]).then(([[, piped], isGzip]) =>
+    (isGzip ? reportingErrors(piped.pipeThrough(new DecompressionStream("gzip")), fail) : piped));
   let decompressed = null;
   if (keep) {
     const both = body.then((stream) => stream.tee());
@@ -48,9 +70,31 @@ function fetchGzip(url, { name, sha256, contentType, onBytes, keep = false, sign
   }
   for (const promise of [response, bytes, body, failed, decompressed]) promise?.catch(() => {}); // awaited later, or never
   return {
-    name, sha256, found: response, bytes, failed, decompressed,
+    name, found: response, bytes, expected, failed, decompressed,
     response: () => body.then((stream) => new Response(stream, { headers: { "Content-Type": contentType } })),
   };
+}
+
+/** A pass-through stream that counts the bytes (`onBytes`) and hands the first SNIFFED_BYTES to
+ * `onHead(head)` once, before the bytes that completed them are counted. */
+function sniffing(onBytes, onHead) {
+  let head = new Uint8Array(0);
+  let told = false;
+  const tell = () => {
+    told = true;
+    onHead(head);
+  };
+  return new TransformStream({
+    transform(chunk, controller) {
+      if (!told) {
+        head = new Uint8Array([...head, ...chunk.subarray(0, SNIFFED_BYTES - head.length)]);
+        if (head.length === SNIFFED_BYTES) tell();
+      }
+      onBytes(chunk.byteLength);
+      controller.enqueue(chunk);
+    },
+    flush() { if (!told) tell(); }, // a shorter file (not the recorded bytes either way)
+  });
 }
 
 // The same stream, also calling `fail(error)` if reading it fails (a damaged gzip): Pyodide only
@@ -87,7 +131,7 @@ function cachedWasm(cache, key, hit) {
   });
   for (const promise of [bytes, digest, failed]) promise.catch(() => {});
   return {
-    name: "pyodide.asm.wasm (kept from an earlier visit)", sha256: BUILD.wasmSha256, found: Promise.resolve(hit),
+    name: "pyodide.asm.wasm (kept from an earlier visit)", expected: Promise.resolve(BUILD.wasmSha256), found: Promise.resolve(hit),
     bytes, digest, failed, decompressed: null, fromCache: true, response: async () => hit,
   };
 }
@@ -114,35 +158,39 @@ const PROGRESS_EVERY_MS = 100; // the page hears of the download's progress at m
 
 /**
  * Start both downloads now (the worker calls this first thing); `onProgress(loadedBytes, totalBytes)`
- * hears how far they are, at most every PROGRESS_EVERY_MS and once at the end. The app folder is the
- * worker's parent; BUILD's paths are relative to it. The wasm comes from Cache Storage when an
+ * hears how far they are, at most every PROGRESS_EVERY_MS and once at the end. The total counts each
+ * file as it arrives: gzip'd, or decompressed when the host decoded it (fetchGzip). The app folder is
+ * the worker's parent; BUILD's paths are relative to it. The wasm comes from Cache Storage when an
  * earlier visit kept it (then only the snapshot is downloaded), unless `useKept` is false. Returns
  * {snapshot, wasm}, `wasm` a promise of the download.
  */
 export function startSnapshotDownloads(appBase, onProgress, { useKept = true } = {}) {
-  let totalBytes = BUILD.snapshotBytes + BUILD.wasmGzBytes;
+  const sizes = { snapshot: BUILD.snapshotBytes, wasm: BUILD.wasmGzBytes }; // as they arrive
+  const totalBytes = () => sizes.snapshot + sizes.wasm;
   let loadedBytes = 0;
   let told = 0;
   const onBytes = (n) => {
     loadedBytes += n;
     const now = performance.now();
-    if (now - told < PROGRESS_EVERY_MS && loadedBytes < totalBytes) return;
+    if (now - told < PROGRESS_EVERY_MS && loadedBytes < totalBytes()) return;
     told = now;
-    onProgress(loadedBytes, totalBytes);
+    onProgress(Math.min(loadedBytes, totalBytes()), totalBytes());
   };
-  const snapshot = fetchGzip(new URL(BUILD.snapshot, appBase),
-    { name: BUILD.snapshot, sha256: BUILD.snapshotSha256, contentType: "application/octet-stream", onBytes });
+  const snapshot = fetchGzip(new URL(BUILD.snapshot, appBase), {
+    name: BUILD.snapshot, sha256: BUILD.snapshotSha256, rawSha256: BUILD.snapshotRawSha256,
+    contentType: "application/octet-stream", onBytes, onDecoded: () => { sizes.snapshot = BUILD.snapshotRawBytes; },
+  });
   // The gzip'd wasm is asked for at once (looking in Cache Storage first would delay every cold
   // load), and the request is cancelled if an earlier visit kept the wasm.
   const abort = new AbortController();
   const download = fetchGzip(new URL(BUILD.wasmGz, appBase), {
-    name: BUILD.wasmGz, sha256: BUILD.wasmGzSha256, contentType: "application/wasm", onBytes,
-    keep: Boolean(globalThis.caches), signal: abort.signal,
+    name: BUILD.wasmGz, sha256: BUILD.wasmGzSha256, rawSha256: BUILD.wasmSha256, rawMagic: WASM_MAGIC, contentType: "application/wasm",
+    onBytes, onDecoded: () => { sizes.wasm = BUILD.wasmBytes; }, keep: Boolean(globalThis.caches), signal: abort.signal,
   });
   const wasm = openWasmCache(appBase).then(({ cache, key, hit }) => {
     if (!hit || !useKept) return download;
     abort.abort();
-    totalBytes -= BUILD.wasmGzBytes;
+    sizes.wasm = 0;
     return cachedWasm(cache, key, hit);
   });
   return { snapshot, wasm };
@@ -178,8 +226,8 @@ export async function restoreFromSnapshot(loadPyodide, options, downloads, sha25
   // A downloaded wasm that is not the build's own is refused as soon as its hash is known, not after
   // the restore: Pyodide never settles on a wasm that does not compile. (A bad snapshot makes the
   // restore throw, with Pyodide's own reason; a kept copy has its own `failed`.)
-  const refused = digests[1].then((actual) => {
-    if (actual === null || actual === wasm.sha256 || wasm.fromCache) return never;
+  const refused = Promise.all([digests[1], wasm.expected]).then(([actual, expected]) => {
+    if (actual === null || actual === expected || wasm.fromCache) return never;
     throw new Error(`${wasm.name.split("/").pop()} does not match its recorded sha256 (got ${actual.slice(0, 12)}…)`);
   });
   const refs = snapshotDeserializer();
@@ -198,11 +246,11 @@ export async function restoreFromSnapshot(loadPyodide, options, downloads, sha25
   }
   refs.attach(pyodide);
   performance.mark("boot:snapshot-restored");
-  // The gzip trailer's CRC already failed a damaged download; this checks it is the build's own.
+  // The gzip trailer's CRC already failed a damaged gzip'd download; this checks it is the build's own.
   let check = null;
   for (const [download, digest] of [[snapshot, digests[0]], [wasm, digests[1]]]) {
     const actual = (await digest) ?? (check ??= sha256Hex(pyodide))(await download.bytes);
-    if (actual !== download.sha256) {
+    if (actual !== await download.expected) {
       throw new Error(`${download.name.split("/").pop()} does not match its recorded sha256 (got ${actual.slice(0, 12)}…)`);
     }
   }

@@ -130,7 +130,10 @@ function watchDownloads() {
   return failed;
 }
 
-// The memory snapshot (snapshot.js), or null after saying why it cannot be used. A bad copy kept by
+// Why the worker boots without the memory snapshot, when it does (fullBoot says it on the page).
+let slowReason = BUILD.snapshot ? "this browser has no DecompressionStream" : "this build has none";
+
+// The memory snapshot (snapshot.js), or null after noting why it cannot be used. A bad copy kept by
 // an earlier visit (deleted by then) costs only a second restore, from fresh downloads.
 async function restored(loadPyodide, options, downloads, startDownloads) {
   try {
@@ -142,10 +145,15 @@ async function restored(loadPyodide, options, downloads, startDownloads) {
       warn(`Two Clocks: ${error.message}; restoring from the downloads instead`);
       return restored(loadPyodide, options, startDownloads({ useKept: false }), startDownloads);
     }
-    warn(`Two Clocks: booting without the memory snapshot (slower): ${error?.message ?? error}`);
+    slowReason = error?.message ?? String(error);
+    warn(`Two Clocks: booting without the memory snapshot (slower): ${slowReason}`);
     return null;
   }
 }
+
+// The full boot takes seconds longer than a restore: the boot status says so, and why, in words.
+const slowWay = (reason) =>
+  `Starting the slow way: the saved start-up image could not be used (${reason}); this takes a few seconds longer…`;
 
 // micropip's wheel (PyPI's, pinned by build.py) is fetched and checked like ours, then unpacked into
 // site-packages: loadPyodide's `packages` option costs ~0.4 s more here for the same result.
@@ -172,6 +180,7 @@ async function afterRestore(wheel, withLogTools) {
 // Without a usable snapshot: Pyodide's own boot, then micropip and our wheel installed by it.
 async function fullBoot(loadPyodide, options, downloadFailed, wheel) {
   const micropipWheel = fetchMicropip();
+  status(slowWay(slowReason));
   progress("boot");
   pyodide = await Promise.race([downloadFailed, loadPyodide(options)]);
   mark("pyodide-loaded");
