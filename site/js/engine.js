@@ -211,7 +211,7 @@ export class Engine {
     const since = Math.max(this.lastSign, Math.min(...waiting.map((request) => request.sentAt)));
     const allowance = Math.max(...waiting.map((request) => DEADLINE_MS[request.type] ?? DEADLINE_MS.evaluate));
     if (now > since + allowance && now > this.graceUntil) {
-      this.replace(`it gave no answer for ${Math.round((now - since) / 1000)} s`);
+      this.replace(`no answer in ${Math.round((now - since) / 1000)} s`);
     }
   }
 
@@ -228,7 +228,7 @@ export class Engine {
     this.endWorker();
     this.replacements += 1;
     if (this.replacements > MAX_REPLACEMENTS) {
-      return this.failBoot(`it stopped answering ${MAX_REPLACEMENTS + 1} times in a row (${reason})`);
+      return this.failBoot(`it was restarted ${MAX_REPLACEMENTS} times and still gave no answer (${reason})`);
     }
     this.newReadyPromise();
     this.onStall?.(reason);

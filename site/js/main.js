@@ -68,8 +68,8 @@ const engine = new Engine({
     $("lab").classList.add("lab-pending");
   },
   onBootError: (reason) => {
-    const what = stalled ? "Python stopped answering and could not be restarted" : "Python could not start";
-    if (stalled) showNote($("python-loading"), "Python stopped answering: the clocks show its last answer.");
+    const what = stalled ? "Python stopped answering" : "Python could not start";
+    if (stalled) showNote($("python-loading"), "Python stopped answering: Retry is at the top.");
     else hideBootProgress($("python-loading"));
     setStatus(`${what}: ${reason}. The lesson text still works; try again, or reload.`,
       { error: true, retry: true });
