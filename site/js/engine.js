@@ -49,7 +49,7 @@ const LATE_TICK_MS = 3 * WATCH_EVERY_MS; // a look this late means the page itse
 // background or frozen tab): answers may be queued behind it, so nothing is judged on that look
 const IDLE_PING_MS = 30_000; // an idle worker is asked for a sign of life this often (and when the
 // page is shown again), so a worker that died while idle is noticed before the learner needs it
-const MAX_REPLACEMENTS = 3; // workers replaced in a row with no answer between: then give up (Retry)
+const MAX_REPLACEMENTS = 3; // workers replaced in a row, none catching up: then give up (Retry)
 
 // The worker early.js started, with what it said before this module loaded; taken once (a restart
 // starts a fresh worker).
@@ -82,7 +82,7 @@ export class Engine {
     this.peaks = {}; // tag -> the most requests with that tag in flight at once (tests read it)
     this.lastSign = 0; // performance.now() of the worker's last message
     this.graceUntil = 0; // a shared worker said it is busy with a slow request until at least then
-    this.replacements = 0; // workers replaced since the last answer
+    this.replacements = 0; // workers replaced since one last caught up (answered all it was asked)
     // Without cross-origin isolation there is no SharedArrayBuffer: Stop must terminate the worker.
     this.isolated = globalThis.crossOriginIsolated === true;
     if (this.isolated) {
@@ -222,7 +222,7 @@ export class Engine {
   /**
    * The worker stopped answering (or errored, or closed) after its boot: start a fresh one, a
    * dedicated one (a shared worker's other lessons notice by themselves), and send it the waiting
-   * requests. After MAX_REPLACEMENTS in a row with no answer between, give up: Retry starts over.
+   * requests. After MAX_REPLACEMENTS in a row, none catching up, give up: Retry starts over.
    */
   replace(reason) {
     this.endWorker();
@@ -300,16 +300,22 @@ export class Engine {
         break;
       case "result":
       case "done":
-        this.replacements = 0;
-        this.pending.delete(message.id);
+        this.answered(message.id);
         request?.resolve(message.json ? JSON.parse(message.json) : message);
         break;
       case "error":
-        this.replacements = 0;
-        this.pending.delete(message.id);
+        this.answered(message.id);
         request?.reject(new Error(message.error));
         break;
     }
+  }
+
+  // A worker that has caught up (nothing left waiting) has recovered: the count of replacements
+  // starts again. Not at any answer: a request that hangs every worker it is sent to would
+  // otherwise be re-sent for ever, a quicker one answered before it each time.
+  answered(id) {
+    this.pending.delete(id);
+    if (!this.watched().length) this.replacements = 0;
   }
 
   failBoot(reason) {
