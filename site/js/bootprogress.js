@@ -26,3 +26,9 @@ export function showBootProgress(element, message) {
 export function hideBootProgress(element) {
   element.hidden = true;
 }
+
+/** Put `text` in the note (a worker that stopped answering, engine.js's watchdog). */
+export function showNote(element, text) {
+  element.textContent = text;
+  element.hidden = false;
+}

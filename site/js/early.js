@@ -31,7 +31,8 @@
   // A lesson in a frame (a course page may embed several) shares one Python with the other lessons
   // of this site and version in the browser, a SharedWorker, booted once: each more lesson costs
   // no second boot on the learner's cores. Alone, or where there is no SharedWorker, a lesson has
-  // its own worker, and so does a lesson whose shared worker fails to start or is restarted (engine.js).
+  // its own worker, and so does a lesson whose shared worker fails to start, is restarted, or stops
+  // answering later (engine.js's watchdog).
   function startWorker() {
     var script = new URL("worker.js", document.currentScript.src);
     var early = { worker: null, shared: window.parent !== window && typeof SharedWorker === "function",

@@ -18,12 +18,38 @@
 //   worker -> page  {type: "error", id, error} for a request that failed
 //   worker -> page  {type: "warning", text}               a shared worker's console warning, said again here
 //   page -> worker  {type: "disconnect"}                 leaving a shared model worker (early.js; no reply)
+//   page -> worker  {type: "ping", id}                   reply {type: "result", id, json: "{}"} (the watchdog, below)
+//   worker -> page  {type: "started", id}                a cell run has begun (its deadline ends there)
+//   worker -> page  {type: "busy", kind}                 a shared worker starts a slow request (any lesson's):
+//                                                         every page waits that kind's deadline before giving up on it
 
 const INTERRUPT_EVERY_MS = 10; // Pyodide sometimes misses one write of the interrupt buffer
 const INTERRUPT_DEADLINE_MS = 600; // then fall back to terminating the worker
 const STDIN_BYTES = 64 * 1024;
 const SLOW_BOOT_MS = 20_000; // say that loading is slow
 const BOOT_DEADLINE_MS = 120_000; // give up (e.g. a CSP without 'wasm-unsafe-eval' hangs the boot)
+
+// The watchdog. A worker can die after its boot with no event at all: terminate(), a crash, or
+// Chrome on Android ending a shared worker. So a ready worker is judged by deadlines: a request
+// unanswered for longer than its kind's deadline, counted from the worker's last sign of life (any
+// message), means the worker is gone; it is replaced and the requests are sent again. The worker
+// runs one request at a time (a shared one, every lesson's), so the allowance is the largest
+// deadline among the requests waiting. Each is far above the slowest run seen (on this 2-core
+// machine, in Pyodide) times ten, for a slow phone:
+const DEADLINE_MS = {
+  evaluate: 5_000, // a drag's answer: ~1-15 ms (the load simulation is the slow part)
+  ping: 5_000, // answered at once by a live worker
+  run: 5_000, // only until the cell says it started: a cell may then run for ever (Stop ends it)
+  "load-level": 15_000, // one level of the sweep: up to ~250 ms
+  validation: 15_000, // the validation table: ~50 ms, once
+  analyze: 180_000, // a 50 MB log: seconds of parsing, after the log tools' wheel is fetched and installed
+};
+const WATCH_EVERY_MS = 1_000; // how often the watchdog looks
+const LATE_TICK_MS = 3 * WATCH_EVERY_MS; // a look this late means the page itself was paused (a
+// background or frozen tab): answers may be queued behind it, so nothing is judged on that look
+const IDLE_PING_MS = 30_000; // an idle worker is asked for a sign of life this often (and when the
+// page is shown again), so a worker that died while idle is noticed before the learner needs it
+const MAX_REPLACEMENTS = 3; // workers replaced in a row, none catching up: then give up (Retry)
 
 // The worker early.js started, with what it said before this module loaded; taken once (a restart
 // starts a fresh worker).
@@ -39,8 +65,9 @@ export class Engine {
    * `logTools`: install the log tools' wheel during the boot (the code cell's worker, where a
    * learner may import them); otherwise the worker installs it the first time a log is analysed.
    */
-  constructor({ onStatus, onReady, onBootError, onExited, onProgress, adoptEarly = false, logTools = false }) {
+  constructor({ onStatus, onReady, onBootError, onExited, onProgress, onStall, adoptEarly = false, logTools = false }) {
     this.onExited = onExited;
+    this.onStall = onStall; // (reason): the worker stopped answering and a fresh one is starting
     this.onProgress = onProgress;
     this.adoptEarly = adoptEarly;
     this.logTools = logTools;
@@ -53,6 +80,9 @@ export class Engine {
     this.started = false;
     this.worker = null;
     this.peaks = {}; // tag -> the most requests with that tag in flight at once (tests read it)
+    this.lastSign = 0; // performance.now() of the worker's last message
+    this.graceUntil = 0; // a shared worker said it is busy with a slow request until at least then
+    this.replacements = 0; // workers replaced since one last caught up (answered all it was asked)
     // Without cross-origin isolation there is no SharedArrayBuffer: Stop must terminate the worker.
     this.isolated = globalThis.crossOriginIsolated === true;
     if (this.isolated) {
@@ -67,12 +97,10 @@ export class Engine {
   }
 
   start() {
-    this.ready = false;
     this.started = true;
-    this.readyPromise = new Promise((resolve, reject) => {
-      this.settleReady = { resolve, reject };
-    });
-    this.readyPromise.catch(() => {}); // callers that care await it
+    this.replacements = 0;
+    this.newReadyPromise();
+    this.watch();
     const early = this.adoptEarly ? takeEarlyWorker() : null;
     // Only the worker early.js started may be shared: a restarted lesson (Retry, a stopped cell) gets
     // a worker of its own, so a shared worker that failed is never joined again.
@@ -84,6 +112,14 @@ export class Engine {
         if (early.error) this.workerFailed(early.error);
       });
     }
+  }
+
+  newReadyPromise() {
+    this.ready = false;
+    this.readyPromise = new Promise((resolve, reject) => {
+      this.settleReady = { resolve, reject };
+    });
+    this.readyPromise.catch(() => {}); // callers that care await it
   }
 
   /** A SharedWorker (early.js decides), which is talked to through its port. */
@@ -98,11 +134,20 @@ export class Engine {
 
   attach(worker) {
     this.worker = worker;
-    this.channel.onmessage = (event) => this.receive(event.data);
+    this.lastSign = performance.now();
+    const current = () => this.worker === worker && !worker.ended; // (a worker's last words are not heard)
+    this.channel.onmessage = (event) => {
+      if (current()) this.receive(event.data);
+    };
     worker.onerror = (event) => {
       event.preventDefault();
-      this.workerFailed(event.message || "the Python worker could not start");
+      if (current()) this.workerFailed(event.message || "the Python worker could not start");
     };
+    // Where the browser says that a shared worker's end of the port has gone (Chromium does when
+    // the worker ends), the worker is replaced at once rather than at the deadline.
+    worker.port?.addEventListener("close", () => {
+      if (current()) this.workerFailed("the shared Python worker closed");
+    });
     if (this.isolated && !this.shared) { // (a SharedArrayBuffer cannot go to a shared worker)
       this.channel.postMessage({ type: "shareBuffers", interrupt: this.interrupt.buffer, stdin: this.stdin.buffer });
     }
@@ -112,11 +157,83 @@ export class Engine {
   // A browser may refuse a shared worker where it allows a dedicated one (Chromium fires `error` at
   // once in a cross-site frame over plain http): the lesson then boots its own, by itself, and the
   // requests already sent go to it. Any other failure ends the boot with its reason (and Retry).
+  // After the boot, a worker that errors or closes is replaced like one that stopped answering.
   workerFailed(reason) {
-    if (!this.shared || this.ready) return this.failBoot(reason);
+    if (this.ready) return this.replace(reason);
+    if (!this.shared) return this.failBoot(reason);
     this.endWorker();
     this.attach(this.newWorker());
-    for (const request of this.pending.values()) this.channel.postMessage(request.message);
+    this.resend();
+  }
+
+  /** Send every waiting request again, to a fresh worker; a cell run only if it had not started. */
+  resend() {
+    for (const [id, request] of this.pending) {
+      if (request.started) {
+        this.pending.delete(id);
+        request.reject(new Error("the cell's Python stopped while it ran, and was restarted"));
+      } else {
+        request.sentAt = performance.now();
+        this.channel.postMessage(request.message);
+      }
+    }
+  }
+
+  // The watchdog's look (every WATCH_EVERY_MS while the engine is started). A look at a worker that
+  // is still booting does nothing: the boot has its own deadline (watchBoot).
+  watch() {
+    if (this.watchTimer) return;
+    let lastLook = performance.now();
+    this.watchTimer = setInterval(() => {
+      const now = performance.now();
+      const late = now - lastLook > LATE_TICK_MS;
+      lastLook = now;
+      if (!late && this.ready) this.look(now);
+    }, WATCH_EVERY_MS);
+    document.addEventListener("visibilitychange", () => {
+      if (document.visibilityState === "visible" && this.ready && !this.watched().length) this.ping();
+    });
+  }
+
+  /** The waiting requests a deadline applies to (a cell run that has started has none). */
+  watched() {
+    return [...this.pending.values()].filter((request) => !request.started);
+  }
+
+  look(now) {
+    const waiting = this.watched();
+    // A running cell answers nothing else until it ends (its Stop ends it).
+    if ([...this.pending.values()].some((request) => request.started)) return;
+    if (!waiting.length) {
+      if (now - this.lastSign > IDLE_PING_MS) this.ping();
+      return;
+    }
+    const since = Math.max(this.lastSign, Math.min(...waiting.map((request) => request.sentAt)));
+    const allowance = Math.max(...waiting.map((request) => DEADLINE_MS[request.type] ?? DEADLINE_MS.evaluate));
+    if (now > since + allowance && now > this.graceUntil) {
+      this.replace(`no answer in ${Math.round((now - since) / 1000)} s`);
+    }
+  }
+
+  ping() {
+    this.request("ping", {}).catch(() => {}); // its answer is a sign of life; no answer, the deadline
+  }
+
+  /**
+   * The worker stopped answering (or errored, or closed) after its boot: start a fresh one, a
+   * dedicated one (a shared worker's other lessons notice by themselves), and send it the waiting
+   * requests. After MAX_REPLACEMENTS in a row, none catching up, give up: Retry starts over.
+   */
+  replace(reason) {
+    this.endWorker();
+    this.replacements += 1;
+    if (this.replacements > MAX_REPLACEMENTS) {
+      return this.failBoot(`it was restarted ${MAX_REPLACEMENTS} times and still gave no answer (${reason})`);
+    }
+    this.newReadyPromise();
+    this.onStall?.(reason);
+    this.attach(this.newWorker());
+    this.resend();
   }
 
   newWorker() {
@@ -126,6 +243,7 @@ export class Engine {
 
   /** End this page's worker; a shared one is only left (other lessons may be using it). */
   endWorker() {
+    if (this.worker) this.worker.ended = true;
     if (!this.shared) return this.worker?.terminate();
     this.channel?.postMessage({ type: "disconnect" });
     this.channel?.close();
@@ -145,7 +263,14 @@ export class Engine {
 
   receive(message) {
     const request = this.pending.get(message.id);
+    this.lastSign = performance.now();
     switch (message.type) {
+      case "busy":
+        this.graceUntil = this.lastSign + (DEADLINE_MS[message.kind] ?? 0);
+        break;
+      case "started":
+        if (request) request.started = true;
+        break;
       case "status":
         this.onStatus(message.text);
         break;
@@ -175,14 +300,22 @@ export class Engine {
         break;
       case "result":
       case "done":
-        this.pending.delete(message.id);
+        this.answered(message.id);
         request?.resolve(message.json ? JSON.parse(message.json) : message);
         break;
       case "error":
-        this.pending.delete(message.id);
+        this.answered(message.id);
         request?.reject(new Error(message.error));
         break;
     }
+  }
+
+  // A worker that has caught up (nothing left waiting) has recovered: the count of replacements
+  // starts again. Not at any answer: a request that hangs every worker it is sent to would
+  // otherwise be re-sent for ever, a quicker one answered before it each time.
+  answered(id) {
+    this.pending.delete(id);
+    if (!this.watched().length) this.replacements = 0;
   }
 
   failBoot(reason) {
@@ -214,7 +347,7 @@ export class Engine {
     const id = this.nextId++;
     const message = { type, id, ...payload };
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, type, tag, message, ...handlers });
+      this.pending.set(id, { resolve, reject, type, tag, message, sentAt: performance.now(), ...handlers });
       this.peaks[tag] = Math.max(this.peaks[tag] ?? 0, this.inFlight(tag));
       this.channel.postMessage(message);
     });

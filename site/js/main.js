@@ -25,7 +25,7 @@ import { setupValidation } from "./validation.js";
 import { applySections, layOutSectionsOnlyNear } from "./sections.js";
 import { SECTIONS } from "./urlstate.js";
 import { LoadChart, LoadSweep, buildLoadControls, showLoadFigures, showLoadLine } from "./loadview.js";
-import { hideBootProgress, showBootProgress } from "./bootprogress.js";
+import { hideBootProgress, showBootProgress, showNote } from "./bootprogress.js";
 import { GuidedPath } from "./path.js";
 import { Progress } from "./progress.js";
 
@@ -39,18 +39,39 @@ const lesson = new LessonState(BUILD);
 let drawnState = structuredClone(initial.state); // the state whose report the clocks show
 
 // The worker starts first: Pyodide's boot is the long pole, everything else overlaps it.
+// A worker that stops answering after its boot is replaced (engine.js's watchdog); until the fresh
+// one has answered for the current state, the note by the clocks and the status line say so, the
+// clocks are dimmed, and nothing says "ready".
+const STALLED = "Python stopped answering; starting it again…";
+const STALLED_READY = "Python was restarted (it had stopped answering) and is ready: everything runs in your browser.";
+let stalled = false;
 const engine = new Engine({
   // While loading, the worker's progress lines keep saying that the learner's changes are queued.
-  onStatus: (text) => setStatus($("lab")?.classList.contains("lab-pending") ? `${text} ${WAITING}` : text),
-  onProgress: (message) => showBootProgress($("python-loading"), message),
+  onStatus: (text) => {
+    if (!stalled) setStatus($("lab")?.classList.contains("lab-pending") ? `${text} ${WAITING}` : text);
+  },
+  onProgress: (message) => { if (!stalled) showBootProgress($("python-loading"), message); },
   onReady: () => {
-    hideBootProgress($("python-loading"));
-    setStatus("Python is ready: everything runs in your browser, nothing is sent to a server.");
+    if (stalled) {
+      setStatus("Python started again: bringing the clocks up to date…");
+    } else {
+      hideBootProgress($("python-loading"));
+      setStatus("Python is ready: everything runs in your browser, nothing is sent to a server.");
+    }
     requestUpdate();
   },
+  onStall: () => {
+    stalled = true;
+    showNote($("python-loading"), STALLED);
+    setStatus(STALLED);
+    setAttr(document.body, "data-settled", "false");
+    $("lab").classList.add("lab-pending");
+  },
   onBootError: (reason) => {
-    hideBootProgress($("python-loading"));
-    setStatus(`Python could not start: ${reason}. The lesson text still works; try again, or reload.`,
+    const what = stalled ? "Python stopped answering" : "Python could not start";
+    if (stalled) showNote($("python-loading"), "Python stopped answering: Retry is at the top.");
+    else hideBootProgress($("python-loading"));
+    setStatus(`${what}: ${reason}. The lesson text still works; try again, or reload.`,
       { error: true, retry: true });
   },
   adoptEarly: true,
@@ -247,6 +268,11 @@ function settle() {
   // The most model calls the controls had in flight at once since the last settled state.
   setAttr(document.body, "data-max-in-flight", String(engine.takePeak("controls")));
   $("lab").classList.toggle("lab-pending", false); // (remove() would write the attribute every time)
+  if (stalled) { // the fresh worker has answered for the current state
+    stalled = false;
+    hideBootProgress($("python-loading"));
+    setStatus(STALLED_READY);
+  }
   resolveReady();
   loadSweep.pump(); // the curve's next level, now that no drag is waiting
 }
@@ -292,7 +318,7 @@ function applyState(partial, { byControl = false, marked = false } = {}) {
   player.cancel();
   if (byControl && engine.ready) syncTimer ||= setTimeout(syncControls, SYNC_FALLBACK_MS);
   else syncControls();
-  if ($("lab").classList.contains("lab-pending") && !$("status").classList.contains("status-error")) {
+  if ($("lab").classList.contains("lab-pending") && !$("status").classList.contains("status-error") && !stalled) {
     setStatus(WAITING);
   }
   requestUpdate();
@@ -638,6 +664,7 @@ const cellEngine = new Engine({
     cellRestarting = false;
   },
   onExited: () => setCellStatus("Python in the cell exited (os._exit or a fatal error), so it was restarted; your code is kept."),
+  onStall: () => setCellStatus("The cell's Python stopped answering, so it was restarted; your code is kept."),
   onBootError: (reason) => { $("cell-status").textContent = `The cell's Python could not start: ${reason}.`; },
 });
 setupCell({
@@ -652,6 +679,7 @@ setupCell({
 });
 $("retry").addEventListener("click", () => {
   setStatus("Retrying: downloading the Python runtime…");
+  if (stalled) showNote($("python-loading"), STALLED);
   engine.restart();
 });
 const api = installApi({

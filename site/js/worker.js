@@ -16,6 +16,10 @@
 //   worker -> page  {type: "error", id, error} for a request that failed
 //   worker -> page  {type: "warning", text} a shared worker's console warning, for the page's console
 //   page -> worker  {type: "disconnect"}                  a page leaving a shared worker (no reply)
+//   page -> worker  {type: "ping", id}                   reply {type: "result", id, json: "{}"} (engine.js's watchdog)
+//   worker -> page  {type: "started", id}                a cell run has begun (its deadline ends there)
+//   worker -> page  {type: "busy", kind}                 a shared worker starts a slow request (any lesson's):
+//                                                         every page waits that kind's deadline before giving up on it
 // Lessons in frames (a course page's) share one model worker, a SharedWorker (early.js): each page
 // talks over its own port; answers go to the port that asked, and what the boot says (status,
 // progress, ready or boot-error) to every port, the latest of each again to a page that connects
@@ -299,6 +303,7 @@ function readLine(id) {
 }
 
 function run({ id, code, limit }) {
+  post({ type: "started", id }); // from here the cell may run for ever: the page's watchdog lets it
   const sink = outputSink(id, limit);
   pyodide.setStdout({ write: sink.write, isatty: true });
   pyodide.setStderr({ write: sink.write, isatty: true });
@@ -344,7 +349,19 @@ function shareBuffers({ interrupt, stdin }) {
   pyodide.setInterruptBuffer(interruptBuffer);
 }
 
-const handlers = { evaluate, "load-level": loadLevel, validation, analyze, run, shareBuffers };
+// The watchdog's question (engine.js): any answer says this worker is alive.
+function ping({ id }, reply) {
+  reply({ type: "result", id, json: "{}" });
+}
+
+const handlers = { evaluate, "load-level": loadLevel, validation, analyze, run, shareBuffers, ping };
+
+// A shared worker runs every lesson's requests one at a time, so a slow one (another lesson's log)
+// is said to all of them: each waits that kind's deadline before taking the silence for a death.
+const QUICK = new Set(["evaluate", "ping"]);
+function sayBusy(type) {
+  if (shared && !QUICK.has(type)) for (const port of ports) port.postMessage({ type: "busy", kind: type });
+}
 
 // The model's code paths are run once (web.warm_up, ~70 ms), one step per task so that a request
 // from the page waits for at most one step: WebAssembly compiles a function the first time it runs
@@ -384,6 +401,7 @@ async function handle(message, reply) {
   lastRequestAt = performance.now();
   try {
     await booted;
+    sayBusy(message.type);
     await handlers[message.type](message, reply);
   } catch (error) {
     reply({ type: "error", id: message.id, error: error?.message ?? String(error) });
