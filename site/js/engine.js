@@ -69,6 +69,7 @@ export class Engine {
   start() {
     this.ready = false;
     this.started = true;
+    this.failed = false; // its boot failed (the cell starts a fresh one at the next Run)
     this.readyPromise = new Promise((resolve, reject) => {
       this.settleReady = { resolve, reject };
     });
@@ -186,6 +187,7 @@ export class Engine {
   }
 
   failBoot(reason) {
+    this.failed = true;
     this.settleReady?.reject(new Error(reason));
     this.rejectAll(reason);
     this.onBootError(reason);
