@@ -153,6 +153,31 @@ def test_a_log_analysed_offline_is_not_blamed_and_runs_when_the_network_returns(
     context.close()
 
 
+def test_a_lesson_whose_python_cannot_download_offline_says_so_and_starts_online(browser, server):
+    """The network drops while the lesson's Python downloads: the status line says "offline" (not
+    only "could not start: ... Failed to fetch"), and Python starts by itself once online."""
+    context = browser.new_context(service_workers="block")
+    page = context.new_page()
+    dropped = []
+
+    def drop(route):  # the network goes while the snapshot downloads
+        if not dropped:
+            dropped.append(route.request.url)
+            context.set_offline(True)
+            return route.abort("internetdisconnected")
+        return route.continue_()
+
+    page.route("**/python-snapshot.bin.gz", drop)
+    page.goto(server + "?view=lab")
+    said = wait_until(page, "() => /offline/.test(document.getElementById('status-text').textContent)"
+                            " && document.getElementById('status-text').textContent")
+    assert said and "You are offline" in said and "starts by itself" in said, said
+    context.set_offline(False)
+    wait_ready(page)
+    assert dropped
+    context.close()
+
+
 @pytest.fixture(scope="module")
 def releases(tmp_path_factory):
     """Two releases' zips (3.0.0 then 3.0.1)."""
