@@ -434,7 +434,34 @@ def site_assets() -> dict[str, bytes]:
 def host_files() -> dict[str, bytes]:
     """Files written to dist/'s top level under a stable name: embed.js (for the embedding page) and
     upgrade.js (the pages' check for a newer install, which must load even if the app folder is gone)."""
-    return {path.name: path.read_bytes() for path in sorted((SITE_DIR / "host").glob("*"))}
+    return {path.name: path.read_bytes() for path in sorted((SITE_DIR / "host").glob("*")) if path.name != SW_NAME}
+
+
+# The service worker (site/host/sw.js, written to dist/ with this release's id and files) keeps the
+# release for offline use. It caches every file the lesson may fetch, except these: the zip (a
+# download link), version.json (upgrade.js asks the server), and the plain wasm when there is a
+# snapshot (only the full boot, the fallback, fetches it: 9.6 MB a learner would rarely use).
+SW_NAME = "sw.js"
+SW_SKIPPED = ("version.json", SW_NAME)
+
+
+def service_worker(dist: Path, app_dir: str, version: str, snapshot: bool) -> bytes:
+    """dist/sw.js: the template with the release's files. Its id hashes every cached file, so any
+    change to the release is a new sw.js byte for byte (the browser installs it) and a new cache."""
+    skipped = {*SW_SKIPPED, zip_name(version)}
+    if snapshot:
+        skipped.add(f"{PYODIDE_DIR_NAME}/pyodide.asm.wasm")
+    files = sorted(p.relative_to(dist).as_posix() for p in dist.rglob("*") if p.is_file())
+    files = [name for name in files if name not in skipped]
+    digest = hashlib.sha256()
+    for name in files:
+        digest.update(name.encode() + b"\0" + sha256_hex((dist / name).read_bytes()).encode())
+    template = (SITE_DIR / "host" / SW_NAME).read_text()
+    replacements = {"%%RELEASE%%": f"{app_dir}-{digest.hexdigest()[:10]}", "%%APP%%": app_dir,
+                    "%%FILES%%": json.dumps(files, indent=0)}
+    for marker, value in replacements.items():
+        template = template.replace(marker, value)
+    return template.encode()
 
 
 def build_module(
@@ -547,6 +574,7 @@ def build(dist: Path = DIST, version: str | None = None) -> Path:
     write_files(dist, host_files())
     # Fetched (never cached) by upgrade.js: a page from an older install notices it is stale.
     (dist / "version.json").write_text(json.dumps({"version": version, "app": app_dir}) + "\n")
+    (dist / SW_NAME).write_bytes(service_worker(dist, app_dir, version, bool(snapshot)))
     write_zip(dist, dist / zip_name(version))
     step("done")
     return dist

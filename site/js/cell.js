@@ -4,6 +4,7 @@
 // capped; the text survives a reload.
 import { whenNear } from "./dom.js";
 import { formatNumber } from "./format.js";
+import { isDownloadError, isOffline } from "./offline.js";
 
 export const MAX_OUTPUT_CHARS = 100_000; // characters of output kept per run; the rest are counted
 export const STORAGE_KEY = "twoclocks:cell:v1"; // bump the version when the stored shape changes
@@ -76,6 +77,11 @@ export class OutputView {
     this.element.append(note);
   }
 }
+
+// The run's note when the cell's Python could not be downloaded: the network, not the code.
+const downloadNote = () => (isOffline()
+  ? "[the cell did not run: you are offline and its Python could not be downloaded; it starts by itself when the network returns, then press Run]"
+  : "[the cell did not run: its Python could not be downloaded (the network or the server did not answer); press Run to try again]");
 
 /** Read the saved cell text; anything missing, old or corrupt is ignored. */
 function loadSaved() {
@@ -150,7 +156,8 @@ export function setupCell({ elements, engine, waitForModel, setStatus }) {
   packageButton?.addEventListener("click", () => load(packageExample.textContent));
   handleTab(textarea);
 
-  const startEngine = () => { if (!engine.started) engine.start(); };
+  // A boot that failed (offline, a download cut) is tried again at the next Run.
+  const startEngine = () => { if (!engine.started || engine.failed) engine.start(); };
   Promise.all([waitForModel, nearTheCell(textarea)]).then(startEngine);
 
   function setRunning(on) {
@@ -192,7 +199,7 @@ export function setupCell({ elements, engine, waitForModel, setStatus }) {
       if (result.exited) notes.push("[Python exited; a fresh one is starting]");
       view.finish(notes);
     } catch (error) {
-      view.finish([`[the cell did not finish: ${error.message}]`]);
+      view.finish([isDownloadError(error) ? downloadNote() : `[the cell did not finish: ${error.message}]`]);
     } finally {
       setRunning(false);
     }

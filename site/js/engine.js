@@ -98,6 +98,7 @@ export class Engine {
 
   start() {
     this.started = true;
+    this.failed = false; // its boot failed (the cell starts a fresh one at the next Run)
     this.replacements = 0;
     this.newReadyPromise();
     this.watch();
@@ -319,6 +320,7 @@ export class Engine {
   }
 
   failBoot(reason) {
+    this.failed = true;
     this.settleReady?.reject(new Error(reason));
     this.rejectAll(reason);
     this.onBootError(reason);

@@ -18,6 +18,7 @@
 import { CanvasView, prepareCanvas } from "./canvas.js";
 import { formatCount, formatMs, formatNumber, formatPercent } from "./format.js";
 import { el } from "./dom.js";
+import { downloadProblem, isDownloadError, isOffline, retryWhenOnline } from "./offline.js";
 
 export const MAX_FILE_BYTES = 50 * 1024 * 1024;
 
@@ -341,8 +342,8 @@ export function setupLogs(root, { analyze, useFitted, useLoad, sampleUrl, readon
     textarea.readOnly = readonly;
   }
 
-  function showError(message) {
-    error.replaceChildren(el("p", { cls: "logs-error-title", text: "This log could not be read." }), el("p", { text: message }));
+  function showError(message, title = "This log could not be read.") {
+    error.replaceChildren(el("p", { cls: "logs-error-title", text: title }), el("p", { text: message }));
     error.hidden = false;
   }
 
@@ -399,6 +400,7 @@ export function setupLogs(root, { analyze, useFitted, useLoad, sampleUrl, readon
       root.dataset.analyzeMs = String(Math.round(performance.now() - asked)); // Python's part
     } catch (problem) {
       if (id !== runId) return;
+      if (isDownloadError(problem)) return notDownloaded(id, problem, () => run(getText, filename, sizeBytes));
       finish("error", `Python could not analyse ${filename}: ${problem?.message ?? problem}`);
       return;
     }
@@ -416,9 +418,19 @@ export function setupLogs(root, { analyze, useFitted, useLoad, sampleUrl, readon
     }
   }
 
-  function finish(state, text) {
+  // A download failed (the log tools' wheel, the sample): the network's fault, not the log's.
+  // Offline, the same analysis runs again by itself when the network returns.
+  function notDownloaded(id, problem, again) {
+    const what = problem?.what ?? "the log tools";
+    const offline = isOffline();
+    finish("error", downloadProblem(what, offline ? "The analysis runs by itself" : "Try again"),
+      offline ? "Offline: nothing is wrong with the log." : "A download failed: nothing is wrong with the log.");
+    if (offline) retryWhenOnline(() => { if (id === runId) again(); });
+  }
+
+  function finish(state, text, title = undefined) {
     if (state === "error") {
-      showError(text);
+      showError(text, title);
       text = "";
     }
     syncModelBar();
@@ -485,7 +497,9 @@ export function setupLogs(root, { analyze, useFitted, useLoad, sampleUrl, readon
   sampleButton.addEventListener("click", () => {
     const name = decodeURIComponent(new URL(sampleUrl, location.href).pathname.split("/").pop() || "sample log");
     run(async () => {
-      const response = await fetch(sampleUrl);
+      const response = await fetch(sampleUrl).catch((problem) => {
+        throw Object.assign(problem, { what: "the sample log" });
+      });
       if (!response.ok) throw new Error(`the sample could not be loaded (HTTP ${response.status})`);
       return response.text();
     }, name);

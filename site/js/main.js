@@ -28,6 +28,7 @@ import { LoadChart, LoadSweep, buildLoadControls, showLoadFigures, showLoadLine 
 import { hideBootProgress, showBootProgress, showNote } from "./bootprogress.js";
 import { GuidedPath } from "./path.js";
 import { Progress } from "./progress.js";
+import { downloadProblem, isDownloadError, isOffline, keepForOffline, retryWhenOnline } from "./offline.js";
 
 const $ = (id) => document.getElementById(id);
 const ANNOUNCE_AFTER_MS = 700; // the live region speaks once the learner stops dragging
@@ -71,6 +72,11 @@ const engine = new Engine({
     const what = stalled ? "Python stopped answering" : "Python could not start";
     if (stalled) showNote($("python-loading"), "Python stopped answering: Retry is at the top.");
     else hideBootProgress($("python-loading"));
+    if (isOffline() && isDownloadError(reason)) {
+      setStatus(downloadProblem("Python", "The lesson text still works; Python starts by itself"), { error: true, retry: true });
+      retryWhenOnline(retryBoot);
+      return;
+    }
     setStatus(`${what}: ${reason}. The lesson text still works; try again, or reload.`,
       { error: true, retry: true });
   },
@@ -225,6 +231,7 @@ const updates = { inFlight: false, pending: false };
 const showing = { id: 0, between: false }; // the latest "Show me"; between its two pictures
 let resolveReady;
 const ready = new Promise((resolve) => { resolveReady = resolve; });
+keepForOffline(ready); // after the first visit, the lesson opens and reloads offline
 
 function requestUpdate() {
   if (!engine.ready) return;
@@ -459,6 +466,7 @@ async function loadLogs() {
   document.head.append(link);
   try {
     const [{ setupLogs }] = await Promise.all([import("./logsview.js"), styled]);
+    $("logs-root").replaceChildren(); // a message from a failed attempt (offline) goes
     logsView = setupLogs($("logs-root"), {
       analyze: async (text, filename) => {
         await ready;
@@ -476,7 +484,17 @@ async function loadLogs() {
     });
     logsView.setFitted(Boolean(lesson.value.toy_constants) && lesson.value.mode === "toy");
   } catch (error) {
-    $("logs-root").textContent = `The log tools could not load (${error.message}); reload the page to try again.`;
+    if (!isDownloadError(error)) {
+      $("logs-root").textContent = `The log tools could not load (${error.message}); reload the page to try again.`;
+    } else if (isOffline()) {
+      $("logs-root").textContent = downloadProblem("the log tools", "They load by themselves");
+      retryWhenOnline(loadLogs);
+    } else {
+      $("logs-root").textContent = downloadProblem("the log tools", "");
+      $("logs-root").append(" ", Object.assign(document.createElement("button"), {
+        type: "button", textContent: "Try again", onclick: loadLogs,
+      }));
+    }
   }
 }
 whenNear($("logs-root")).then(loadLogs);
@@ -665,8 +683,20 @@ const cellEngine = new Engine({
   },
   onExited: () => setCellStatus("Python in the cell exited (os._exit or a fatal error), so it was restarted; your code is kept."),
   onStall: () => setCellStatus("The cell's Python stopped answering, so it was restarted; your code is kept."),
-  onBootError: (reason) => { $("cell-status").textContent = `The cell's Python could not start: ${reason}.`; },
+  onBootError: (reason) => {
+    if (!isDownloadError(reason)) {
+      $("cell-status").textContent = `The cell's Python could not start: ${reason}.`;
+    } else if (isOffline()) {
+      $("cell-status").textContent = downloadProblem("the cell's Python", "It starts by itself");
+      retryWhenOnline(restartCellEngine);
+    } else {
+      $("cell-status").textContent = downloadProblem("the cell's Python", "Press Run to try again");
+    }
+  },
 });
+function restartCellEngine() {
+  if (cellEngine.failed) cellEngine.start();
+}
 setupCell({
   elements: {
     textarea: $("code"), runButton: $("run"), stopButton: $("stop"), resetButton: $("reset-cell"),
@@ -677,11 +707,13 @@ setupCell({
   waitForModel: ready,
   setStatus: setCellStatus,
 });
-$("retry").addEventListener("click", () => {
+function retryBoot() {
+  if (engine.ready) return;
   setStatus("Retrying: downloading the Python runtime…");
   if (stalled) showNote($("python-loading"), STALLED);
   engine.restart();
-});
+}
+$("retry").addEventListener("click", retryBoot);
 const api = installApi({
   ready,
   getState: () => lesson.copy(),
