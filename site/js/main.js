@@ -28,6 +28,7 @@ import { LoadChart, LoadSweep, buildLoadControls, showLoadFigures, showLoadLine 
 import { hideBootProgress, showBootProgress } from "./bootprogress.js";
 import { GuidedPath } from "./path.js";
 import { Progress } from "./progress.js";
+import { connectLms } from "./scorm.js";
 
 const $ = (id) => document.getElementById(id);
 const ANNOUNCE_AFTER_MS = 700; // the live region speaks once the learner stops dragging
@@ -539,6 +540,8 @@ function tellProgress(progress) {
     }
   }
 }
+// Launched by a course site from the SCORM package: it records the path and keeps the progress.
+connectLms({ progress, steps: BUILD.path, onProgress: addProgressListener });
 
 /** Show the guided path or the whole lab (no reload: the state stays). */
 function showView(name) {
