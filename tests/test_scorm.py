@@ -110,13 +110,32 @@ def test_the_manifest_lists_every_file_of_the_package_and_nothing_else(package, 
         dates = {info.date_time for info in archive.infolist()}
     listed = [f.get("href") for f in manifest.iter(f"{CP}file")]
     assert len(listed) == len(set(listed))
-    assert set(listed) == names - {"imsmanifest.xml"}
+    assert set(listed) == names - {"imsmanifest.xml", *build.SCORM_SCHEMAS}
     assert all("://" not in href and not href.startswith("/") for href in listed)
     resource = manifest.find(f"{CP}resources/{CP}resource")
     assert resource.get("href") in listed
     assert {"index.html", "version.json"} <= set(listed) and not any(n.endswith(".zip") and "/" not in n for n in names)
     assert any(n.startswith("app-") and n.endswith("/js/main.js") for n in names)
     assert len(dates) == 1  # one date for every entry, as the site zip
+
+
+def test_the_manifest_is_valid_against_the_scorm_12_schemas_it_carries(package, tmp_path):
+    """imsmanifest.xml validates against the IMS CP 1.1.2 and ADL CP 1.2 schemas shipped at the
+    package's root (and names them in xsi:schemaLocation)."""
+    import xmlschema
+
+    with zipfile.ZipFile(package) as archive:
+        for name in build.SCORM_SCHEMAS:
+            (tmp_path / name).write_bytes(archive.read(name))
+        manifest = archive.read("imsmanifest.xml").decode()
+    # ims_xml.xsd (the standard file, as every SCORM 1.2 package ships it) binds the default
+    # namespace to the reserved xml namespace, which expat refuses; the binding names nothing.
+    xml_xsd = tmp_path / "ims_xml.xsd"
+    xml_xsd.write_text(xml_xsd.read_text().replace('xmlns="http://www.w3.org/XML/1998/namespace"', "", 1))
+    schema = xmlschema.XMLSchema10([str(tmp_path / "imscp_rootv1p1p2.xsd"), str(tmp_path / "adlcp_rootv1p2.xsd")])
+    assert [str(error) for error in schema.iter_errors(manifest)] == []
+    locations = ET.fromstring(manifest).get("{http://www.w3.org/2001/XMLSchema-instance}schemaLocation").split()
+    assert set(locations[1::2]) <= set(build.SCORM_SCHEMAS)
 
 
 # --- in a course site -----------------------------------------------------------------------------
