@@ -664,6 +664,14 @@ def scorm_manifest(files: list[str], version: str) -> bytes:
 """.encode()
 
 
+def without_site_download(page: str) -> str:
+    """A page without its footer's link to the site zip, which the package does not hold."""
+    start = page.find('<p id="download-site">')
+    if start < 0:
+        return page
+    return page[:start] + page[page.index("</p>", start) + len("</p>"):]
+
+
 def write_scorm_package(dist: Path, version: str) -> None:
     """dist/two-clocks-scorm12.zip: the release with imsmanifest.xml and the schemas at the zip's root."""
     target = dist / SCORM_NAME
@@ -671,6 +679,8 @@ def write_scorm_package(dist: Path, version: str) -> None:
     files = scorm_files(dist, version)
     entries = {"imsmanifest.xml": scorm_manifest(files, version), **scorm_schemas()}
     entries.update((name, (dist / name).read_bytes()) for name in files)
+    for page in ("index.html", "embed.html"):
+        entries[page] = without_site_download(entries[page].decode()).encode()
     stamp = zip_timestamp()
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, data in entries.items():

@@ -119,6 +119,17 @@ def test_the_manifest_lists_every_file_of_the_package_and_nothing_else(package, 
     assert len(dates) == 1  # one date for every entry, as the site zip
 
 
+def test_every_address_in_the_packages_pages_is_a_file_of_the_package(package):
+    """The package's pages link and load only files it holds (the site zip's download link, which
+    the package does not hold, is left out of them)."""
+    with zipfile.ZipFile(package) as archive:
+        names = set(archive.namelist())
+        for page in ("index.html", "embed.html"):
+            text = archive.read(page).decode()
+            addresses = re.findall(r'(?:href|src)="([^"#][^"]*)"', text)
+            assert addresses and [a for a in addresses if a not in names] == [], page
+
+
 def test_the_manifest_is_valid_against_the_scorm_12_schemas_it_carries(package, tmp_path):
     """imsmanifest.xml validates against the IMS CP 1.1.2 and ADL CP 1.2 schemas shipped at the
     package's root (and names them in xsi:schemaLocation)."""
