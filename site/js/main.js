@@ -469,7 +469,7 @@ function applyView() {
   if (view.theme === "auto") delete root.dataset.theme;
   else root.dataset.theme = view.theme;
   if (view.readonly) {
-    for (const controls of [modelControls, callControls, agentControls]) controls.setLocked(true);
+    for (const controls of [modelControls, callControls, agentControls, loadControls]) controls.setLocked(true);
     for (const button of document.querySelectorAll(".chip, .show-me, #model-reset")) button.disabled = true;
     $("code").readOnly = true;
     document.body.classList.add("readonly");
