@@ -457,6 +457,7 @@ whenNear($("logs-root")).then(loadLogs);
 // --- the view the address asks for: sections, theme, read-only, embedding ---------------------
 
 const view = lesson.fromUrl(location.search);
+const openedWith = lesson.copy(); // the state the address opened with: the lab-only view's Start over
 view.embed ||= document.documentElement.classList.contains("embed");
 
 // A plain address opens the guided path; an address that sets something of the lab opens the lab.
@@ -570,6 +571,8 @@ $("open-path").addEventListener("click", () => {
 for (const button of document.querySelectorAll(".start-over")) {
   button.addEventListener("click", () => {
     progress.reset();
+    // The lab alone (an instructor's embed) starts over from the state its address set.
+    if (document.documentElement.classList.contains("lab-only")) return applyState(openedWith);
     showView("path");
     guidedPath.go(BUILD.path[0].id);
     scrollTo({ top: 0 });
