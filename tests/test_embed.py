@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 
 import pytest
 from conftest import Server
-from pagewait import DEADLINE_MS, wait_ready
+from pagewait import DEADLINE_MS, wait_ready, wait_until
 
 from twoclocks.web import DEFAULT_STATE, evaluate
 
@@ -206,6 +206,41 @@ def test_url_parameters_set_every_control(browser, sites):
     assert page.locator("#code-section").is_hidden() and page.locator("#agent").is_visible()
     assert page.locator("#prompt_tokens-slider").is_disabled()
     assert page.locator("#notice").is_hidden()
+    page.close()
+
+
+SECTION_IDS = {"call": "lab", "why": "why", "doubling": "doubling", "wrong-pictures": "wrong",
+               "under-load": "load", "call-log": "split", "takeaways": "takeaways", "agent": "agent",
+               "logs": "logs", "mistakes": "mistakes", "code": "code-section"}
+
+
+@pytest.mark.parametrize(("asked", "shown"), [
+    ("why,under-load", {"why", "under-load"}),
+    ("call-log,takeaways", {"call-log", "takeaways"}),
+    ("clocks,code", {"call", "why", "doubling", "wrong-pictures", "under-load", "call-log", "takeaways", "code"}),
+])
+def test_sections_are_named_for_what_they_hold_and_clocks_is_an_alias(browser, sites, asked, shown):
+    """sections= takes each section by its own name (why, under-load, call-log, ...), and the old
+    name clocks still means every section from the call to the takeaways; no notice."""
+    lesson, _ = sites
+    page = browser.new_page()
+    page.goto(f"{lesson}index.html?sections={asked}")
+    wait_until(page, "() => window.TwoClocks")
+    visible = {name for name, id in SECTION_IDS.items() if page.locator(f"#{id}").is_visible()}
+    assert visible == shown
+    assert page.locator("#notice").is_hidden()
+    page.close()
+
+
+def test_an_unknown_section_is_named_with_the_sections_there_are(browser, sites):
+    """sections=clock (a typo) is ignored, and the notice lists the sections' names."""
+    lesson, _ = sites
+    page = browser.new_page()
+    page.goto(f"{lesson}index.html?sections=clock,why")
+    wait_until(page, "() => window.TwoClocks")
+    notice = page.text_content("#notice")
+    assert '"clock"' in notice and "under-load" in notice and "call-log" in notice
+    assert page.locator("#why").is_visible() and page.locator("#lab").is_hidden()
     page.close()
 
 

@@ -438,12 +438,14 @@ def test_the_readme_csp_header_gives_no_violation(browser, dist_dir):
 
 
 def test_the_lab_only_embed_fits_one_screen(browser, two_origins):
-    """sections=lab: the controls and the clocks only, in an iframe under one 1280x800 screen."""
+    """sections=lab: the controls, the clocks and the advice line, in an iframe under one 1280x800
+    screen; its Start over brings back the state its address set."""
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
     page.goto(course_page(two_origins, "lab.html",
                           '<iframe data-twoclocks title="Two Clocks" height="900" '
-                          'src="{lesson}embed.html?sections=lab"></iframe><script src="{lesson}embed.js"></script>'))
+                          'src="{lesson}embed.html?sections=lab&prompt_tokens=30000"></iframe>'
+                          '<script src="{lesson}embed.js"></script>'))
     frame = page.frames[1]
     wait_ready(frame)
     content = frame.evaluate("() => document.documentElement.scrollHeight")
@@ -452,8 +454,14 @@ def test_the_lab_only_embed_fits_one_screen(browser, two_origins):
     assert height and height <= 800, (height, content)
     for selector in ("#clocks-canvas", "#prompt_tokens-slider", "#ttft-ms", "#ttlt-ms"):
         assert frame.locator(selector).is_visible(), selector
-    for selector in ("#why", "#doubling", "#split", "#takeaways", "#agent", "#code-section"):
+    for selector in ("#why", "#doubling", "#split", "#takeaways", "#agent", "#code-section", "#open-path", "#copy-link"):
         assert frame.locator(selector).is_hidden(), selector
+    assert frame.locator("#diagnosis").is_visible() and "first token is slow" in frame.text_content("#diagnosis")
+    frame.evaluate("() => TwoClocks.setState({ prompt_tokens: 2000, output_tokens: 400 })")
+    frame.click("#lab .start-over")
+    assert frame.evaluate("() => TwoClocks.getState()")["prompt_tokens"] == 30000
+    assert frame.evaluate("() => TwoClocks.getState()")["output_tokens"] == 20
+    assert frame.locator("#lab").is_visible() and frame.locator("#path").is_hidden()
     context.close()
 
 

@@ -230,6 +230,28 @@ def test_the_whole_path_by_keyboard_predict_act_see(path_page):
 
 
 @pytest.mark.browser
+def test_the_path_prints_as_a_handout_with_the_learners_answers_and_no_dangling_lines(path_page):
+    """Printed on the checklist, the path is the checklist with the learner's own answers; no line
+    that introduces buttons ("Go deeper in the lab:", "Now try it...:") prints over a gap."""
+    page = path_page
+    page.evaluate("async () => { await TwoClocks.lesson.go('streaming'); TwoClocks.lesson.predict('streaming', 'visible'); }")
+    page.evaluate("() => TwoClocks.lesson.go('checklist')")
+    page.emulate_media(media="print")
+    try:
+        dangling = page.evaluate(
+            """() => [...document.querySelectorAll("#path :is(p, .path-do)")].filter((line) => line.checkVisibility()
+                && line.textContent.trim().endsWith(":")
+                && !(line.nextElementSibling?.checkVisibility() && line.nextElementSibling.getBoundingClientRect().height > 0))
+              .map((line) => line.textContent.trim())"""
+        )
+        assert dangling == []
+        answers = page.locator("[data-path=checklist] .path-answers")
+        assert answers.is_visible() and "Does streaming help?: you said" in answers.text_content()
+    finally:
+        page.emulate_media(media="null")
+
+
+@pytest.mark.browser
 def test_a_hosts_broken_progress_listener_never_stops_the_path(path_page):
     """onProgress refuses what is not a function; a listener that throws is reported in the console
     and neither the path nor the listeners after it stop."""

@@ -487,7 +487,7 @@ def test_a_cell_that_ends_python_gets_a_fresh_one_and_keeps_its_code(lesson):
 
 def test_the_read_only_view_locks_the_log_tools_too(browser, server):
     """?readonly=1 locks every control, the log section's included (nothing there can start an
-    analysis or change the lesson's model)."""
+    analysis or change the lesson's model), and its number boxes look locked."""
     page = browser.new_page()
     page.goto(f"{server}?readonly=1")
     wait_ready(page)
@@ -496,4 +496,10 @@ def test_the_read_only_view_locks_the_log_tools_too(browser, server):
         assert page.is_disabled(selector), selector
     assert page.evaluate("() => document.getElementById('logs-text').readOnly")
     assert page.get_attribute("#logs-root", "data-runs") == "0"
+    # Its number boxes read as values (no box to type in, the figure in full ink), like its text.
+    looks = page.evaluate("""() => [...document.querySelectorAll('#controls input.number')].map((box) => {
+        const style = getComputedStyle(box);
+        return [box.disabled, style.borderTopColor, style.backgroundColor,
+                style.webkitTextFillColor === getComputedStyle(box.closest('.control')).color]; })""")
+    assert looks and [look for look in looks if look != [True, "rgba(0, 0, 0, 0)", "rgba(0, 0, 0, 0)", True]] == []
     page.close()

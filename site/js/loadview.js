@@ -47,7 +47,8 @@ export const LOAD_CONTROLS = [
   },
 ];
 
-/** The load controls in `container`. `onLoad(load)` gets the new `load` state. Returns {sync(load)}. */
+/** The load controls in `container`. `onLoad(load)` gets the new `load` state. Returns
+ * {sync(load), setLocked(bool)}. */
 export function buildLoadControls(container, limits, onLoad) {
   let lastRate = DEFAULT_RATE_PER_S;
   let current = null;
@@ -60,6 +61,7 @@ export function buildLoadControls(container, limits, onLoad) {
   const controls = buildControls({ default: container }, LOAD_CONTROLS, fieldLimits, onChange);
   const row = (key) => container.querySelector(`[data-key="${key}"]`);
   return {
+    setLocked: (locked) => controls.setLocked(locked),
     sync(load) {
       current = load;
       if (load.requests_per_s !== null) lastRate = load.requests_per_s;

@@ -29,6 +29,7 @@ import { hideBootProgress, showBootProgress, showNote } from "./bootprogress.js"
 import { GuidedPath } from "./path.js";
 import { Progress } from "./progress.js";
 import { downloadProblem, isDownloadError, isOffline, keepForOffline, retryWhenOnline } from "./offline.js";
+import { connectLms } from "./scorm.js";
 
 const $ = (id) => document.getElementById(id);
 const ANNOUNCE_AFTER_MS = 700; // the live region speaks once the learner stops dragging
@@ -502,6 +503,7 @@ whenNear($("logs-root")).then(loadLogs);
 // --- the view the address asks for: sections, theme, read-only, embedding ---------------------
 
 const view = lesson.fromUrl(location.search);
+const openedWith = lesson.copy(); // the state the address opened with: the lab-only view's Start over
 view.embed ||= document.documentElement.classList.contains("embed");
 
 // A plain address opens the guided path; an address that sets something of the lab opens the lab.
@@ -514,7 +516,7 @@ function applyView() {
   if (view.theme === "auto") delete root.dataset.theme;
   else root.dataset.theme = view.theme;
   if (view.readonly) {
-    for (const controls of [modelControls, callControls, agentControls]) controls.setLocked(true);
+    for (const controls of [modelControls, callControls, agentControls, loadControls]) controls.setLocked(true);
     for (const button of document.querySelectorAll(".chip, .show-me, #model-reset")) button.disabled = true;
     $("code").readOnly = true;
     document.body.classList.add("readonly");
@@ -585,6 +587,8 @@ function tellProgress(progress) {
     }
   }
 }
+// Launched by a course site from the SCORM package: it records the path and keeps the progress.
+connectLms({ progress, steps: BUILD.path, onProgress: addProgressListener });
 
 /** Show the guided path or the whole lab (no reload: the state stays). */
 function showView(name) {
@@ -613,6 +617,8 @@ $("open-path").addEventListener("click", () => {
 for (const button of document.querySelectorAll(".start-over")) {
   button.addEventListener("click", () => {
     progress.reset();
+    // The lab alone (an instructor's embed) starts over from the state its address set.
+    if (document.documentElement.classList.contains("lab-only")) return applyState(openedWith);
     showView("path");
     guidedPath.go(BUILD.path[0].id);
     scrollTo({ top: 0 });

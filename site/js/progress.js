@@ -28,14 +28,30 @@ export class Progress {
   constructor(key) {
     this.store = openStore(key);
     this.data = empty();
+    this.restore(this.store.read());
+  }
+
+  /** Take the progress `text` holds (what `text()` gave, e.g. kept by a course site); returns
+   * whether it could be read (otherwise the progress is unchanged). */
+  restore(text) {
     try {
-      const saved = JSON.parse(this.store.read() ?? "null");
-      if (saved?.version === VERSION && Array.isArray(saved.done) && saved.predictions) this.data = saved;
-    } catch { /* unreadable: start afresh */ }
+      const saved = JSON.parse(text ?? "null");
+      if (saved?.version !== VERSION || !Array.isArray(saved.done) || !saved.predictions) return false;
+      this.data = saved;
+      this.save();
+      return true;
+    } catch {
+      return false; // unreadable: keep what there is
+    }
+  }
+
+  /** The progress as compact text (JSON): what `restore()` reads. */
+  text() {
+    return JSON.stringify(this.data);
   }
 
   save() {
-    this.store.write(JSON.stringify(this.data));
+    this.store.write(this.text());
   }
 
   reset() {

@@ -4,8 +4,12 @@
 import { formatNumber } from "./format.js";
 import { parseNumber } from "./numbers.js";
 
-// "lab" is the controls and the clocks alone (the first part of "clocks"), for a compact embed.
-export const SECTIONS = ["clocks", "lab", "agent", "logs", "mistakes", "code"];
+// The sections an address can name, each after what it holds (index.html's data-section). "lab" is
+// the controls, the clocks and the advice alone (the heart of "call"), for a compact embed.
+export const SECTIONS = ["call", "why", "doubling", "wrong-pictures", "under-load", "call-log", "takeaways",
+  "lab", "agent", "logs", "mistakes", "code"];
+// Older names, still read: "clocks" held every section from the call to the takeaways.
+export const SECTION_ALIASES = { clocks: ["call", "why", "doubling", "wrong-pictures", "under-load", "call-log", "takeaways"] };
 export const THEMES = ["auto", "light", "dark"];
 export const VIEWS = ["path", "lab"]; // the guided path, or the whole lab
 const FLAGS = ["embed", "readonly", "theme", "sections", "scenario", "view", "step"];
@@ -82,9 +86,11 @@ export function parseUrl(search, limits, scenarios) {
   }
   if (params.has("sections")) {
     const asked = params.get("sections").split(",").map((s) => s.trim()).filter(Boolean);
-    const known = asked.filter((s) => SECTIONS.includes(s));
-    for (const s of asked.filter((s) => !SECTIONS.includes(s))) note(`section ${shown(s)} ignored: use ${SECTIONS.join(", ")}`);
-    if (known.length) result.sections = known;
+    const known = asked.flatMap((s) => SECTION_ALIASES[s] ?? (SECTIONS.includes(s) ? [s] : []));
+    for (const s of asked.filter((s) => !SECTIONS.includes(s) && !SECTION_ALIASES[s])) {
+      note(`section ${shown(s)} ignored: use ${SECTIONS.join(", ")} (or clocks: ${SECTION_ALIASES.clocks.join(", ")})`);
+    }
+    if (known.length) result.sections = SECTIONS.filter((s) => known.includes(s));
   }
   if (params.has("theme")) {
     const theme = params.get("theme");
