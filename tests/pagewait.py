@@ -3,6 +3,10 @@ once per animation frame and resolves as soon as it holds (or fails after a dead
 
 Playwright's ``wait_for_function`` evaluates strings, which the page's CSP forbids; ``evaluate`` of a
 function does not, so every wait here is a single ``evaluate`` call.
+
+Each loop waits for the next frame or 250 ms, whichever comes first: a page that stops producing
+frames (a background or throttled renderer) still reaches its deadline and fails with a reason,
+instead of holding the suite until pytest-timeout.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ async ([ttft, ttlt, deadline]) => {
   const start = performance.now();
   while (!(settled() && close(read("ttft-ms"), ttft) && close(read("ttlt-ms"), ttlt))) {
     if (performance.now() - start > deadline) break;
-    await new Promise(requestAnimationFrame);
+    await new Promise((r) => requestAnimationFrame(r) + setTimeout(r, 250));
   }
   return [read("ttft-ms"), read("ttlt-ms")];
 }
@@ -31,10 +35,10 @@ async (deadline) => {
   const button = document.getElementById("run");
   const start = performance.now();
   // The cell has finished when Run is enabled again and the output is no longer busy.
-  await new Promise(requestAnimationFrame);
+  await new Promise((r) => requestAnimationFrame(r) + setTimeout(r, 250));
   while (button.disabled || document.getElementById("output").getAttribute("aria-busy") === "true") {
     if (performance.now() - start > deadline) throw new Error("the cell did not finish");
-    await new Promise(requestAnimationFrame);
+    await new Promise((r) => requestAnimationFrame(r) + setTimeout(r, 250));
   }
   return document.getElementById("output").textContent;
 }
@@ -67,7 +71,7 @@ def wait_for_drawn(page, count: int) -> int:
           const start = performance.now();
           while (Number(canvas.dataset.drawn || 0) <= count) {
             if (performance.now() - start > deadline) break;
-            await new Promise(requestAnimationFrame);
+            await new Promise((r) => requestAnimationFrame(r) + setTimeout(r, 250));
           }
           return Number(canvas.dataset.drawn || 0);
         }""",
@@ -118,7 +122,7 @@ def wait_for_text(page, selector: str, expected: str) -> str:
           const start = performance.now();
           const text = () => document.querySelector(selector)?.textContent ?? "";
           while (text() !== expected && performance.now() - start < deadline) {
-            await new Promise(requestAnimationFrame);
+            await new Promise((r) => requestAnimationFrame(r) + setTimeout(r, 250));
           }
           return text();
         }""",
@@ -142,7 +146,7 @@ def wait_until(page, condition_js: str, arg=None, deadline_ms: int = DEADLINE_MS
           const start = performance.now();
           let value = condition(arg);
           while (!value && performance.now() - start < deadline) {{
-            await new Promise(requestAnimationFrame);
+            await new Promise((r) => requestAnimationFrame(r) + setTimeout(r, 250));
             value = condition(arg);
           }}
           return value;
@@ -154,12 +158,12 @@ def wait_until(page, condition_js: str, arg=None, deadline_ms: int = DEADLINE_MS
 _SETTLE = """
 async (deadline) => {
   const start = performance.now();
-  await new Promise(requestAnimationFrame);
+  await new Promise((r) => requestAnimationFrame(r) + setTimeout(r, 250));
   while (!["true", "error"].includes(document.body.dataset.settled)) {
     if (performance.now() - start > deadline) throw new Error("the page did not settle");
-    await new Promise(requestAnimationFrame);
+    await new Promise((r) => requestAnimationFrame(r) + setTimeout(r, 250));
   }
-  await new Promise(requestAnimationFrame); // the draw the answer scheduled
+  await new Promise((r) => requestAnimationFrame(r) + setTimeout(r, 250)); // the draw the answer scheduled
   return document.body.dataset.settled;
 }
 """

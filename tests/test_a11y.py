@@ -314,7 +314,7 @@ CALL_SLIDERS = ["prompt_tokens", "output_tokens", "max_tokens", "context_window_
 LOG_SLIDERS = {"prompt_tokens", "output_tokens", "max_tokens", "context_window_tokens"}  # 1,000 log positions
 AGENT_SLIDERS = ["tool_calls_per_turn", "tool_result_tokens", "summary_tokens", "stable_prefix_tokens",
                  "turns", "output_tokens_per_turn"]
-LOAD_SLIDERS = ["load-concurrency"]  # shown by default; the rate and chunk sliders show when chosen
+LOAD_SLIDERS = ["load-concurrency", "load-chunk_tokens", "load-max_running_requests"]  # shown by default (the default engine chunks); the rate slider shows when chosen
 
 _SLIDER = """(id) => { const s = document.getElementById(id + "-slider");
   return { position: Number(s.value), min: Number(s.min), max: Number(s.max), step: Number(s.step),

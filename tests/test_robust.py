@@ -140,32 +140,36 @@ def test_input_reads_a_line_from_the_page(isolated_page):
     assert wait_for_text(isolated_page, "#output", "name? Ada\nhello Ada\n") == "name? Ada\nhello Ada\n"
 
 
+FRAME_CHARS = 8_192  # site/js/cell.js: output characters put in the DOM per frame
+
+
 def test_a_print_flood_keeps_the_page_responsive_and_capped(lesson):
-    """A million prints: no main-thread task over 100 ms, the DOM keeps the documented cap, and a
-    closing line says how much was hidden."""
+    """A million prints: while the cell runs no frame puts more than FRAME_CHARS characters in the
+    DOM (so no frame's work grows with the flood, however busy the machine), the DOM keeps the
+    documented cap, and a closing line says how much was hidden. (How long the frames take is a
+    figure for build.py bench, not a pass mark: it depends on the machine's load.)"""
     lesson.fill("#code", "for i in range(10**6):\n    print(i)\n")
-    longest, text_length, tail = lesson.evaluate(
+    biggest, frames, text_length, tail = lesson.evaluate(
         """async (deadline) => {
-          // Filling the cell scrolled it into view, and the sections come near are laid out then
-          // (content-visibility: auto): let that frame pass, it is not the flood's work.
-          for (let i = 0; i < 2; i++) await new Promise(requestAnimationFrame);
-          const tasks = [];
-          const observer = new PerformanceObserver((list) => tasks.push(...list.getEntries()));
-          observer.observe({ type: "longtask" });
+          const output = document.getElementById("output");
           const run = document.getElementById("run");
           run.click();
           const start = performance.now();
+          let last = output.textContent.length, biggest = 0, frames = 0;
           while (run.disabled && performance.now() - start < deadline) {
             await new Promise(requestAnimationFrame);
+            if (!run.disabled) break; // the cell ended: its last flush puts the rest at once
+            const now = output.textContent.length;
+            biggest = Math.max(biggest, now - last);
+            frames += now > last ? 1 : 0;
+            last = now;
           }
-          observer.disconnect();
-          const out = document.getElementById("output").textContent;
-          const longest = tasks.reduce((a, t) => (t.duration > a.duration ? t : a), { duration: 0, startTime: start });
-          return [[longest.duration, longest.startTime - start], out.length, out.slice(-200)];
+          const out = output.textContent;
+          return [biggest, frames, out.length, out.slice(-200)];
         }""",
         60_000,
     )
-    assert longest[0] < 100, f"a main-thread task took {longest[0]} ms, starting {longest[1]:.0f} ms after Run"
+    assert 0 < biggest <= FRAME_CHARS and frames > 1, (biggest, frames)
     assert text_length <= 100_000 + 200
     assert "more characters of output hidden" in tail
 
