@@ -183,13 +183,14 @@ def test_the_curve_is_computed_level_by_level_and_marks_the_knee_python_marks(le
     if whole["ttft_doubles_at"] is None:
         assert "Even at 1,024 users" in status
     else:
-        assert f"The knee is at {knee:,} users" in label and f"up to {knee:,} users" in status
+        users = f"{knee:,} {'user' if knee == 1 else 'users'}"
+        assert f"The knee is at {users}" in label and f"up to {users}" in status
     # a change of the call restarts the curve, which then ends for the new call
     settle(lesson, {"prompt_tokens": 2000})
     label, status = lesson.evaluate(_SWEEP_DONE, [levels, 4 * DEADLINE_MS])
     whole = web.evaluate_load_sweep({**demo("batching")["state"], "prompt_tokens": 2000})
     knee = whole["points"][whole["knee_index"]]["concurrency"]
-    assert whole["ttft_doubles_at"] is None or f"The knee is at {knee:,} users" in label
+    assert whole["ttft_doubles_at"] is None or f"The knee is at {knee:,} user" in label
 
 
 def test_a_load_that_cannot_run_stays_in_its_place(lesson):
@@ -199,3 +200,19 @@ def test_a_load_that_cannot_run_stays_in_its_place(lesson):
     assert lesson.text_content("#model-error") == ""
     got = report(lesson)
     assert got["load"] is None and float(lesson.get_attribute("#ttft-ms", "data-ms")) == got["ttft_ms"]
+
+
+def test_a_demo_brings_the_clocks_into_view_on_a_phone(browser, server):
+    """On a phone the clocks' column has no box of its own (display: contents): a demo button far
+    below still brings the clocks themselves into view."""
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    page.goto(server + "?view=lab")
+    settle(page)
+    page.locator("#load-demos").scroll_into_view_if_needed()
+    page.click("[data-load-demo=saturate]")
+    settle(page)
+    page.evaluate("""async () => { let y = -1; while (y !== scrollY) { y = scrollY;
+        await new Promise(requestAnimationFrame); await new Promise(requestAnimationFrame); } }""")
+    box = page.evaluate("() => document.getElementById('clocks-canvas').getBoundingClientRect().toJSON()")
+    assert box["top"] >= -1 and box["bottom"] <= 845, box
+    page.close()

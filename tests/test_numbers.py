@@ -186,3 +186,18 @@ def test_numbers_in_the_address_other_than_decimal_are_named_in_the_notice(brows
                  'agent.turns="1.000" changed to 20'):
         assert text in notice, (text, notice)
     page.close()
+
+
+@pytest.mark.browser
+def test_an_address_whose_only_setting_is_unreadable_opens_the_lab_and_says_why(browser, server):
+    """?prompt_tokens=0x10 asked for the lab: it opens the lab (not the guided path), keeps the
+    default and names the value; an unreadable flag (readonly=maybe) is named too, never dropped."""
+    page = browser.new_page()
+    page.goto(f"{server}index.html?prompt_tokens=0x10&readonly=maybe")
+    wait_ready(page)
+    assert page.evaluate("() => document.documentElement.classList.contains('path')") is False
+    assert "view=lab" in page.url and "step=" not in page.url
+    notice = page.text_content("#notice")
+    assert 'prompt_tokens="0x10" ignored' in notice and 'readonly="maybe" ignored' in notice, notice
+    assert page.is_enabled("#prompt_tokens-slider")  # not read-only
+    page.close()

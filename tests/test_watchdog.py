@@ -36,7 +36,8 @@ _DRAG = """async (prompts) => {
   }
 }"""
 
-_NOTE = "() => { const note = document.getElementById('python-loading'); return !note.hidden && note.textContent; }"
+_NOTE = ("() => { const note = document.getElementById('python-loading'); "
+         "return !note.hidden && note.textContent.includes('stopped answering') && note.textContent; }")
 
 
 def _drag_through_a_dead_worker(lesson, kill) -> None:
@@ -56,7 +57,11 @@ def _drag_through_a_dead_worker(lesson, kill) -> None:
     assert lesson.evaluate("() => TwoClocks.report()")["ttft_ms"] == report["ttft_ms"]
     assert lesson.evaluate("() => document.getElementById('python-loading').hidden")  # the note has gone
     log = lesson.evaluate("() => window.__statusLog")
-    assert any("stopped answering" in text for text, _ in log), log
+    said_slow = [i for i, (text, _) in enumerate(log) if "taking longer than usual" in text]
+    said_stopped = [i for i, (text, _) in enumerate(log) if "stopped answering" in text]
+    assert said_stopped, log
+    # within a second of the unanswered drag, before the watchdog's deadline, the status said so
+    assert said_slow and said_slow[0] < said_stopped[0], log
     ready = [(text, settled) for text, settled in log if "ready" in text]
     assert ready and all(settled == "true" for _, settled in ready), log  # never "ready" over stale numbers
     assert "ready" in lesson.evaluate("() => document.getElementById('status-text').textContent")

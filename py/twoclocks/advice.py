@@ -53,6 +53,11 @@ WAITING_SHARE = 0.5
 first token is a capacity problem, not a prompt one: a majority. Used under the page's load (the
 typical request's queue wait) and for a log (:func:`twoclocks.waiting.detect_waiting`)."""
 
+STALLED_NOTE_SHARE = 0.2
+"""Under load, a slow stream that spends at least this share of its time in steps running other
+requests' prefills says so, instead of calling the prompt blameless: a fifth of the stream is visible
+on the timeline's red."""
+
 PROMPT_FIRST_SHARE = 0.5
 """For a call where neither clock is slow: a prefill share of the wait at or above this names the
 prompt as the lever to pull first if the call must be faster, below it the output (where most of
@@ -164,7 +169,7 @@ def decide(*, ttft_ms: float, ttlt_ms: float, missing_stop: bool = False, trunca
     Returns:
         ``{"label": one of CLOCKS, "lever": one of LEVERS (never "none"), "first_token_slow",
         "stream_slow", "waiting", "behind_prompts" (bools), "decode_ms", "prefill_share" (ttft /
-        ttlt, 0.0 for a zero-length call)}``.
+        ttlt, 0.0 for a zero-length call), "stalled_ms"}``.
 
     Example: the router (704 ms, 1,099 ms) is neither slow, prefill share 0.64, so ``label ==
     "fine"`` and ``lever == "prompt"``; 4,800 ms and 16,788 ms is ``"both"``.
@@ -190,7 +195,8 @@ def decide(*, ttft_ms: float, ttlt_ms: float, missing_stop: bool = False, trunca
     else:
         label, lever = "fine", "prompt" if share >= PROMPT_FIRST_SHARE else "output"
     return {"label": label, "lever": lever, "first_token_slow": first_slow, "stream_slow": stream_slow,
-            "waiting": waiting, "behind_prompts": behind_prompts, "decode_ms": decode_ms, "prefill_share": share}
+            "waiting": waiting, "behind_prompts": behind_prompts, "decode_ms": decode_ms, "prefill_share": share,
+            "stalled_ms": min(stalled_ms, decode_ms)}
 
 
 def short_for(decision: dict) -> str:
@@ -208,6 +214,16 @@ def slow_meaning() -> str:
     """What "slow" means on this page, as one clause."""
     return (f"a first token is slow from {format_limit(SLOW_FIRST_TOKEN_MS)}, a stream from "
             f"{format_limit(SLOW_STREAM_MS)}")
+
+
+def _stream_stalls(decision: dict) -> str:
+    """How a slow stream's time relates to prompts: this call's own prompt is not the problem, but
+    under load other requests' prefills may take a visible part of it."""
+    stalled, decode = decision["stalled_ms"], decision["decode_ms"]
+    if decode > 0 and stalled >= STALLED_NOTE_SHARE * decode:
+        return (f"{format_ms(stalled)} of it ({format_share(stalled / decode)}) goes to steps that also run "
+                "other requests' prefills (shorter prompts shrink that part).")
+    return "the prompt is not the problem."
 
 
 def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms: float = 0.0,
@@ -253,7 +269,7 @@ def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms
     if label == "decode" and decision["stream_slow"]:
         return (f"The stream is slow: the first token is out after {first}, then decoding {answer} "
                 f"takes {stream} more ({format_share(1 - share)} of the {subject}; slow from "
-                f"{format_limit(SLOW_STREAM_MS)}), so {FIX[lever]}; the prompt is not the problem.")
+                f"{format_limit(SLOW_STREAM_MS)}), so {FIX[lever]}; " + _stream_stalls(decision))
     neither = (f"Neither clock is slow yet: the first token is out after {first} "
                f"(slow from {format_limit(SLOW_FIRST_TOKEN_MS)}) and the stream takes {stream} more "
                f"(slow from {format_limit(SLOW_STREAM_MS)})")

@@ -157,7 +157,7 @@ def validation_caveat(prompt_tokens: int, output_tokens: int, concurrency: int, 
         return None
     return ("Read this TTFT as an upper bound: for prompt-heavy loads with many users starting together, "
             "published sweeps measured it up to 4.6x lower (engines interleave those prompts with decode "
-            "steps; the model queues them).")
+            "steps; the model makes each wait for the others' prefills).")
 
 
 SWEEP_CONCURRENCY = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)

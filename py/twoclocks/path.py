@@ -81,8 +81,9 @@ STEPS = (
         answer="prefill",
         explanation="Prefill runs the whole prompt through the model before the first token can "
         "appear: that pause is TTFT. Decode then writes one token per step, and TTLT is TTFT plus "
-        "every step. Twenty tokens of JSON are a blink after a suitcase of prompt, yet people still "
-        "tune the sampler and ignore the suitcase.",
+        "every step. Here the prompt's prefill is the bigger clock: the 20 tokens of JSON take less "
+        "time than reading 8,000 tokens of prompt, yet people still tune the sampler and ignore the "
+        "prompt.",
         setup=ROUTER,
         actions=(Action("play", "▶ Play the call", play=True),),
         seed="Time to first token is mostly prefill. Time to last token is prefill plus decode.",

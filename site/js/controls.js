@@ -341,14 +341,15 @@ function buildToggle(control, onChange) {
 }
 
 function buildSegmented(control, limits, onChange) {
-  const { key, label, help, names } = control;
+  const { key, label, help, names, showLabel = false } = control;
   const row = document.createElement("div");
   row.className = "control";
   row.innerHTML = `<div class="segmented" role="radiogroup" aria-labelledby="${key}-label"
     aria-describedby="${key}-help"><span id="${key}-label" class="segmented-label"></span></div>
     <p class="help" id="${key}-help"></p>`;
   row.querySelector(".segmented-label").textContent = label;
-  row.querySelector(".segmented-label").classList.add("visually-hidden"); // the fieldset legend shows it
+  // Where the fieldset's legend already says it (the cost model) the label is for screen readers only.
+  if (!showLabel) row.querySelector(".segmented-label").classList.add("visually-hidden");
   row.querySelector(".help").textContent = help;
   const group = row.querySelector(".segmented");
   const inputs = limits[key].choices.map((choice) => {

@@ -17,7 +17,7 @@ export const LOAD_CONTROLS = [
     help: "Each user sends this call again as soon as the last one ends (a closed loop, like llmperf or vllm bench serve --max-concurrency).",
   },
   {
-    key: "start", kind: "segmented", label: "Users start",
+    key: "start", kind: "segmented", label: "Users start", showLabel: true,
     names: { together: "Together", spread: "At their own times" },
     help: "Benchmark tools start every user at once: with equal lengths they stay in step, and each round's prompts queue behind one another. Users of a live service arrive at their own times.",
   },
@@ -31,7 +31,7 @@ export const LOAD_CONTROLS = [
     help: "Past what the GPU can serve, the queue grows for as long as calls keep coming.",
   },
   {
-    key: "scheduler", kind: "segmented", label: "Scheduler",
+    key: "scheduler", kind: "segmented", label: "Scheduler", showLabel: true,
     names: { "prefill-first": "Prefill first", chunked: "Chunked prefill" },
     help: "Prefill first runs a new prompt's whole prefill in one step, stalling every stream; chunked prefill shares each step.",
   },
@@ -223,9 +223,11 @@ function sweepSummary(points) {
   const knee = kneeIndex(points);
   if (knee === null) return "Even at 1,024 users the first token waits less than twice as long as alone.";
   const at = points[knee];
-  return `The knee: up to ${formatNumber(at.concurrency)} users the first token stays within twice its time ` +
+  const users = (n) => `${formatNumber(n)} ${n === 1 ? "user" : "users"}`;
+  return `The knee of the first token: up to ${users(at.concurrency)} it stays within twice its time ` +
     `at one user, at ${formatNumber(at.output_tokens_per_s)} output tokens per second; from ` +
-    `${formatNumber(points[knee + 1].concurrency)} users on, more users mostly add waiting.`;
+    `${users(points[knee + 1].concurrency)} on, each first token also waits for other calls' prefills ` +
+    "(and, past the KV cache or the running limit, in the queue).";
 }
 
 /** Log-log: output tokens per second (x) against p50 TTFT (y), one point per level. */
@@ -252,7 +254,8 @@ export class LoadChart extends CanvasView {
   }
 
   describe() {
-    const knee = this.knee === null ? "" : ` The knee is at ${formatNumber(this.points[this.knee].concurrency)} users.`;
+    const at = this.knee === null ? null : this.points[this.knee].concurrency;
+    const knee = at === null ? "" : ` The knee is at ${formatNumber(at)} ${at === 1 ? "user" : "users"}.`;
     const now = this.current ? ` The current load: ${formatNumber(this.current.output_tokens_per_s)} tokens per ` +
       `second at a p50 TTFT of ${formatMs(this.current.ttft_ms_p50)}.` : "";
     setAttr(this.canvas, "aria-label", `Latency against throughput, ${this.points.length} load levels.${knee}${now}`);

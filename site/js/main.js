@@ -44,6 +44,7 @@ let drawnState = structuredClone(initial.state); // the state whose report the c
 // A worker that stops answering after its boot is replaced (engine.js's watchdog); until the fresh
 // one has answered for the current state, the note by the clocks and the status line say so, the
 // clocks are dimmed, and nothing says "ready".
+const READY = "Python is ready: everything runs in your browser, nothing is sent to a server.";
 const STALLED = "Python stopped answering; starting it again…";
 const STALLED_READY = "Python was restarted (it had stopped answering) and is ready: everything runs in your browser.";
 let stalled = false;
@@ -58,7 +59,7 @@ const engine = new Engine({
       setStatus("Python started again: bringing the clocks up to date…");
     } else {
       hideBootProgress($("python-loading"));
-      setStatus("Python is ready: everything runs in your browser, nothing is sent to a server.");
+      setStatus(READY);
     }
     requestUpdate();
   },
@@ -228,7 +229,12 @@ function setStatus(text, { error = false, retry = false } = {}) {
 
 // --- model calls: at most one in flight, plus the latest state waiting behind it ---------------
 
-const updates = { inFlight: false, pending: false };
+const updates = { inFlight: false, pending: false, slow: false };
+// A drag's answer takes milliseconds; one that takes this long is said by the clocks (dimmed, with a
+// note) until it comes, so the clocks never stand unmarked beside controls they no longer match.
+// (engine.js's watchdog replaces a worker that does not answer at all, after its own deadline.)
+const SLOW_ANSWER_MS = 1000;
+const SLOW_ANSWER = "Python is taking longer than usual to answer: the clocks show the last answer until it comes…";
 const showing = { id: 0, between: false }; // the latest "Show me"; between its two pictures
 let resolveReady;
 const ready = new Promise((resolve) => { resolveReady = resolve; });
@@ -246,6 +252,13 @@ function requestUpdate() {
 async function sendUpdate() {
   updates.inFlight = true;
   updates.pending = false;
+  const slowTimer = setTimeout(() => {
+    if (stalled) return; // the watchdog's words already stand
+    updates.slow = true;
+    $("lab").classList.add("lab-pending");
+    showNote($("python-loading"), SLOW_ANSWER);
+    setStatus(SLOW_ANSWER);
+  }, SLOW_ANSWER_MS);
   try {
     const state = lesson.copy();
     const reply = await engine.evaluate(state, "controls");
@@ -256,6 +269,7 @@ async function sendUpdate() {
   } catch {
     // The worker restarted or failed: the status line already says so.
   } finally {
+    clearTimeout(slowTimer);
     updates.inFlight = false;
     if (updates.pending) sendUpdate();
     else if (engine.ready) settle();
@@ -278,8 +292,13 @@ function settle() {
   $("lab").classList.toggle("lab-pending", false); // (remove() would write the attribute every time)
   if (stalled) { // the fresh worker has answered for the current state
     stalled = false;
+    updates.slow = false;
     hideBootProgress($("python-loading"));
     setStatus(STALLED_READY);
+  } else if (updates.slow) { // the slow answer came
+    updates.slow = false;
+    hideBootProgress($("python-loading"));
+    setStatus(READY);
   }
   resolveReady();
   loadSweep.pump(); // the curve's next level, now that no drag is waiting
@@ -407,9 +426,17 @@ async function showOnClocks(partial, { from = null, scroll = true } = {}) {
   const smooth = !matchMedia("(prefers-reduced-motion: reduce)").matches;
   for (const readout of document.querySelectorAll(".readout.changed")) readout.classList.remove("changed");
   applyState(from ?? partial, { marked: !from });
-  // To the top of the clocks' column, where the sticky clocks sit unpushed: scrolling to the clocks
-  // themselves, stuck at the column's end, would leave no room for readouts that grow.
-  if (scroll) $("clocks-wrap").parentElement.scrollIntoView({ behavior: smooth ? "smooth" : "auto", block: "start" });
+  if (scroll) {
+    // The top of the clocks' column, where the sticky clocks sit unpushed (scrolling to the clocks
+    // stuck at the column's end leaves no room for readouts that grow); where the column has no box
+    // of its own (display: contents, narrow screens) the clocks themselves.
+    const column = $("clocks-wrap").parentElement;
+    const target = getComputedStyle(column).display === "contents" ? $("clocks-wrap") : column;
+    // A long smooth scroll over sections laid out only near the view is cut short as they change
+    // height (a phone's lab is several screens tall): jump when the clocks are far away.
+    const far = Math.abs(target.getBoundingClientRect().top) > 2 * innerHeight;
+    target.scrollIntoView({ behavior: smooth && !far ? "smooth" : "auto", block: "start" });
+  }
   if (from) {
     const first = JSON.stringify(lesson.value);
     showing.between = true;

@@ -67,8 +67,10 @@ export function parseUrl(search, limits, scenarios) {
     theme: "auto", embed: false, view: null, step: params.get("step"), asked: false, notes: [] };
   const nested = Object.fromEntries(NESTED.map((key) => [key, {}]));
   const note = (text) => result.notes.push(text);
+  let setting = false; // the address names a setting of the lab, read or not: it asked for the lab
   for (const [name, text] of params) {
     if (FLAGS.includes(name)) continue;
+    setting = true;
     const [head, field] = name.split(".", 2);
     const limit = field ? limits[head]?.fields?.[field] : limits[name];
     if (!limit || NESTED.includes(head) !== Boolean(field)) {
@@ -102,13 +104,22 @@ export function parseUrl(search, limits, scenarios) {
     if (VIEWS.includes(asked)) result.view = asked;
     else note(`view=${shown(asked)} ignored: use ${VIEWS.join(", ")}`);
   }
-  result.readonly = TRUE.includes((params.get("readonly") ?? "").toLowerCase());
-  // A read-only lesson is one a host drives: the lab, like an address that sets anything.
-  result.asked = Object.keys(result.state).length > 0 || Object.values(nested).some((n) => Object.keys(n).length > 0) ||
-    params.has("scenario") || params.has("sections") || result.readonly;
-  result.embed = TRUE.includes((params.get("embed") ?? "").toLowerCase());
+  result.readonly = flag(params, "readonly", note);
+  // A read-only lesson is one a host drives: the lab, like an address that names any setting (even
+  // one it could not read: the notice says why, in the lab the address asked for).
+  result.asked = setting || params.has("scenario") || params.has("sections") || result.readonly;
+  result.embed = flag(params, "embed", note);
   for (const key of NESTED) if (Object.keys(nested[key]).length) result.state[key] = nested[key];
   return result;
+}
+
+/** A yes/no flag of the address: true for 1/true/yes/on; an unreadable value is false, with a notice. */
+function flag(params, name, note) {
+  if (!params.has(name)) return false;
+  const value = params.get(name).toLowerCase();
+  if (TRUE.includes(value)) return true;
+  if (!FALSE.includes(value)) note(`${name}=${shown(params.get(name))} ignored: use ${name}=1 or ${name}=0`);
+  return false;
 }
 
 /** The query string for a state: the settings that differ from `defaults`, then the view flags. */
