@@ -167,6 +167,11 @@ def test_a_plain_address_opens_the_path_with_both_clocks_and_the_question_in_vie
         assert page.evaluate("() => TwoClocks.lesson.current()") == "two-clocks"
         if width == 1280:
             assert page.evaluate("() => document.documentElement.scrollHeight") <= 5 * height
+            # "Step 1 of 10" and ten numbered dots: the checklist's dot is a tick, not an eleventh step
+            steps = len(STEPS) - 1  # the last is the checklist
+            dots = page.evaluate("() => [...document.querySelectorAll('.path-dot')].map((d) => d.textContent)")
+            assert dots == [str(i) for i in range(1, steps + 1)] + ["✓"], dots
+            assert page.text_content("[data-path=count]") == f"Step 1 of {steps}"
         page.close()
 
 

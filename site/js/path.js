@@ -61,10 +61,11 @@ export class GuidedPath {
       if (button) this.hooks.deeper(this.current.deeper[Number(button.dataset.deeper)]);
     });
     this.parts.dots.replaceChildren(...this.steps.map((step, i) => {
-      const dot = el("button", { cls: "path-dot", text: String(i + 1) });
+      // The checklist is not a step ("Step 1 of 10" counts the steps): its dot is a tick, not "11".
+      const dot = el("button", { cls: "path-dot", text: step.checklist ? "✓" : String(i + 1) });
       dot.type = "button";
       dot.dataset.step = step.id;
-      dot.setAttribute("aria-label", `Step ${i + 1}: ${step.title}`);
+      dot.setAttribute("aria-label", step.checklist ? "The checklist" : `Step ${i + 1}: ${step.title}`);
       dot.addEventListener("click", () => this.go(step.id));
       return dot;
     }));
