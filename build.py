@@ -398,12 +398,7 @@ def build_wheel(name: str, sources: list[Path], summary: str) -> tuple[str, byte
     ]
     files[f"{dist_info}/RECORD"] = ("\n".join(record + [f"{dist_info}/RECORD,,"]) + "\n").encode()
     buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as wheel:
-        for path, data in files.items():
-            info = zipfile.ZipInfo(path, WHEEL_TIMESTAMP)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            wheel.writestr(info, data)
+    pack_zip(buffer, files, WHEEL_TIMESTAMP)
     return f"{stem}-{version}-py3-none-any.whl", buffer.getvalue()
 
 
@@ -594,17 +589,23 @@ def zip_timestamp() -> tuple[int, ...]:
     return time.localtime(max(epoch, 315532800))[:6]  # zip dates start in 1980
 
 
+def pack_zip(target, entries: dict[str, bytes], stamp: tuple[int, ...]) -> None:
+    """Write `entries` (name -> bytes) deflated, each dated `stamp` and readable by all (0644), to
+    `target` (a path or a binary file): the wheels and both release zips."""
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in entries.items():
+            info = zipfile.ZipInfo(name, stamp)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, data)
+
+
 def write_zip(dist: Path, target: Path) -> None:
     """Zip dist/ (the site, ready to upload under any path) for course authors."""
     step(f"packing {target}")
     files = sorted(p for p in dist.rglob("*") if p.is_file() and p != target)
-    stamp = zip_timestamp()
-    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
-        for path in files:
-            info = zipfile.ZipInfo(f"two-clocks/{path.relative_to(dist).as_posix()}", stamp)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            archive.writestr(info, path.read_bytes())
+    entries = {f"two-clocks/{path.relative_to(dist).as_posix()}": path.read_bytes() for path in files}
+    pack_zip(target, entries, zip_timestamp())
 
 
 # --- the SCORM 1.2 package -----------------------------------------------------------------------
@@ -718,13 +719,7 @@ def write_scorm_package(dist: Path, version: str) -> None:
     entries.update((name, (dist / name).read_bytes()) for name in files)
     for page in ("index.html", "embed.html"):
         entries[page] = without_site_download(entries[page].decode()).encode()
-    stamp = zip_timestamp()
-    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, data in entries.items():
-            info = zipfile.ZipInfo(name, stamp)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            archive.writestr(info, data)
+    pack_zip(target, entries, zip_timestamp())
 
 
 def write_files(folder: Path, files: dict[str, bytes]) -> None:

@@ -181,23 +181,21 @@ def test_at_195_px_nothing_scrolls_sideways_values_keep_to_one_line_and_labels_n
 def test_on_a_phone_nothing_scrolls_sideways_and_values_keep_to_one_line(browser, server, target, width):
     """At 320 and 390 px, as at 195: no sideways scroll, every readout value on one line, no two labels
     on the clocks' canvas meeting."""
-    page = open_view(browser, server, target, width=width, height=800)
-    try:
-        for state in ({}, LONG_STATE):
-            page.evaluate(_SET_STATE, [state, DEADLINE_MS])
-            check_fits(page, f"{target or 'path'} at {width} px, {state}")
-            assert page.evaluate(_LABEL_FAULTS, ["clocks-canvas"])[0]["faults"] == []
-    finally:
-        page.context.close()
+    check_both_calls_fit(open_view(browser, server, target, width=width, height=800), f"{target or 'path'} at {width} px")
 
 
 def test_the_lab_only_embed_keeps_each_value_on_one_line_in_a_900_px_column(browser, server):
     """embed.html?sections=lab at 900 px: "704 ms" never wraps as "704 / ms", nor a value in minutes."""
-    page = open_view(browser, server, "embed.html?sections=lab", width=900, height=700)
+    check_both_calls_fit(open_view(browser, server, "embed.html?sections=lab", width=900, height=700), "embed")
+
+
+def check_both_calls_fit(page, where: str) -> None:
+    """For the default call and one that takes minutes: the page fits (check_fits) and no two labels
+    on the clocks' canvas meet; then the page's context is closed."""
     try:
         for state in ({}, LONG_STATE):
             page.evaluate(_SET_STATE, [state, DEADLINE_MS])
-            check_fits(page, f"embed {state}")
+            check_fits(page, f"{where}, {state}")
             assert page.evaluate(_LABEL_FAULTS, ["clocks-canvas"])[0]["faults"] == []
     finally:
         page.context.close()

@@ -149,15 +149,20 @@ def test_a_changed_wheel_still_stops_the_boot_with_its_name(named_host_browser, 
 # --- 2. a sandboxed iframe ---------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def two_origins(dist_dir, tmp_path_factory):
-    """(lesson base URL, host root folder, host base URL): the lesson and a course page on two origins."""
+def lesson_and_course_page(dist_dir, host_root):
+    """Yield (lesson base URL, host root folder, host base URL): the lesson and a course page served
+    from two ports of 127.0.0.1 (two origins of one site); both servers close after."""
     lesson = PlainServer(dist_dir)
-    host_root = tmp_path_factory.mktemp("course-page")
     host = PlainServer(host_root)
     yield lesson.url, host_root, host.url
     lesson.close()
     host.close()
+
+
+@pytest.fixture(scope="module")
+def two_origins(dist_dir, tmp_path_factory):
+    """(lesson base URL, host root folder, host base URL): the lesson and a course page on two origins."""
+    yield from lesson_and_course_page(dist_dir, tmp_path_factory.mktemp("course-page"))
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Error as PlaywrightError
 from pagewait import wait_for_readouts, wait_ready
-from test_hosting import PlainServer, course_page, wait_until
+from test_hosting import course_page, lesson_and_course_page, wait_until
 
 from twoclocks.web import DEFAULT_STATE, evaluate
 
@@ -88,12 +88,7 @@ def test_a_dedicated_worker_that_dies_mid_drag_is_replaced(browser, server):
 @pytest.fixture(scope="module")
 def same_site(dist_dir, tmp_path_factory):
     """A course page and the lesson on two ports of one host: one site, so the lessons share a worker."""
-    lesson = PlainServer(dist_dir)
-    root = tmp_path_factory.mktemp("course-page-watchdog")
-    host = PlainServer(root)
-    yield lesson.url, root, host.url
-    lesson.close()
-    host.close()
+    yield from lesson_and_course_page(dist_dir, tmp_path_factory.mktemp("course-page-watchdog"))
 
 
 def test_a_shared_worker_that_dies_mid_drag_is_replaced(browser, same_site):

@@ -283,10 +283,11 @@ def roofline_step_cost(
     memory_rate = acc.bandwidth_bytes_per_s * prm.mbu / 1e3  # bytes per ms
     allreduce_ms = setup.allreduce_ms
 
-    def decode_slot_ms(decodes):
-        # one stream's cache streams at kv_efficiency (the single call); many short paged caches
-        # at batch_kv_efficiency (see RooflineParams)
-        return slot_bytes * prm.kv_efficiency / (prm.batch_kv_efficiency if decodes > 1 else prm.kv_efficiency)
+    def decode_slot_bytes(decodes):
+        # the bytes a decode's slot costs at full MBU: one stream's cache streams at kv_efficiency
+        # (the single call), many short paged caches at batch_kv_efficiency (see RooflineParams)
+        efficiency = prm.batch_kv_efficiency if decodes > 1 else prm.kv_efficiency
+        return setup.kv_slot_bytes_per_device / efficiency
 
     def gemm_ms(tokens, logits):
         return max((block_flops * tokens + head_flops * logits) / compute_rate, weight_ms(tokens))
@@ -298,7 +299,7 @@ def roofline_step_cost(
 
     def mixed_ms(tokens, decodes, decode_slots, finishing, pair_work, prefill_slots):
         attention_flops = pair_flops * (decode_slots + pair_work)
-        read = (decode_slot_ms(decodes) * decode_slots + slot_bytes * prefill_slots) / memory_rate
+        read = (decode_slot_bytes(decodes) * decode_slots + slot_bytes * prefill_slots) / memory_rate
         attention = max(attention_flops / compute_rate, read)
         return gemm_ms(tokens, decodes + finishing) + attention + allreduce_ms(tokens) + fixed_ms(decodes, finishing)
 
@@ -306,7 +307,7 @@ def roofline_step_cost(
         # step j (0-based) reads first_slots + decodes * j slots: the attention's two roofs are lines
         # in j (closed-form sum); the weights' part is the same every step
         c0, c1 = pair_flops * first_slots / compute_rate, pair_flops * decodes / compute_rate
-        per_slot = decode_slot_ms(decodes) / memory_rate
+        per_slot = decode_slot_bytes(decodes) / memory_rate
         fixed = gemm_ms(decodes, decodes) + allreduce_ms(decodes) + fixed_ms(decodes, 0)
         return sum_max_linear(c0, c1, per_slot * first_slots, per_slot * decodes, 0, steps - 1) + steps * fixed
 
@@ -317,9 +318,9 @@ def roofline_step_cost(
         pairs0 = chunk * start + chunk * (chunk + 1) / 2
         c0 = pair_flops * (first_slots + pairs0) / compute_rate
         c1 = pair_flops * (decodes + chunk * chunk) / compute_rate
-        per_slot = decode_slot_ms(decodes) / memory_rate
-        m0 = (per_slot * first_slots * memory_rate + slot_bytes * (start + chunk)) / memory_rate
-        m1 = (per_slot * decodes * memory_rate + slot_bytes * chunk) / memory_rate
+        per_slot = decode_slot_bytes(decodes)
+        m0 = (per_slot * first_slots + slot_bytes * (start + chunk)) / memory_rate
+        m1 = (per_slot * decodes + slot_bytes * chunk) / memory_rate
         fixed = gemm_ms(tokens, decodes) + allreduce_ms(tokens) + fixed_ms(decodes, 0)
         return sum_max_linear(c0, c1, m0, m1, 0, steps - 1) + steps * fixed
 
