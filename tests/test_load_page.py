@@ -216,3 +216,28 @@ def test_a_demo_brings_the_clocks_into_view_on_a_phone(browser, server):
     box = page.evaluate("() => document.getElementById('clocks-canvas').getBoundingClientRect().toJSON()")
     assert box["top"] >= -1 and box["bottom"] <= 845, box
     page.close()
+
+
+def test_the_engine_select_applies_an_engines_defaults_for_this_gpu(browser, server):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(f"{server}?view=lab&mode=roofline&accelerator=a100-80gb")
+    wait_ready(page)
+    settle(page)
+    engines = report(page)["engines"]
+    assert engines["match"] is None and page.input_value("#load-engine-select") == "custom"
+    assert engines["sentence"] in page.text_content("#load-now")
+    vllm = next(p for p in engines["presets"] if p["id"] == "vllm-v1")
+    page.select_option("#load-engine-select", "vllm-v1")
+    settle(page)
+    load = page.evaluate("() => window.TwoClocks.getState().load")
+    assert {key: load[key] for key in vllm["settings"]} == vllm["settings"] == {
+        "scheduler": "chunked", "chunk_tokens": 2048, "max_running_requests": 256}
+    now = report(page)["engines"]
+    assert now["match"] == "vllm-v1" and page.input_value("#load-engine-select") == "vllm-v1"
+    assert now["sentence"] in page.text_content("#load-now")
+    page.wait_for_url("**load.max_running_requests=256**", timeout=DEADLINE_MS)
+    # moving one of the engine's settings makes them custom again
+    page.click("#scheduler-prefill-first")
+    settle(page)
+    assert page.input_value("#load-engine-select") == "custom"
+    page.close()

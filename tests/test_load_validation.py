@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pytest
 
+from twoclocks.engines import ENGINES, engine_settings
+from twoclocks.hardware import get_model
 from twoclocks.load import roofline_step_cost, simulate_load
 
 SWEEPS_CSV = Path(__file__).parent / "data" / "load_sweeps.csv"
@@ -60,6 +62,17 @@ def measured_itl_ms(row: dict) -> float:
 def _cost(accelerator, model, weight_dtype, kv_dtype, tensor_parallel, serving_stack):
     return roofline_step_cost(accelerator=accelerator, model=model, weight_dtype=weight_dtype,
                               kv_dtype=kv_dtype, tensor_parallel=tensor_parallel, serving_stack=serving_stack)
+
+
+def engine_defaults(row: dict) -> dict | None:
+    """The settings the row's engine (column ``engine``) picks by default for its deployment, or None
+    for a row whose engine settings are its own (stated in its comment)."""
+    if not row["engine"]:
+        return None
+    cost = _cost(row["accelerator"], row["model"], row["weight_dtype"], row["kv_dtype"],
+                 int(row["tensor_parallel"]), row["serving_stack"])
+    return engine_settings(row["engine"], row["accelerator"], cost.capacity_slots,
+                           get_model(row["model"]).context_window_tokens)
 
 
 def model_point(row: dict) -> dict:
@@ -195,6 +208,17 @@ def test_sweeps_cover_publishers_stacks_and_both_loads():
     for levels in table().values():
         assert all(r["source_address"].startswith("https://") and r["date_or_version"] and r["comment"]
                    for r in levels)
+
+
+def test_rows_naming_an_engine_run_its_defaults():
+    """A row that names its engine runs that engine's defaults on its GPU (twoclocks.engines), and
+    every engine the page offers is behind some published sweep."""
+    named = [row for row in all_rows() if row["engine"]]
+    assert {row["engine"] for row in named} == set(ENGINES)
+    for row in named:
+        defaults = engine_defaults(row)
+        assert {key: str(value) for key, value in defaults.items()} == \
+            {key: row[key] for key in defaults}, (row["sweep"], row["concurrency"])
 
 
 def test_median_itl_error_meets_the_target():

@@ -76,6 +76,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from . import hardware, toy
+from .engines import DEFAULT_ENGINE, engine_settings
 from ._validate import check_float, check_int
 from .call import MAX_SPECULATIVE_SPEEDUP, generated_tokens, timeline_indices
 from .roofline import DEFAULT_SERVING_STACK, RooflineParams, _Setup, make_setup, sum_max_linear
@@ -98,13 +99,14 @@ MAX_LENGTH_SPREAD = 0.9
 MIN_REQUESTS = 1
 MAX_REQUESTS = 20_000
 
-DEFAULT_LOAD = {"concurrency": 1, "requests_per_s": None, "scheduler": "chunked", "chunk_tokens": 8192,
-                "start": "together", "max_running_requests": 1024}
+_DEFAULT_ENGINE = engine_settings(DEFAULT_ENGINE, "h100-sxm")
+DEFAULT_LOAD = {"concurrency": 1, "requests_per_s": None, "scheduler": _DEFAULT_ENGINE["scheduler"],
+                "chunk_tokens": _DEFAULT_ENGINE["chunk_tokens"], "start": "together",
+                "max_running_requests": _DEFAULT_ENGINE["max_running_requests"]}
 """The page's ``load`` state: concurrency 1 and no request rate is the single call alone. The engine
-is what current ones do by default on an 80 GB GPU: chunked prefill, 8,192 tokens a step and at
-most 1,024 requests running (vLLM's V1 engine, ``EngineArgs.get_batch_defaults``, on a GPU of 70 GiB
-or more; SGLang's ``chunked_prefill_size`` default is 8,192 too), and users start together, as the
-benchmark tools start them."""
+is what current ones do by default: vLLM's V1 engine on the default GPU, an H100 SXM (chunked
+prefill, 8,192 tokens a step, at most 1,024 requests running; :mod:`twoclocks.engines`), and users
+start together, as the benchmark tools start them."""
 
 DEFAULT_REQUESTS = 1000
 """Requests simulated per load point."""

@@ -268,7 +268,9 @@ def evaluate(state: dict) -> dict:
         in the same mode, figures only: the lever is ``advice``'s; ``prompt_doubled.exceeds_window`` says a server would reject the doubled
         prompt), ``agent`` (the agent loop's rows, totals and ``advice``, on the toy model, shared
         between reports with the same settings: treat reports as read-only; None when the agent
-        settings cannot run) and ``agent_error`` (why, or None). In roofline mode also
+        settings cannot run) and ``agent_error`` (why, or None), ``engines``
+        (:func:`engines_section`: each serving engine's default scheduler and limits on this deployment,
+        ``match``, the one the load runs, and a ``sentence`` saying so). In roofline mode also
         ``validation``: ``{"nearest": [...]}``, the published measurements nearest the current
         configuration beside their predictions (:func:`twoclocks.validation.nearest`).
 
@@ -311,6 +313,7 @@ def evaluate(state: dict) -> dict:
         "agent_error": agent_error,
         "load": load,
         "load_error": load_error,
+        "engines": engines_section(state),
         "clocks": _loaded_clocks(report, load, state["streaming"]),
     }
 
@@ -377,8 +380,7 @@ def load_point(state: dict, load: dict | None = None) -> dict:
     from .load import DEFAULT_REQUESTS, simulate_load, validation_caveat
 
     load = state["load"] if load is None else load
-    roofline = tuple((key, state[key]) for key in ROOFLINE_KEYS) if state["mode"] == "roofline" else ()
-    cost = _step_cost(state["mode"], roofline, toy_constants(state))
+    cost = state_step_cost(state)
     call = {key: state[key] for key in CALL_KEYS if key != "streaming"}
     alone = load_is_alone(load)
     # Alone, the call itself: an idle engine's lone prompt is the call's one prefill (the point
@@ -389,6 +391,30 @@ def load_point(state: dict, load: dict | None = None) -> dict:
     caveat = validation_caveat(call["prompt_tokens"], point["typical"]["output_tokens"], load["concurrency"],
                                load["requests_per_s"], load["start"]) if state["mode"] == "roofline" else None
     return {**point, "scheduler": load["scheduler"], "alone": alone, "caveat": caveat}
+
+
+def state_step_cost(state: dict):
+    """The complete state's :class:`twoclocks.load.StepCost` (cached per deployment).
+
+    Raises:
+        ValueError: as :func:`twoclocks.load.roofline_step_cost` (weights that leave no KV cache).
+    """
+    roofline = tuple((key, state[key]) for key in ROOFLINE_KEYS) if state["mode"] == "roofline" else ()
+    return _step_cost(state["mode"], roofline, toy_constants(state))
+
+
+def engines_section(state: dict) -> dict:
+    """The engines' defaults on the state's deployment and which one its load runs
+    (:func:`twoclocks.engines.engines_for`); the toy takes an 80 GB GPU's."""
+    from .engines import TOY_ENGINE_ACCELERATOR, engines_for
+
+    toy = state["mode"] != "roofline"
+    try:
+        capacity = state_step_cost(state).capacity_slots
+    except ValueError:  # the weights leave no KV cache: the load section says so
+        capacity = None
+    return engines_for(state["load"], TOY_ENGINE_ACCELERATOR if toy else state["accelerator"], capacity,
+                       context_window(state)["window_tokens"], toy=toy)
 
 
 def load_section(state: dict) -> tuple[dict | None, str | None]:

@@ -2,7 +2,6 @@
 // under the clocks, the section's figures, and its latency vs throughput chart. The chart's levels
 // are asked of the worker one at a time, only when no drag is waiting for an answer, so a sweep
 // never holds a drag back. Python computes every figure (twoclocks/load.py); this draws them.
-import { BUILD } from "./build.js";
 import { CanvasView, placeLabel, prepareCanvas } from "./canvas.js";
 import { buildControls } from "./controls.js";
 import { setAttr, setHidden, setText } from "./dom.js";
@@ -47,8 +46,45 @@ export const LOAD_CONTROLS = [
   },
 ];
 
+const CUSTOM_ENGINE = "custom"; // the engine select's value when the settings are no engine's defaults
+
+/**
+ * "Engine defaults": a select of the serving engines Python offers for this deployment
+ * (report.engines), under it Python's sentence saying which one the settings are; choosing one
+ * applies its scheduler and limits. Returns {row, show(engines), select}.
+ */
+function buildEngineSelect(onPick) {
+  const row = document.createElement("div");
+  row.className = "control";
+  row.dataset.key = "engine";
+  row.innerHTML = `<label for="load-engine-select">Engine defaults</label>
+    <select id="load-engine-select" aria-describedby="load-engine-help"></select>
+    <p class="help" id="load-engine-help"></p>`;
+  const select = row.querySelector("select");
+  let presets = [];
+  select.addEventListener("change", () => {
+    const preset = presets.find((p) => p.id === select.value);
+    if (preset) onPick(preset.settings);
+  });
+  return {
+    row,
+    select,
+    show(engines) {
+      presets = engines.presets;
+      const options = [...presets.map((p) => new Option(p.name, p.id)),
+        new Option("Custom settings", CUSTOM_ENGINE)];
+      options.at(-1).disabled = true; // shown, not chosen: moving a setting below makes it custom
+      const same = select.options.length === options.length &&
+        options.every((o, i) => select.options[i].text === o.text && select.options[i].value === o.value);
+      if (!same) select.replaceChildren(...options);
+      select.value = engines.match ?? CUSTOM_ENGINE;
+      setText(row.querySelector(".help"), `${engines.sentence} Choosing an engine sets the three settings below as it would.`);
+    },
+  };
+}
+
 /** The load controls in `container`. `onLoad(load)` gets the new `load` state. Returns
- * {sync(load), setLocked(bool)}. */
+ * {sync(load), showEngines(report.engines), setLocked(bool)}. */
 export function buildLoadControls(container, limits, onLoad) {
   let lastRate = DEFAULT_RATE_PER_S;
   let current = null;
@@ -60,8 +96,14 @@ export function buildLoadControls(container, limits, onLoad) {
   };
   const controls = buildControls({ default: container }, LOAD_CONTROLS, fieldLimits, onChange);
   const row = (key) => container.querySelector(`[data-key="${key}"]`);
+  const engines = buildEngineSelect((settings) => onLoad({ ...current, ...settings }));
+  row("scheduler").before(engines.row);
   return {
-    setLocked: (locked) => controls.setLocked(locked),
+    setLocked(locked) {
+      controls.setLocked(locked);
+      engines.select.disabled = locked;
+    },
+    showEngines: (report) => engines.show(report),
     sync(load) {
       current = load;
       if (load.requests_per_s !== null) lastRate = load.requests_per_s;
@@ -120,20 +162,13 @@ const FIGURES = [
   ["ITL (every gap between two tokens)", "itl_ms_p50", "itl_ms_p99", null],
 ];
 
-/** Does `load` run the engine as current engines do by default (the model's DEFAULT_LOAD)? */
-function defaultEngine(load) {
-  const defaults = BUILD.defaults.load;
-  return ["scheduler", "chunk_tokens", "max_running_requests"].every((key) => load[key] === defaults[key]);
-}
-
 /** The section's table of the current load point: p50 and p99 of each clock, and the throughput. */
 export function showLoadFigures(report, state) {
   const body = document.querySelector("#load-figures tbody");
   const load = report.load;
   setText(document.getElementById("load-now"), load
     ? `Now: ${describeLoad(state.load)}${load.alone ? " (the call alone on an idle server)" : ""}. ` +
-      (defaultEngine(state.load) ? "The engine does what vLLM's V1 engine and SGLang do by default on an 80 GB GPU." :
-        "The engine's settings differ from current engines' defaults.") + (load.caveat ? ` ${load.caveat}` : "")
+      report.engines.sentence + (load.caveat ? ` ${load.caveat}` : "")
     : `Now: this load cannot run (${report.load_error}).`);
   setHidden(document.getElementById("load-figures").closest(".table-scroll"), !load); // no stale figures
   setText(document.getElementById("load-kv"), load ? `KV cache: ${load.kv_cache_source}.` : "");

@@ -155,6 +155,7 @@ function showReport(report, state) {
   showRoofline(report);
   showAgent(report);
   showLoadFigures(report, state);
+  loadControls.showEngines(report.engines);
   loadSweep.update(state, report);
   clearTimeout(announceTimer);
   announceTimer = setTimeout(() => { $("announce").textContent = describeClocks(shown, clocks.drawnState()); }, ANNOUNCE_AFTER_MS);

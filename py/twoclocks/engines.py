@@ -1,0 +1,188 @@
+"""Serving engines' defaults: the scheduler and the limits each engine picks for a GPU when nobody
+sets them, so the load simulation can run "what vLLM does on this GPU" and the page can say which
+engine its settings are.
+
+Units: ``chunk_tokens`` and ``capacity_slots`` are tokens, ``memory_bytes`` bytes; every setting is
+one of :mod:`twoclocks.load`'s ``load`` state keys (``scheduler``, ``chunk_tokens``,
+``max_running_requests``).
+
+Each engine's rule is read from its own source at the version named in ``Engine.source``; the
+defaults depend on the device (its memory, and for vLLM its name), and SGLang's running limit on the
+KV cache too. ``chunk_tokens`` matters only under chunked prefill (the model's prefill-first steps
+take up to ``twoclocks.load.PREFILL_BATCH_TOKENS`` prompt tokens, TensorRT-LLM's ``max_num_tokens``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from . import hardware
+from ._validate import check_int
+
+GIB = 2**30
+
+VLLM_LARGE_GPU_BYTES = 70 * GIB
+"""vLLM's V1 engine picks its larger defaults on a device with at least this much memory (and not an A100)."""
+
+SGLANG_RUNNING_PER_CONTEXT = 512
+"""SGLang sizes its running limit as this many requests per context window of KV cache, clamped to
+``SGLANG_RUNNING_RANGE`` and to half the cache's tokens (``resolve_max_num_reqs``)."""
+
+SGLANG_RUNNING_RANGE = (2048, 4096)
+"""The clamp of SGLang's running limit when nobody sets ``--max-running-requests``."""
+
+SGLANG_CHUNK_BY_MEMORY = ((35 * GIB, 2048), (60 * GIB, 4096), (160 * GIB, 8192))
+"""SGLang's ``chunked_prefill_size`` by device memory: below each size its chunk; 16,384 above."""
+
+SGLANG_LARGEST_CHUNK = 16_384
+
+TOY_ENGINE_ACCELERATOR = "h100-sxm"
+"""The GPU whose defaults the toy model's engines take: the toy's magnitudes are an 8B model's on one
+80 GB GPU (:mod:`twoclocks.toy`)."""
+
+
+@dataclass(frozen=True)
+class Engine:
+    """One serving engine's defaults.
+
+    Attributes:
+        id: preset key, e.g. ``"vllm-v1"``.
+        name: display name, e.g. ``"vLLM V1"``.
+        scheduler: ``"chunked"`` or ``"prefill-first"`` (see :mod:`twoclocks.load`).
+        rule: ``f(accelerator, capacity_slots, context_window_tokens) -> (chunk_tokens,
+            max_running_requests)``; the last two may be None when unknown.
+        source: where the rule comes from (file, function and version).
+    """
+
+    id: str
+    name: str
+    scheduler: str
+    rule: Callable[[hardware.Accelerator, int | None, int | None], tuple[int, int]]
+    source: str
+
+
+def _vllm_v1(accelerator, capacity_slots, context_window_tokens):
+    large = accelerator.memory_bytes >= VLLM_LARGE_GPU_BYTES and "a100" not in accelerator.name.lower()
+    return (8192, 1024) if large else (2048, 256)
+
+
+def _sglang(accelerator, capacity_slots, context_window_tokens):
+    chunk = next((size for limit, size in SGLANG_CHUNK_BY_MEMORY if accelerator.memory_bytes < limit),
+                 SGLANG_LARGEST_CHUNK)
+    low, high = SGLANG_RUNNING_RANGE
+    if not capacity_slots or not context_window_tokens:
+        return chunk, high
+    estimate = int(capacity_slots / context_window_tokens * SGLANG_RUNNING_PER_CONTEXT)
+    return chunk, max(1, min(max(min(estimate, high), low), capacity_slots // 2))
+
+
+def _tensorrt_llm(accelerator, capacity_slots, context_window_tokens):
+    return 8192, 2048
+
+
+ENGINES = {
+    engine.id: engine
+    for engine in (
+        Engine(
+            id="vllm-v1", name="vLLM V1", scheduler="chunked", rule=_vllm_v1,
+            source="vLLM v0.10-v0.11 `vllm/engine/arg_utils.py`, `EngineArgs.get_batch_defaults` for the "
+                   "OpenAI API server: on a GPU of 70 GiB or more that is not an A100, max_num_batched_tokens "
+                   "8,192 and max_num_seqs 1,024; otherwise 2,048 and 256. The V1 engine always chunks prefill.",
+        ),
+        Engine(
+            id="sglang", name="SGLang", scheduler="chunked", rule=_sglang,
+            source="SGLang v0.4-v0.5 `server_args.py` (chunked_prefill_size: 2,048 below 35 GiB, 4,096 below "
+                   "60 GiB, 8,192 below 160 GiB, else 16,384) and the KV-cache configurator (max running "
+                   "requests: KV tokens / context length x 512, clamped to 2,048-4,096 and to half the KV tokens).",
+        ),
+        Engine(
+            id="tensorrt-llm", name="TensorRT-LLM", scheduler="prefill-first", rule=_tensorrt_llm,
+            source="TensorRT-LLM v0.12-v0.20 `BuildConfig` defaults (max_batch_size 2,048, max_num_tokens "
+                   "8,192) with chunked context off by default (enable_chunked_context False): a prompt's "
+                   "context phase runs whole, in-flight batched with the other requests' generation steps.",
+        ),
+    )
+}
+"""The engines the page offers, in the order the page lists them."""
+
+DEFAULT_ENGINE = "vllm-v1"
+"""The engine the page's default load runs (on the default GPU, the H100 SXM)."""
+
+
+def engine_settings(
+    engine: str,
+    accelerator: str,
+    capacity_slots: int | None = None,
+    context_window_tokens: int | None = None,
+) -> dict:
+    """The ``load`` settings ``engine`` picks by default on ``accelerator``.
+
+    Args:
+        engine: one of ``ENGINES``.
+        accelerator: an accelerator preset id (``twoclocks.hardware.ACCELERATORS``).
+        capacity_slots: the replica's KV-cache slots (tokens), >= 2, or None if unknown (SGLang's
+            running limit then takes the top of its range).
+        context_window_tokens: the model's context window, tokens, >= 1, or None.
+
+    Returns:
+        ``{"scheduler": str, "chunk_tokens": int, "max_running_requests": int}``.
+
+    Raises:
+        ValueError: for an unknown engine or accelerator (naming the known ones) or a bad count.
+    """
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}; known: {', '.join(ENGINES)}")
+    if capacity_slots is not None:
+        check_int("capacity_slots", capacity_slots, 2, 10**12)
+    if context_window_tokens is not None:
+        check_int("context_window_tokens", context_window_tokens, 1, 10**9)
+    preset = ENGINES[engine]
+    chunk, running = preset.rule(hardware.get_accelerator(accelerator), capacity_slots, context_window_tokens)
+    return {"scheduler": preset.scheduler, "chunk_tokens": chunk, "max_running_requests": running}
+
+
+def engines_for(load: dict, accelerator: str, capacity_slots: int | None = None,
+                context_window_tokens: int | None = None, toy: bool = False) -> dict:
+    """The engines' defaults on this deployment and which of them ``load`` runs, for the page.
+
+    Args:
+        load: a checked ``load`` state (:func:`twoclocks.load.check_load_state`).
+        accelerator, capacity_slots, context_window_tokens: as :func:`engine_settings`.
+        toy: the toy model (its GPU is ``TOY_ENGINE_ACCELERATOR``'s; the sentence says so).
+
+    Returns:
+        ``{"presets": [{"id", "name", "settings", "summary", "source"}], "match": id or None,
+        "sentence": str}``: ``sentence`` says which engine's defaults the load runs, or that it runs
+        none of them and what the default engine would pick.
+    """
+    gpu = "the toy's 80 GB GPU" if toy else f"the {hardware.get_accelerator(accelerator).name}"
+    presets = []
+    for engine in ENGINES.values():
+        settings = engine_settings(engine.id, accelerator, capacity_slots, context_window_tokens)
+        presets.append({"id": engine.id, "name": engine.name, "settings": settings,
+                        "summary": describe_settings(settings), "source": engine.source})
+    match = next((p for p in presets if _same_engine(load, p["settings"])), None)
+    if match:
+        sentence = f"The engine runs {match['name']}'s defaults on {gpu}: {match['summary']}."
+    else:
+        default = presets[0]
+        sentence = (f"These engine settings are no engine's defaults on {gpu} ({default['name']} would run "
+                    f"{default['summary']}).")
+    return {"presets": presets, "match": match["id"] if match else None, "sentence": sentence}
+
+
+def _same_engine(load: dict, settings: dict) -> bool:
+    """Does ``load`` run the engine ``settings`` describe? (The chunk only counts when chunking.)"""
+    keys = ("scheduler", "max_running_requests") + (("chunk_tokens",) if settings["scheduler"] == "chunked" else ())
+    return all(load[key] == settings[key] for key in keys)
+
+
+def describe_settings(settings: dict) -> str:
+    """'chunked prefill, 8,192 tokens a step, at most 1,024 calls running' for a load's engine settings."""
+    step = (f"chunked prefill, {settings['chunk_tokens']:,} tokens a step" if settings["scheduler"] == "chunked"
+            else "prefill first (each prompt's whole prefill in one step)")
+    return f"{step}, at most {settings['max_running_requests']:,} calls running"
+
+
+__all__ = ["DEFAULT_ENGINE", "ENGINES", "Engine", "describe_settings", "engine_settings", "engines_for"]
