@@ -270,7 +270,7 @@ def roofline_step_cost(
         raise ValueError(
             f"{spec.name} in {setup.weight_dtype} ({setup.weight_bytes / 1e9:,.1f} GB of weights) "
             f"leaves no room for a KV cache in {KV_MEMORY_FRACTION:.0%} of {p} x {acc.name} "
-            f"({acc.memory_bytes / 1e9:,.0f} GB each); use more devices or a smaller weight_dtype"
+            f"({acc.memory_bytes / 1e9:,.0f} GB each); {setup.memory_advice(weights_fit=False)}"
         )
     block_flops = 2 * getattr(spec, "active_block_params", spec.block_params) / p
     head_flops = 2 * spec.lm_head_params / p
