@@ -787,30 +787,35 @@ def _source_link(source: str) -> str:
     return f"[source]({url.rstrip('.,;:)')})"
 
 
+def _accelerator_row(a: Accelerator) -> str:
+    fp8 = "none" if a.fp8_flops_per_s is None else f"{a.fp8_flops_per_s / 1e12:,.1f}"
+    cells = [f"`{a.id}`", a.name, f"{a.bf16_flops_per_s / 1e12:,.1f} / {fp8}", f"{a.memory_bytes / 1e9:,.0f} GB",
+             f"{a.bandwidth_bytes_per_s / 1e9:,.0f} GB/s", f"{a.vector_flops_per_s / 1e12:,.1f}",
+             f"{a.interconnect_bytes_per_s / 1e9:,.0f} GB/s", _source_link(a.source)]
+    return "| " + " | ".join(cells) + " |"
+
+
+def _model_row(m: ModelSpec) -> str:
+    per_token = "dense" if m.experts == 1 else (
+        f"{(m.active_block_params + m.lm_head_params) / 1e9:,.2f}B ({m.active_experts} of {m.experts} experts)")
+    cells = [f"`{m.id}`", m.name, f"{m.params / 1e9:,.2f}B", per_token, str(m.layers),
+             f"{m.attention_heads} / {m.kv_heads} x {m.head_dim}", f"{m.context_window_tokens:,}",
+             _source_link(m.source)]
+    return "| " + " | ".join(cells) + " |"
+
+
 def presets_markdown() -> str:
     """The README's preset tables, generated from ``ACCELERATORS`` and ``MODELS``: the key figures
     of each preset and a link to its source (the full citation is the preset's ``source``)."""
     rows = [
-        "| accelerator | name | BF16 / FP8 TFLOP/s (dense) | memory | bandwidth | FP32 TFLOP/s | link, one way | |",
+        "| accelerator | name | BF16 / FP8 TFLOP/s (dense) | memory | bandwidth | FP32 TFLOP/s "
+        "| link, one way | |",
         "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |",
-    ]
-    for a in ACCELERATORS.values():
-        fp8 = "none" if a.fp8_flops_per_s is None else f"{a.fp8_flops_per_s / 1e12:,.1f}"
-        rows.append(
-            f"| `{a.id}` | {a.name} | {a.bf16_flops_per_s / 1e12:,.1f} / {fp8} | {a.memory_bytes / 1e9:,.0f} GB "
-            f"| {a.bandwidth_bytes_per_s / 1e9:,.0f} GB/s | {a.vector_flops_per_s / 1e12:,.1f} "
-            f"| {a.interconnect_bytes_per_s / 1e9:,.0f} GB/s | {_source_link(a.source)} |"
-        )
-    rows += [
+        *(_accelerator_row(a) for a in ACCELERATORS.values()),
         "",
-        "| model | name | parameters | multiplied per token | layers | heads (query / KV x width) | context | |",
+        "| model | name | parameters | multiplied per token | layers | heads (query / KV x width) "
+        "| context | |",
         "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |",
+        *(_model_row(m) for m in MODELS.values()),
     ]
-    for m in MODELS.values():
-        active = "dense" if m.experts == 1 else (
-            f"{(m.active_block_params + m.lm_head_params) / 1e9:,.2f}B ({m.active_experts} of {m.experts} experts)")
-        rows.append(
-            f"| `{m.id}` | {m.name} | {m.params / 1e9:,.2f}B | {active} | {m.layers} "
-            f"| {m.attention_heads} / {m.kv_heads} x {m.head_dim} | {m.context_window_tokens:,} | {_source_link(m.source)} |"
-        )
     return "\n".join(rows) + "\n"

@@ -38,8 +38,9 @@ preempted); otherwise it waits in arrival order. The step cost comes from a :cla
   :func:`twoclocks.roofline.roofline_call`. The exception is a sparse mixture of experts (Qwen3
   MoE, gpt-oss) prefilling a few thousand tokens: its matmuls read nearly every expert (memory-bound)
   while its attention is compute-bound, so the sum of the two kernels' roofs exceeds the single
-  call's one max (TTFT up to about a fifth more over the presets; decode is the same). The batch terms (``batch_kv_efficiency``,
-  ``sequence_overhead_ms``) are fitted on published load sweeps (``tests/data/load_sweeps.csv``).
+  call's one max (TTFT up to about a fifth more over the presets; decode is the same). The batch
+  terms (``batch_kv_efficiency``, ``sequence_overhead_ms``) are fitted on published load sweeps
+  (``tests/data/load_sweeps.csv``).
   KV capacity: ``KV_MEMORY_FRACTION`` of the devices' memory minus the weights, in slots.
 - toy (:func:`toy_step_cost`): the toy's own terms plus one batch term, the roofline's shape in toy
   units: the step reads the weights once (``d``) or computes its tokens (``b`` each), whichever is

@@ -518,7 +518,8 @@ def roofline_call(
             f"{spec.name} in {setup.weight_dtype} needs {setup.weight_bytes / 1e9:,.1f} GB of weights "
             f"plus {setup.kv_slot_bytes * end_slots / 1e9:,.1f} GB of KV cache for {end_slots:,} "
             f"tokens, about {needed_per_device / 1e9:,.1f} GB per device, but each {acc.name} has "
-            f"{acc.memory_bytes / 1e9:,.0f} GB (tensor_parallel={p}); {setup.memory_advice(weights_fit=weights_fit)}"
+            f"{acc.memory_bytes / 1e9:,.0f} GB (tensor_parallel={p}); "
+            + setup.memory_advice(weights_fit=weights_fit)
             + (" (from Python, kv_dtype='fp8' also halves the cache)" if weights_fit else "")
         )
 
