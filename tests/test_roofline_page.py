@@ -115,3 +115,16 @@ def test_twoclocks_options_returns_preset_ids_and_names(lesson):
     expected = roofline_options()
     assert options["accelerators"] == [{"id": a["id"], "name": a["name"]} for a in expected["accelerators"]]
     assert options["models"] == [{"id": m["id"], "name": m["name"]} for m in expected["models"]]
+
+
+def test_the_address_picks_an_added_preset(browser, server):
+    """`?mode=roofline&accelerator=mi325x&model=gpt-oss-120b&weight_dtype=fp8` opens the lab on that
+    deployment with Python's clocks for it."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(f"{server}?view=lab&mode=roofline&accelerator=mi325x&model=gpt-oss-120b&weight_dtype=fp8")
+    pagewait.wait_ready(page)
+    state = page.evaluate("() => window.TwoClocks.getState()")
+    assert (state["accelerator"], state["model"], state["weight_dtype"]) == ("mi325x", "gpt-oss-120b", "fp8")
+    settle(page, {"mode": "roofline", "accelerator": "mi325x", "model": "gpt-oss-120b", "weight_dtype": "fp8"})
+    assert (page.input_value("#accelerator-select"), page.input_value("#model-select")) == ("mi325x", "gpt-oss-120b")
+    page.close()
