@@ -40,6 +40,12 @@ HARDWARE = [
     {},
     {"accelerator": "a100-80gb", "model": "llama-3.1-70b", "weight_dtype": "int4", "tensor_parallel": 2},
     {"accelerator": "h200", "model": "llama-3.1-70b", "weight_dtype": "fp8", "tensor_parallel": 8},
+    {"accelerator": "h100-nvl", "model": "qwen3-32b", "weight_dtype": "fp8"},
+]
+SPARSE_MOE_HARDWARE = [
+    {"accelerator": "mi325x", "model": "gpt-oss-120b", "weight_dtype": "fp8"},
+    {"accelerator": "gh200", "model": "qwen3-30b-a3b"},
+    {"accelerator": "h200", "model": "qwen3-235b-a22b", "weight_dtype": "fp8", "tensor_parallel": 4},
 ]
 
 
@@ -68,6 +74,20 @@ def test_concurrency_one_is_the_roofline_single_call(call, hardware):
     assert close(point["ttft_ms_p50"], single["ttft_ms"])
     assert close(point["tpot_ms_p50"], single["tpot_ms"])
     assert close(point["ttlt_ms_p50"], single["ttlt_ms"])
+
+
+@pytest.mark.parametrize("hardware", SPARSE_MOE_HARDWARE)
+@pytest.mark.parametrize("call", CALLS)
+def test_concurrency_one_of_a_sparse_mixture_of_experts_decodes_as_the_single_call(call, hardware):
+    """A sparse mixture of experts alone on its replica decodes exactly as the single call; its
+    prefill can cost up to a fifth more, never less: a prompt of a few thousand tokens reads nearly
+    every expert (memory-bound matmuls) while its attention is compute-bound, and the load model
+    charges the two kernels separately where the single call takes one roofline max."""
+    single = roofline_call(**call, **hardware)
+    point = simulate_load(**call, requests=20, cost=roofline_step_cost(**hardware))
+    assert close(point["tpot_ms_p50"], single["tpot_ms"])
+    assert close(point["ttlt_ms_p50"] - point["ttft_ms_p50"], single["ttlt_ms"] - single["ttft_ms"])
+    assert single["ttft_ms"] * 0.999 <= point["ttft_ms_p50"] <= single["ttft_ms"] * 1.25
 
 
 def test_concurrency_one_keeps_speculative_decoding():
@@ -241,6 +261,18 @@ def test_weights_that_leave_no_room_for_a_kv_cache_are_rejected():
     """Llama 3.1 70B in bf16 on one 80 GB device leaves no KV cache: the error says why."""
     with pytest.raises(ValueError, match="no room for a KV cache"):
         roofline_step_cost(accelerator="h100-sxm", model="llama-3.1-70b")
+
+
+def test_llama_3_1_405b_in_bf16_on_eight_80gb_devices_is_refused_saying_what_could_fit():
+    """405B in bf16 on 8 x H100 leaves no KV cache: the load error offers a smaller format or a
+    bigger device, never more devices (8 is the most); in fp8 the same replica serves many users."""
+    deployment = {"accelerator": "h100-sxm", "model": "llama-3.1-405b", "tensor_parallel": 8}
+    with pytest.raises(ValueError, match="no room for a KV cache") as caught:
+        roofline_step_cost(**deployment)
+    assert "use a smaller weight_dtype or an accelerator with more memory" in str(caught.value)
+    assert "more devices" not in str(caught.value)
+    point = simulate_load(**CHAT, concurrency=16, requests=48, cost=roofline_step_cost(**deployment, weight_dtype="fp8"))
+    assert point["ttft_ms_p50"] > 0 and point["tpot_ms_p50"] > 0
 
 
 def test_toy_capacity_is_validated():

@@ -218,6 +218,24 @@ ACCELERATORS = {
             ),
         ),
         Accelerator(
+            id="gh200",
+            name="NVIDIA GH200 144GB",
+            bf16_flops_per_s=989.4e12,
+            fp8_flops_per_s=1978.9e12,
+            bandwidth_bytes_per_s=4.9e12,
+            memory_bytes=144e9,
+            vector_flops_per_s=67e12,  # datasheet FP32 67 TFLOPS
+            interconnect_bytes_per_s=_NVLINK4,
+            source=(
+                "NVIDIA GH200 Grace Hopper Superchip datasheet, the Hopper GPU in its HBM3e version "
+                "(144 GB at 4.9 TB/s; the HBM3 version has 96 GB at 4 TB/s); same Hopper compute as "
+                "H100 SXM (BF16 1,979 and FP8 3,958 TFLOPS are with sparsity; dense is half); NVLink 4 "
+                "900 GB/s total between superchips (GH200 NVL2, NVL32). Only the GPU's HBM is modelled: "
+                "the Grace CPU's LPDDR5X over NVLink-C2C is not: "
+                "https://www.nvidia.com/en-us/data-center/grace-hopper-superchip/"
+            ),
+        ),
+        Accelerator(
             id="a100-80gb",
             name="NVIDIA A100 80GB SXM",
             bf16_flops_per_s=312e12,
@@ -229,6 +247,21 @@ ACCELERATORS = {
             source=(
                 "NVIDIA A100 Tensor Core GPU datasheet, A100 80GB SXM column (BF16 312 TFLOPS dense, "
                 "2,039 GB/s, NVLink 600 GB/s total; no FP8): https://www.nvidia.com/en-us/data-center/a100/"
+            ),
+        ),
+        Accelerator(
+            id="a100-40gb",
+            name="NVIDIA A100 40GB SXM",
+            bf16_flops_per_s=312e12,
+            fp8_flops_per_s=None,
+            bandwidth_bytes_per_s=1.555e12,
+            memory_bytes=40e9,
+            vector_flops_per_s=19.5e12,  # datasheet FP32 19.5 TFLOPS
+            interconnect_bytes_per_s=300e9,
+            source=(
+                "NVIDIA A100 Tensor Core GPU datasheet, A100 40GB SXM column (BF16 312 TFLOPS dense, "
+                "1,555 GB/s HBM2, 40 GB, NVLink 600 GB/s total; no FP8): "
+                "https://www.nvidia.com/en-us/data-center/a100/"
             ),
         ),
         Accelerator(
@@ -277,6 +310,22 @@ ACCELERATORS = {
             ),
         ),
         Accelerator(
+            id="h100-nvl",
+            name="NVIDIA H100 NVL",
+            bf16_flops_per_s=835.5e12,
+            fp8_flops_per_s=1670.5e12,
+            bandwidth_bytes_per_s=3.9e12,
+            memory_bytes=94e9,
+            vector_flops_per_s=60e12,  # datasheet FP32 60 TFLOPS
+            interconnect_bytes_per_s=_PCIE5,
+            source=(
+                "NVIDIA H100 Tensor Core GPU datasheet, H100 NVL column, per GPU (BF16 1,671 and FP8 "
+                "3,341 TFLOPS are with sparsity; dense is half; 3.9 TB/s; 94 GB; NVLink bridges of "
+                "600 GB/s join only pairs, so PCIe Gen5 is modelled, as for the H100 PCIe): "
+                "https://www.nvidia.com/en-us/data-center/h100/"
+            ),
+        ),
+        Accelerator(
             id="l40s",
             name="NVIDIA L40S",
             bf16_flops_per_s=362.05e12,
@@ -292,6 +341,21 @@ ACCELERATORS = {
             ),
         ),
         Accelerator(
+            id="l40",
+            name="NVIDIA L40",
+            bf16_flops_per_s=181.05e12,
+            fp8_flops_per_s=362e12,
+            bandwidth_bytes_per_s=864e9,
+            memory_bytes=48e9,
+            vector_flops_per_s=90.5e12,  # datasheet FP32 90.5 TFLOPS
+            interconnect_bytes_per_s=_PCIE4,
+            source=(
+                "NVIDIA L40 GPU datasheet (BF16 181.05 dense / 362.1 sparse TFLOPS, FP8 362 dense / 724 "
+                "sparse; 864 GB/s GDDR6; 48 GB; PCIe Gen4 x16, no NVLink): "
+                "https://www.nvidia.com/en-us/data-center/l40/"
+            ),
+        ),
+        Accelerator(
             id="mi300x",
             name="AMD Instinct MI300X",
             bf16_flops_per_s=1307.4e12,
@@ -304,6 +368,22 @@ ACCELERATORS = {
                 "AMD Instinct MI300X data sheet (BF16 1,307.4 and FP8 2,614.9 TFLOPS dense; 5.3 TB/s HBM3; "
                 "192 GB; Infinity Fabric 128 GB/s per link, both directions, one link to each peer): "
                 "https://www.amd.com/en/products/accelerators/instinct/mi300/mi300x.html"
+            ),
+        ),
+        Accelerator(
+            id="mi325x",
+            name="AMD Instinct MI325X",
+            bf16_flops_per_s=1307.4e12,
+            fp8_flops_per_s=2614.9e12,
+            bandwidth_bytes_per_s=6e12,
+            memory_bytes=256e9,
+            vector_flops_per_s=163.4e12,  # datasheet FP32 vector 163.4 TFLOPS
+            interconnect_bytes_per_s=64e9,
+            source=(
+                "AMD Instinct MI325X data sheet (BF16 1,307.4 and FP8 2,614.9 TFLOPS dense; 6 TB/s HBM3E; "
+                "256 GB; FP32 vector 163.4 TFLOPS; Infinity Fabric 128 GB/s per link, both directions, "
+                "one link to each of seven peers): "
+                "https://www.amd.com/en/products/accelerators/instinct/mi300/mi325x.html"
             ),
         ),
         Accelerator(
@@ -327,11 +407,27 @@ ACCELERATORS = {
 """Accelerator presets by id."""
 
 
-def _hf(repo: str) -> str:
+def _hf(repo: str, note: str = "") -> str:
     return (
-        f"Hugging Face {repo} config.json and the model page's safetensors parameter count: "
-        f"https://huggingface.co/{repo}/blob/main/config.json"
+        f"Hugging Face {repo} config.json and the model page's safetensors parameter count"
+        f"{'; ' + note if note else ''}: https://huggingface.co/{repo}/blob/main/config.json"
     )
+
+
+_QWEN3_MOE = (
+    "every layer is a mixture of experts (decoder_sparse_step 1, no mlp_only_layers, no shared "
+    "expert), so intermediate_size here is the config's moe_intermediate_size; head_dim 128 is set "
+    "apart from hidden_size / heads"
+)
+
+_GPT_OSS = (
+    "params from Table 1 of the gpt-oss model card (https://arxiv.org/abs/2508.10925). Not modelled: "
+    "every other layer attends over a 128-token sliding window (the roofline charges full attention "
+    "and a full KV cache to every layer, so long contexts cost more than they do), attention sinks "
+    "and biases, and the MXFP4 expert weights it ships in (4.25 bits, attention kept in bf16): "
+    "weight_dtype int4 (4.5 bits for every block weight, attention included) is the nearest, bf16 "
+    "the checkpoint dequantised"
+)
 
 
 MODELS = {
@@ -413,6 +509,24 @@ MODELS = {
             source=_hf("meta-llama/Llama-3.1-70B"),
         ),
         ModelSpec(
+            id="llama-3.1-405b",
+            name="Llama 3.1 405B",
+            params=405_853_388_800,
+            layers=126,
+            hidden_size=16_384,
+            attention_heads=128,
+            kv_heads=8,
+            head_dim=128,
+            intermediate_size=53_248,
+            vocab_size=128_256,
+            tied_embeddings=False,
+            context_window_tokens=131_072,
+            source=_hf(
+                "meta-llama/Llama-3.1-405B",
+                "8 KV heads as in the Llama 3 paper's Table 3 (the config first published said 16)",
+            ),
+        ),
+        ModelSpec(
             id="llama-2-7b",
             name="Llama 2 7B",
             params=6_738_415_616,
@@ -426,6 +540,21 @@ MODELS = {
             tied_embeddings=False,
             context_window_tokens=4_096,
             source=_hf("meta-llama/Llama-2-7b-hf"),
+        ),
+        ModelSpec(
+            id="llama-2-13b",
+            name="Llama 2 13B",
+            params=13_015_864_320,
+            layers=40,
+            hidden_size=5120,
+            attention_heads=40,
+            kv_heads=40,
+            head_dim=128,
+            intermediate_size=13_824,
+            vocab_size=32_000,
+            tied_embeddings=False,
+            context_window_tokens=4_096,
+            source=_hf("meta-llama/Llama-2-13b-hf"),
         ),
         ModelSpec(
             id="llama-2-70b",
@@ -488,6 +617,36 @@ MODELS = {
             source=_hf("Qwen/Qwen2.5-72B-Instruct"),
         ),
         ModelSpec(
+            id="qwen3-8b",
+            name="Qwen3 8B",
+            params=8_190_735_360,
+            layers=36,
+            hidden_size=4096,
+            attention_heads=32,
+            kv_heads=8,
+            head_dim=128,
+            intermediate_size=12_288,
+            vocab_size=151_936,
+            tied_embeddings=False,
+            context_window_tokens=40_960,
+            source=_hf("Qwen/Qwen3-8B"),
+        ),
+        ModelSpec(
+            id="qwen3-32b",
+            name="Qwen3 32B",
+            params=32_762_123_264,
+            layers=64,
+            hidden_size=5120,
+            attention_heads=64,
+            kv_heads=8,
+            head_dim=128,
+            intermediate_size=25_600,
+            vocab_size=151_936,
+            tied_embeddings=False,
+            context_window_tokens=40_960,
+            source=_hf("Qwen/Qwen3-32B", "head_dim 128 with 64 heads is wider than hidden_size 5,120"),
+        ),
+        ModelSpec(
             id="mixtral-8x7b",
             name="Mixtral 8x7B",
             params=46_702_792_704,
@@ -503,6 +662,74 @@ MODELS = {
             source=_hf("mistralai/Mixtral-8x7B-v0.1"),
             experts=8,
             active_experts=2,
+        ),
+        ModelSpec(
+            id="qwen3-30b-a3b",
+            name="Qwen3 30B-A3B",
+            params=30_532_122_624,
+            layers=48,
+            hidden_size=2048,
+            attention_heads=32,
+            kv_heads=4,
+            head_dim=128,
+            intermediate_size=768,
+            vocab_size=151_936,
+            tied_embeddings=False,
+            context_window_tokens=40_960,
+            source=_hf("Qwen/Qwen3-30B-A3B", _QWEN3_MOE),
+            experts=128,
+            active_experts=8,
+        ),
+        ModelSpec(
+            id="qwen3-235b-a22b",
+            name="Qwen3 235B-A22B",
+            params=235_093_634_560,
+            layers=94,
+            hidden_size=4096,
+            attention_heads=64,
+            kv_heads=4,
+            head_dim=128,
+            intermediate_size=1_536,
+            vocab_size=151_936,
+            tied_embeddings=False,
+            context_window_tokens=40_960,
+            source=_hf("Qwen/Qwen3-235B-A22B", _QWEN3_MOE),
+            experts=128,
+            active_experts=8,
+        ),
+        ModelSpec(
+            id="gpt-oss-20b",
+            name="gpt-oss-20b",
+            params=20_914_757_184,
+            layers=24,
+            hidden_size=2880,
+            attention_heads=64,
+            kv_heads=8,
+            head_dim=64,
+            intermediate_size=2880,
+            vocab_size=201_088,
+            tied_embeddings=False,
+            context_window_tokens=131_072,
+            source=_hf("openai/gpt-oss-20b", _GPT_OSS),
+            experts=32,
+            active_experts=4,
+        ),
+        ModelSpec(
+            id="gpt-oss-120b",
+            name="gpt-oss-120b",
+            params=116_829_156_672,
+            layers=36,
+            hidden_size=2880,
+            attention_heads=64,
+            kv_heads=8,
+            head_dim=64,
+            intermediate_size=2880,
+            vocab_size=201_088,
+            tied_embeddings=False,
+            context_window_tokens=131_072,
+            source=_hf("openai/gpt-oss-120b", _GPT_OSS),
+            experts=128,
+            active_experts=4,
         ),
     )
 }
@@ -552,3 +779,43 @@ def check_kv_dtype(kv_dtype: str) -> str:
         ValueError: naming ``kv_dtype`` and listing the valid formats.
     """
     return _choose("kv_dtype", kv_dtype, {d: d for d in KV_DTYPES})
+
+
+def _source_link(source: str) -> str:
+    """The preset's source as a Markdown link to the last address it names (the config or datasheet)."""
+    url = "https://" + source.rsplit("https://", 1)[1].split()[0]
+    return f"[source]({url.rstrip('.,;:)')})"
+
+
+def _accelerator_row(a: Accelerator) -> str:
+    fp8 = "none" if a.fp8_flops_per_s is None else f"{a.fp8_flops_per_s / 1e12:,.1f}"
+    cells = [f"`{a.id}`", a.name, f"{a.bf16_flops_per_s / 1e12:,.1f} / {fp8}", f"{a.memory_bytes / 1e9:,.0f} GB",
+             f"{a.bandwidth_bytes_per_s / 1e9:,.0f} GB/s", f"{a.vector_flops_per_s / 1e12:,.1f}",
+             f"{a.interconnect_bytes_per_s / 1e9:,.0f} GB/s", _source_link(a.source)]
+    return "| " + " | ".join(cells) + " |"
+
+
+def _model_row(m: ModelSpec) -> str:
+    per_token = "dense" if m.experts == 1 else (
+        f"{(m.active_block_params + m.lm_head_params) / 1e9:,.2f}B ({m.active_experts} of {m.experts} experts)")
+    cells = [f"`{m.id}`", m.name, f"{m.params / 1e9:,.2f}B", per_token, str(m.layers),
+             f"{m.attention_heads} / {m.kv_heads} x {m.head_dim}", f"{m.context_window_tokens:,}",
+             _source_link(m.source)]
+    return "| " + " | ".join(cells) + " |"
+
+
+def presets_markdown() -> str:
+    """The README's preset tables, generated from ``ACCELERATORS`` and ``MODELS``: the key figures
+    of each preset and a link to its source (the full citation is the preset's ``source``)."""
+    rows = [
+        "| accelerator | name | BF16 / FP8 TFLOP/s (dense) | memory | bandwidth | FP32 TFLOP/s "
+        "| link, one way | |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |",
+        *(_accelerator_row(a) for a in ACCELERATORS.values()),
+        "",
+        "| model | name | parameters | multiplied per token | layers | heads (query / KV x width) "
+        "| context | |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |",
+        *(_model_row(m) for m in MODELS.values()),
+    ]
+    return "\n".join(rows) + "\n"

@@ -35,8 +35,12 @@ preempted); otherwise it waits in arrival order. The step cost comes from a :cla
   ``prefill_overhead_ms`` once for a step in which prompts finish, else ``step_overhead_ms``. One
   prompt alone is exactly the single call's prefill and one decode alone exactly its decode step
   (both memory-bound or compute-bound as a whole), so at concurrency 1 the simulation reproduces
-  :func:`twoclocks.roofline.roofline_call`. The batch terms (``batch_kv_efficiency``,
-  ``sequence_overhead_ms``) are fitted on published load sweeps (``tests/data/load_sweeps.csv``).
+  :func:`twoclocks.roofline.roofline_call`. The exception is a sparse mixture of experts (Qwen3
+  MoE, gpt-oss) prefilling a few thousand tokens: its matmuls read nearly every expert (memory-bound)
+  while its attention is compute-bound, so the sum of the two kernels' roofs exceeds the single
+  call's one max (TTFT up to about a fifth more over the presets; decode is the same). The batch
+  terms (``batch_kv_efficiency``, ``sequence_overhead_ms``) are fitted on published load sweeps
+  (``tests/data/load_sweeps.csv``).
   KV capacity: ``KV_MEMORY_FRACTION`` of the devices' memory minus the weights, in slots.
 - toy (:func:`toy_step_cost`): the toy's own terms plus one batch term, the roofline's shape in toy
   units: the step reads the weights once (``d``) or computes its tokens (``b`` each), whichever is
@@ -272,7 +276,7 @@ def roofline_step_cost(
         raise ValueError(
             f"{spec.name} in {setup.weight_dtype} ({setup.weight_bytes / 1e9:,.1f} GB of weights) "
             f"leaves no room for a KV cache in {KV_MEMORY_FRACTION:.0%} of {p} x {acc.name} "
-            f"({acc.memory_bytes / 1e9:,.0f} GB each); use more devices or a smaller weight_dtype"
+            f"({acc.memory_bytes / 1e9:,.0f} GB each); {setup.memory_advice(weights_fit=False)}"
         )
     block_flops = 2 * getattr(spec, "active_block_params", spec.block_params) / p
     head_flops = 2 * spec.lm_head_params / p

@@ -321,6 +321,20 @@ class _Setup:
         m = self.model
         return 4 * m.layers * m.attention_heads * m.head_dim / self.tensor_parallel
 
+    def memory_advice(self, *, weights_fit: bool) -> str:
+        """What would make this deployment fit, in words, for an out-of-memory message: more
+        devices only below the largest tensor-parallel degree, a smaller weight format only above
+        int4, and a shorter call only when the weights alone fit."""
+        remedies = []
+        if self.tensor_parallel < max(hardware.TENSOR_PARALLEL_DEGREES):
+            remedies.append("more devices")
+        if self.weight_dtype != min(hardware.WEIGHT_DTYPES, key=hardware.BYTES_PER_WEIGHT.__getitem__):
+            remedies.append("a smaller weight_dtype")
+        remedies.append("an accelerator with more memory")
+        if weights_fit:
+            remedies.append("a shorter call")
+        return "use " + ", ".join(remedies[:-1]) + " or " + remedies[-1]
+
     def allreduce_ms(self, tokens: int) -> float:
         """Two ring all-reduces per layer of ``tokens x hidden`` activations; 0 on one device."""
         p = self.tensor_parallel
@@ -499,12 +513,14 @@ def roofline_call(
     kv_end_per_device = setup.kv_slot_bytes_per_device * end_slots
     needed_per_device = setup.weight_bytes / p + kv_end_per_device
     if needed_per_device > acc.memory_bytes:
+        weights_fit = setup.weight_bytes / p < acc.memory_bytes
         raise OutOfMemoryError(
             f"{spec.name} in {setup.weight_dtype} needs {setup.weight_bytes / 1e9:,.1f} GB of weights "
             f"plus {setup.kv_slot_bytes * end_slots / 1e9:,.1f} GB of KV cache for {end_slots:,} "
             f"tokens, about {needed_per_device / 1e9:,.1f} GB per device, but each {acc.name} has "
-            f"{acc.memory_bytes / 1e9:,.0f} GB (tensor_parallel={p}); use more devices, a smaller "
-            f"weight_dtype, or a shorter call (from Python, kv_dtype='fp8' also halves the cache)"
+            f"{acc.memory_bytes / 1e9:,.0f} GB (tensor_parallel={p}); "
+            + setup.memory_advice(weights_fit=weights_fit)
+            + (" (from Python, kv_dtype='fp8' also halves the cache)" if weights_fit else "")
         )
 
     prefill_flops, prefill_bytes, prefill_ms = setup.prefill(n, k)
