@@ -35,10 +35,8 @@ preempted); otherwise it waits in arrival order. The step cost comes from a :cla
   ``prefill_overhead_ms`` once for a step in which prompts finish, else ``step_overhead_ms``. One
   prompt alone is exactly the single call's prefill and one decode alone exactly its decode step
   (both memory-bound or compute-bound as a whole), so at concurrency 1 the simulation reproduces
-  :func:`twoclocks.roofline.roofline_call`. The exception is a sparse mixture of experts (Qwen3
-  MoE, gpt-oss) prefilling a few thousand tokens: its matmuls read nearly every expert (memory-bound)
-  while its attention is compute-bound, so the sum of the two kernels' roofs exceeds the single
-  call's one max (TTFT up to about a fifth more over the presets; decode is the same). The batch
+  :func:`twoclocks.roofline.roofline_call` (whose prefill charges its matmuls and attention as
+  separate kernels too). The batch
   terms (``batch_kv_efficiency``, ``sequence_overhead_ms``) are fitted on published load sweeps
   (``tests/data/load_sweeps.csv``).
   KV capacity: ``KV_MEMORY_FRACTION`` of the devices' memory minus the weights, in slots.

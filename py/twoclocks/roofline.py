@@ -8,8 +8,16 @@ A kernel cannot run faster than its arithmetic allows nor faster than its memory
 architectures", CACM 52(4), 2009), so each phase costs the larger of the two, at the fraction of peak
 that real serving stacks reach (MFU for arithmetic, MBU for memory)::
 
-    prefill_ms = max(F_p / (peak x MFU), B_p / (bandwidth x MBU)) + allreduce_ms(t) + prefill_overhead_ms
+    prefill_ms = max(F_w / (peak x MFU), W / (bandwidth x MBU))                (the matmuls)
+               + max(F_a / (peak x MFU), KV_n / (bandwidth x MBU))             (the attention)
+               + allreduce_ms(t) + prefill_overhead_ms
     step_ms(s) = max(F_d(s) / (peak x MFU), B_d(s) / (bandwidth x MBU)) + allreduce_ms(1) + step_overhead_ms
+
+The prefill's matmuls and attention are separate kernels, each at its own roof, with ``F_p = F_w +
+F_a`` and ``B_p = W + KV_n`` below (for a dense model this is, to a percent, one max over the sums:
+short prompts read little KV cache, long ones compute both; a sparse mixture of experts reads nearly
+every expert for a prompt of a few thousand tokens while its attention computes). The load
+simulation charges every step this way, so one request alone is this call.
 
 FLOP convention (Kaplan et al., "Scaling Laws for Neural Language Models", 2020, section 2.1, with the
 attention term kept): one multiply-add is 2 FLOPs. A prompt of ``n`` tokens with ``k`` in the prefix
@@ -356,11 +364,14 @@ class _Setup:
         t = max(n - cached_prefix_tokens, 1)
         m = self.model
         pairs = (n * (n + 1) - (n - t) * (n - t + 1)) // 2
-        flops = (2 * m.active_block_params * t + 2 * m.lm_head_params) / self.tensor_parallel
-        flops += self.pair_flops_per_device * pairs
+        matmul_flops = (2 * m.active_block_params * t + 2 * m.lm_head_params) / self.tensor_parallel
+        attention_flops = self.pair_flops_per_device * pairs
         traffic = self.weight_bytes_read_per_device(t) + self.kv_slot_bytes_per_device * n
-        ms = max(self.compute_ms(flops), self.weight_read_ms(t) + self.kv_read_ms(n))
-        return flops, traffic, ms + self.allreduce_ms(t) + self.params.prefill_overhead_ms
+        # the matmuls and the attention are separate kernels, each at its own roof (a sparse mixture
+        # of experts reads nearly every expert while its attention computes: one max would hide that)
+        ms = (max(self.compute_ms(matmul_flops), self.weight_read_ms(t))
+              + max(self.compute_ms(attention_flops), self.kv_read_ms(n)))
+        return matmul_flops + attention_flops, traffic, ms + self.allreduce_ms(t) + self.params.prefill_overhead_ms
 
     def step_lines(self) -> tuple[float, float, float, float, float]:
         """Decode step cost as lines in ``s``: ``(c0, c1, m0, m1, fixed_ms)``.
