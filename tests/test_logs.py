@@ -12,7 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from twoclocks import fit, fitcheck, stats, toy, traffic
+from pagewait import format_ms as page_format_ms
+
+from twoclocks import advice, fit, fitcheck, stats, toy, traffic
 from twoclocks import logtools
 from twoclocks.logtools import parsed as parsed_module
 from twoclocks.toy import ToyConstants
@@ -661,3 +663,34 @@ def test_a_group_without_a_fit_shows_no_fitted_figure():
 def test_group_edges_follow_the_charts_round_steps(top, edges):
     """Group edges are whole multiples of a 1-2-2.5-5 step, at most five groups, covering the longest."""
     assert fitcheck.group_edges(top) == edges
+
+
+def test_the_median_requests_share_is_named_and_the_logs_share_given_beside_it():
+    """The recommendation's share of "the wait" is the median request's (median TTFT plus median
+    decode), and it says so, with the share of all waiting the page's bar shows beside it."""
+    result = analyze_log(SAMPLE_LOG.read_bytes())
+    d = result["diagnosis"]
+    median_request = d["percentiles"]["decode_ms"]["p50"] / (
+        d["percentiles"]["ttft_ms"]["p50"] + d["percentiles"]["decode_ms"]["p50"])
+    assert (d["verdict"], d["lever"]) == ("fine", "output")
+    assert (f"decode is {round(100 * median_request)}% of the median request's wait (the median TTFT plus "
+            f"the median decode); of all waiting in the log, {round(100 * d['decode_share'])}%.") in result["recommendation"]
+
+
+def test_a_median_ttft_on_a_half_millisecond_reads_as_the_page_prints_it():
+    """A median TTFT of 498.5 ms (two middle rows) reads "499 ms" in the recommendation, as the
+    percentile table prints it (formatMs rounds halves up), not "498 ms" (Python's round)."""
+    ttfts = [400.0, 450.0, 498.0, 499.0, 520.0, 560.0]
+    rows = [(1000 + 100 * i, 50, t, t + 49 * 20.0) for i, t in enumerate(ttfts)]
+    result = analyze_log(csv_text(rows))
+    assert result["diagnosis"]["percentiles"]["ttft_ms"]["p50"] == 498.5
+    assert page_format_ms(498.5) == "499 ms"
+    assert "the median first token is out after 499 ms" in result["recommendation"]
+
+
+@given(st.floats(min_value=0, max_value=1e10, allow_nan=False, allow_infinity=False)
+       | st.integers(min_value=0, max_value=10**7).map(lambda n: n / 20))
+def test_python_prints_a_duration_exactly_as_the_page_does(ms):
+    """advice.format_ms agrees with the page's formatMs (an independent copy in tests/pagewait.py)
+    on every duration, ties included: a figure reads the same in a sentence and in a table."""
+    assert advice.format_ms(ms) == page_format_ms(ms)

@@ -317,10 +317,11 @@ def test_the_sample_states_one_median_prompt_and_compares_the_fit_like_with_like
     table_p50 = logs.text_content('#logs-percentiles tr[data-quantity="prompt_tokens"] td[data-p="p50"]')
     legend = logs.text_content("#logs-figure-decode .logs-legend")
     assert (table_p50, f"the median prompt of {median} tokens" in legend) == (median, True)
-    for part, figure, y in (("prefill", "logs-figure-prefill", "TTFT"), ("decode", "logs-figure-decode", "decode time")):
+    for part, figure, y, at in (("prefill", "logs-figure-prefill", "TTFT", "prompt length"),
+                                ("decode", "logs-figure-decode", "decode time", "prompt and output lengths")):
         table = f"#{figure} .visually-hidden table"
         heads = logs.locator(f"{table} thead th").all_text_contents()
-        assert heads[2:] == [f"Median {y}, measured", f"Median {y}, fitted at each request's lengths"]
+        assert heads[2:] == [f"Median {y}, measured", f"Median {y}, fitted at each request's {at}"]
         shown = [logs.locator(f"{table} tbody tr").nth(i).locator("td").all_text_contents()
                  for i in range(logs.locator(f"{table} tbody tr").count())]
         assert shown == [

@@ -335,8 +335,8 @@ def recommend(diagnosis: dict) -> str:
             answer=f"answers of {output:,} tokens (median)", subject="median request",
         ).replace("the first token is out", "the median first token is out", 1)
          # the median request's share (median TTFT, then median decode), not the log's: say which
-         .replace(" of the wait.", " of the median request's wait (of all waiting in the log: "
-                  f"{format_share(share if lever == 'prompt' else 1 - share)}).", 1))
+         .replace(" of the wait.", " of the median request's wait (the median TTFT plus the median "
+                  f"decode); of all waiting in the log, {format_share(share if lever == 'prompt' else 1 - share)}.", 1))
     if diagnosis["max_tokens"]["hit"]:
         parts.append(diagnosis["max_tokens"]["text"])
     return " ".join(parts)

@@ -236,7 +236,7 @@ class Scatter extends CanvasView {
 
 /** The figure as text: Python's groups (twoclocks.fitcheck), each with the median measured and the
  *  median fitted time over the same requests, the fit taken at each request's own lengths. */
-function fitTable({ caption, groups, xName, yName }) {
+function fitTable({ caption, groups, xName, yName, fittedAt }) {
   const ms = (value) => (value === null || value === undefined ? "–" : formatMs(value));
   const rows = groups.map((g) => cells(el("tr", { data: { from: g.from_tokens, to: g.to_tokens } }), [
     `${formatCount(g.from_tokens)} to ${formatCount(g.to_tokens)}`,
@@ -246,7 +246,7 @@ function fitTable({ caption, groups, xName, yName }) {
   ]));
   return table({
     caption,
-    head: [xName, "Requests", `Median ${yName}, measured`, `Median ${yName}, fitted at each request's lengths`],
+    head: [xName, "Requests", `Median ${yName}, measured`, `Median ${yName}, fitted at each request's ${fittedAt}`],
     rows, focusable: false,
   });
 }
@@ -762,7 +762,7 @@ export function setupLogs(root, { analyze, useFitted, useLoad, sampleUrl, readon
         chart: prefillChart, canvas: prefillCanvas, pts: prefillPts, curve: points.prefill_curve ?? [],
         xTitle: "prompt length (tokens)", yTitle: "TTFT", color: (c) => c.prefill,
         title: "First token: TTFT against prompt length",
-        xName: "Prompt tokens", yName: "TTFT", groups: analysis.fit_tables?.prefill ?? [],
+        xName: "Prompt tokens", yName: "TTFT", groups: analysis.fit_tables?.prefill ?? [], fittedAt: "prompt length",
         curveText: "the fitted prefill curve a·n² + b·n + c",
         id: "logs-figure-prefill",
       },
@@ -771,6 +771,7 @@ export function setupLogs(root, { analyze, useFitted, useLoad, sampleUrl, readon
         xTitle: "output length (tokens)", yTitle: "decode time", color: (c) => c.decode,
         title: "Last token: decode time (TTLT − TTFT) against output length",
         xName: "Output tokens", yName: "decode time", groups: analysis.fit_tables?.decode ?? [],
+        fittedAt: "prompt and output lengths",
         curveText: `the fitted decode curve at the median prompt of ${plural(analysis.diagnosis.medians.prompt_tokens, "token")}`,
         id: "logs-figure-decode",
       },
@@ -798,7 +799,7 @@ export function setupLogs(root, { analyze, useFitted, useLoad, sampleUrl, readon
           el("div", { cls: "visually-hidden" }, [fitTable({
             caption: `${s.title}: all ${plural(rows, "request")} grouped by length; in each group, the median ` +
               `${s.yName} measured and the median of the fit's ${s.yName} for the same requests`,
-            groups: s.groups, xName: s.xName, yName: s.yName,
+            groups: s.groups, xName: s.xName, yName: s.yName, fittedAt: s.fittedAt,
           })]),
         ]),
       ]));
