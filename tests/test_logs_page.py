@@ -331,6 +331,20 @@ def test_the_sample_states_one_median_prompt_and_compares_the_fit_like_with_like
         ]
 
 
+def test_a_tiny_share_reads_the_same_in_the_bar_and_the_advice(logs):
+    """A log whose prefill is 0.1% of the wait: the bar says "<1%" as the recommendation does (and
+    decode ">99%"), never "0%" beside a sentence that says "<1%"."""
+    rows = [(100 + 10 * i, 500, 1.0, 1.0 + 499 * 2.0) for i in range(12)]
+    text = "prompt_tokens,output_tokens,ttft_ms,e2e_latency_ms\n" + "\n".join(",".join(map(str, r)) for r in rows)
+    expected = analyze_log(text)["diagnosis"]
+    assert (expected["prefill_share_text"], expected["decode_share_text"]) == ("<1%", ">99%")
+    logs.fill("#logs-text", text)
+    assert analysed(logs, lambda: logs.click("#logs-analyse")) == "done"
+    bar = logs.text_content("#logs-share")
+    assert "Prefill (waiting for first tokens): <1% of all waiting" in bar
+    assert "Decode (first token to last): >99%," in bar
+
+
 def test_a_log_that_was_waiting_shows_the_waiting_finding_with_its_evidence(logs):
     """Issue 15's llmperf case: the page says the first tokens were waiting, with CPython's evidence
     and split, and its advice never says to cut the prompt; an idle-server log shows no such finding."""

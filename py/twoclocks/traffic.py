@@ -213,7 +213,8 @@ def diagnose(
 
     Returns:
         ``{"requests", "total_wait_ms", "prefill_ms", "decode_ms", "prefill_share",
-        "decode_share", "percentiles": {quantity: {"p50", "p90", "p99", "mean"}}
+        "decode_share", "prefill_share_text", "decode_share_text" (the shares as every sentence
+        states them, :func:`twoclocks.advice.format_share`), "percentiles": {quantity: {"p50", "p90", "p99", "mean"}}
         (:func:`twoclocks.stats.summarise`), "medians": {"prompt_tokens", "output_tokens"} (the
         median prompt and answer in whole tokens, :func:`twoclocks.stats.median_tokens`: every
         sentence and figure that states them uses these), "table": [rows for the page], "dominant_prompts", "dominant_outputs" (see :func:`dominant_bucket`, or None),
@@ -265,6 +266,9 @@ def diagnose(
         "decode_ms": total_wait - prefill_total,
         "prefill_share": prefill_share,
         "decode_share": 1.0 - prefill_share if total_wait else 0.0,
+        # the shares as every sentence states them (advice.format_share: never "0%" for a part)
+        "prefill_share_text": format_share(prefill_share),
+        "decode_share_text": format_share(1.0 - prefill_share if total_wait else 0.0),
         "percentiles": percentiles,
         "medians": medians,
         "table": table,

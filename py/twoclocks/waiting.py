@@ -161,7 +161,7 @@ def detect_waiting(*, prompt_tokens: list, ttft_ms: list, load_levels: list | No
         ``{"detected": bool, "source": "file" | "timestamps" | "data" | None (where the load is
         known from: the file records a load above one request at a time, or its requests' start
         and end times show more than one in flight, or only the TTFTs show it), "load_levels",
-        "queue_share" (estimated waiting / all TTFT), "queue_ms" and "prefill_ms" (totals of the
+        "queue_share" (estimated waiting / all TTFT), "queue_share_text" (as the text states it), "queue_ms" and "prefill_ms" (totals of the
         estimate), "queue_ms_p50", "prefill_ms_p50" (per request), "spread" (same-length TTFT spread,
         or None), "above_ceiling_share" (requests whose TTFT exceeds :func:`prefill_ceiling_ms`),
         "evidence": [sentences], "text": the finding, the evidence in brief and the lever, "" when not
@@ -206,6 +206,7 @@ def detect_waiting(*, prompt_tokens: list, ttft_ms: list, load_levels: list | No
         "source": (known or "data") if detected else None,
         "load_levels": levels,
         "queue_share": share,
+        "queue_share_text": format_share(share),
         "queue_ms": fsum(queue),
         "prefill_ms": fsum(prefill),
         "queue_ms_p50": percentile(ordered_q, 50),

@@ -16,7 +16,7 @@
 // root.dataset.state is "idle" | "busy" | "done" | "error"; root.dataset.runs counts finished
 // analyses; root.dataset.fitted is "true" while the lesson runs on fitted coefficients.
 import { CanvasView, prepareCanvas } from "./canvas.js";
-import { formatCount, formatMs, formatNumber, formatPercent } from "./format.js";
+import { formatCount, formatMs, formatNumber } from "./format.js";
 import { el } from "./dom.js";
 import { downloadProblem, isDownloadError, isOffline, retryWhenOnline } from "./offline.js";
 
@@ -571,7 +571,7 @@ export function setupLogs(root, { analyze, useFitted, useLoad, sampleUrl, readon
   function waitingBlock(w) {
     if (!w?.detected) return null;
     // two medians over the same requests, each of its own part: they need not add up to the median TTFT
-    const split = `About ${formatPercent(w.queue_share)} of all time to first token was waiting. Per request, ` +
+    const split = `About ${w.queue_share_text} of all time to first token was waiting. Per request, ` +
       `the median wait is ${formatMs(w.queue_ms_p50)} and the median prefill at most ${formatMs(w.prefill_ms_p50)}.`;
     return el("section", {
       cls: "logs-waiting",
@@ -724,10 +724,10 @@ export function setupLogs(root, { analyze, useFitted, useLoad, sampleUrl, readon
       el("div", { cls: "logs-share-bar", attrs: { "aria-hidden": "true" } }, [prefill, decode]),
       el("p", { cls: "logs-share-text" }, [
         el("span", { cls: "swatch swatch-prefill", attrs: { "aria-hidden": "true" } }),
-        document.createTextNode(` Prefill (waiting for first tokens): ${formatPercent(d.prefill_share)} of all waiting, ${formatMs(d.prefill_ms)}.`),
+        document.createTextNode(` Prefill (waiting for first tokens): ${d.prefill_share_text} of all waiting, ${formatMs(d.prefill_ms)}.`),
         el("br"),
         el("span", { cls: "swatch swatch-decode logs-swatch-decode", attrs: { "aria-hidden": "true" } }),
-        document.createTextNode(` Decode (first token to last): ${formatPercent(d.decode_share)}, ${formatMs(d.decode_ms)}. ` +
+        document.createTextNode(` Decode (first token to last): ${d.decode_share_text}, ${formatMs(d.decode_ms)}. ` +
           `In all ${formatMs(d.total_wait_ms)} over ${plural(d.requests, "request")}.`),
       ]),
     ]);
