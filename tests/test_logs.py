@@ -5,13 +5,16 @@ from __future__ import annotations
 import json
 import math
 import random
+import statistics
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from twoclocks import fit, toy, traffic
+from pagewait import format_ms as page_format_ms
+
+from twoclocks import advice, fit, fitcheck, stats, toy, traffic
 from twoclocks import logtools
 from twoclocks.logtools import parsed as parsed_module
 from twoclocks.toy import ToyConstants
@@ -404,7 +407,7 @@ def test_short_answers_after_long_prompts_are_counted():
 def test_percentiles_match_numpy_linear_interpolation():
     """p50/p90/p99 interpolate linearly between ranks, like NumPy's default."""
     values = [float(v) for v in range(1, 11)]
-    assert (5.5, 9.1, 9.91) == tuple(round(traffic.percentile(values, p), 9) for p in (50, 90, 99))
+    assert (5.5, 9.1, 9.91) == tuple(round(stats.percentile(values, p), 9) for p in (50, 90, 99))
 
 
 # --- the page's entry point -------------------------------------------------------------------
@@ -550,3 +553,144 @@ def test_mutated_tool_files_never_raise(data):
     assert_json_safe(result)
     if result["ok"]:
         assert result["rows_used"] + sum(result["skipped"].values()) == result["rows_total"]
+
+
+# --- one median, like with like (issue 27) ------------------------------------------------------
+
+
+def _used_columns(data: bytes) -> dict:
+    """The four columns of the rows the parser keeps, read independently of the diagnosis."""
+    parsed = logtools.parse_log(data)
+    return {"prompt_tokens": parsed.prompt_tokens, "output_tokens": parsed.output_tokens,
+            "ttft_ms": parsed.ttft_ms, "ttlt_ms": parsed.ttlt_ms}
+
+
+def test_the_sample_log_states_one_median_prompt_everywhere():
+    """The sample's median prompt (mean of the middle two of its 738 kept rows) is the one value the
+    percentile table, the decode curve, the waiting evidence and the load offer all state."""
+    data = SAMPLE_LOG.read_bytes()
+    expected = statistics.median(_used_columns(data)["prompt_tokens"])
+    result = analyze_log(data)
+    d = result["diagnosis"]
+    assert expected == d["percentiles"]["prompt_tokens"]["p50"]
+    shown = {
+        "decode curve": result["points"]["decode_curve_prompt_tokens"],
+        "waiting spread": d["waiting"]["spread"]["prompt_tokens"],
+        "load offer": d["waiting"]["median_prompt_tokens"],
+    }
+    assert {name: math.floor(expected + 0.5) for name in shown} == shown
+    assert d["medians"]["prompt_tokens"] == math.floor(expected + 0.5)
+
+
+def test_a_half_token_median_reads_the_same_in_every_sentence():
+    """A median prompt of 10,000.5 tokens (two middle rows) is 10,001 wherever it is stated, as the
+    page prints the percentile table (halves up), never 10,000 in one place and 10,001 in another."""
+    # 22 rows: ten shorter, 10,000 and 10,001 in the middle, ten longer
+    prompts = [9_000 + 100 * i for i in range(10)] + [10_000, 10_001] + [11_000 + 100 * i for i in range(10)]
+    rows = [(n, 40, 0.15 * n, 0.15 * n + 39 * 20.0) for n in prompts]  # slow first token, no queue
+    result = analyze_log(csv_text(rows))
+    d = result["diagnosis"]
+    assert d["percentiles"]["prompt_tokens"]["p50"] == 10_000.5
+    assert d["verdict"] == "prefill" and not d["waiting"]["detected"]
+    assert "prompts of 10,001 tokens (median)" in result["recommendation"]
+    assert result["points"]["decode_curve_prompt_tokens"] == 10_001
+    assert d["waiting"]["median_prompt_tokens"] == d["waiting"]["spread"]["prompt_tokens"] == 10_001
+    assert d["medians"]["prompt_tokens"] == 10_001
+
+
+def test_stats_whole_rounds_halves_up_like_the_page():
+    """stats.whole rounds halves up (JavaScript's toFixed(0)), where Python's round goes to even."""
+    assert [stats.whole(v) for v in (0.5, 1.5, 2.5, 7196.5, 7197.49)] == [1, 2, 3, 7197, 7197]
+
+
+def test_fit_tables_compare_medians_over_the_same_requests():
+    """Each group's fitted figure is the median of the fit at each of its requests' lengths, beside
+    the median measured over the same requests; every request is in exactly one group."""
+    data = SAMPLE_LOG.read_bytes()
+    result = analyze_log(data)
+    cols = _used_columns(data)
+    pre, dec = result["fit"]["prefill"], result["fit"]["decode"]
+    decode = [b - a for a, b in zip(cols["ttft_ms"], cols["ttlt_ms"])]
+    cases = {
+        "prefill": (cols["prompt_tokens"], cols["ttft_ms"],
+                    lambda i: fit.fitted_ttft_ms(pre, cols["prompt_tokens"][i])),
+        "decode": (cols["output_tokens"], decode,
+                   lambda i: fit.fitted_decode_ms(dec, cols["prompt_tokens"][i], cols["output_tokens"][i])),
+    }
+    for part, (lengths, measured, fitted) in cases.items():
+        groups = result["fit_tables"][part]
+        assert sum(g["requests"] for g in groups) == result["rows_used"]
+        for g in groups:
+            last = g is groups[-1]
+            members = [i for i, n in enumerate(lengths)
+                       if g["from_tokens"] <= n < g["to_tokens"] or (last and n == g["to_tokens"])]
+            assert len(members) == g["requests"]
+            if not members:
+                assert (g["measured_ms_p50"], g["fitted_ms_p50"]) == (None, None)
+                continue
+            assert g["measured_ms_p50"] == pytest.approx(statistics.median(measured[i] for i in members))
+            assert g["fitted_ms_p50"] == pytest.approx(statistics.median(fitted(i) for i in members))
+
+
+def test_an_exact_toy_log_matches_its_fit_in_every_group():
+    """On requests made by the toy model itself, the median fitted time equals the median measured
+    time in every group: the same statistic over the same rows, so no gap from the comparison
+    (the curve at a group's mean length would sit below it: the prefill curve is convex)."""
+    rows = toy_rows(400, noise=0.0, seed=3, prompts=(50, 60_000), outputs=(2, 900))
+    result = analyze_log(csv_text(rows))
+    for part in ("prefill", "decode"):
+        for g in result["fit_tables"][part]:
+            if g["requests"]:
+                assert g["fitted_ms_p50"] == pytest.approx(g["measured_ms_p50"], rel=1e-6)
+    # and the old comparison was not like with like: the curve at the mean prompt of a wide group
+    first = result["fit_tables"]["prefill"][0]
+    lengths = [n for n, *_ in rows if first["from_tokens"] <= n < first["to_tokens"]]
+    at_mean = fit.fitted_ttft_ms(result["fit"]["prefill"], sum(lengths) / len(lengths))
+    assert at_mean != pytest.approx(first["measured_ms_p50"], rel=1e-3)
+
+
+def test_a_group_without_a_fit_shows_no_fitted_figure():
+    """Too few requests for a fit: the groups keep their measured medians and no fitted figure."""
+    result = analyze_log(csv_text([(100, 10, 50.0, 250.0), (200, 20, 60.0, 500.0)]))
+    for part in ("prefill", "decode"):
+        groups = result["fit_tables"][part]
+        assert sum(g["requests"] for g in groups) == 2
+        assert all(g["fitted_ms_p50"] is None for g in groups)
+
+
+@pytest.mark.parametrize("top, edges", [(57_000, [0, 20_000, 40_000, 60_000]), (1_024, [0, 250, 500, 750, 1000, 1250]),
+                                        (3, [0, 1, 2, 3]), (1, [0, 1])])
+def test_group_edges_follow_the_charts_round_steps(top, edges):
+    """Group edges are whole multiples of a 1-2-2.5-5 step, at most five groups, covering the longest."""
+    assert fitcheck.group_edges(top) == edges
+
+
+def test_the_median_requests_share_is_named_and_the_logs_share_given_beside_it():
+    """The recommendation's share of "the wait" is the median request's (median TTFT plus median
+    decode), and it says so, with the share of all waiting the page's bar shows beside it."""
+    result = analyze_log(SAMPLE_LOG.read_bytes())
+    d = result["diagnosis"]
+    median_request = d["percentiles"]["decode_ms"]["p50"] / (
+        d["percentiles"]["ttft_ms"]["p50"] + d["percentiles"]["decode_ms"]["p50"])
+    assert (d["verdict"], d["lever"]) == ("fine", "output")
+    assert (f"decode is {round(100 * median_request)}% of the median request's wait (the median TTFT plus "
+            f"the median decode); of all waiting in the log, {round(100 * d['decode_share'])}%.") in result["recommendation"]
+
+
+def test_a_median_ttft_on_a_half_millisecond_reads_as_the_page_prints_it():
+    """A median TTFT of 498.5 ms (two middle rows) reads "499 ms" in the recommendation, as the
+    percentile table prints it (formatMs rounds halves up), not "498 ms" (Python's round)."""
+    ttfts = [400.0, 450.0, 498.0, 499.0, 520.0, 560.0]
+    rows = [(1000 + 100 * i, 50, t, t + 49 * 20.0) for i, t in enumerate(ttfts)]
+    result = analyze_log(csv_text(rows))
+    assert result["diagnosis"]["percentiles"]["ttft_ms"]["p50"] == 498.5
+    assert page_format_ms(498.5) == "499 ms"
+    assert "the median first token is out after 499 ms" in result["recommendation"]
+
+
+@given(st.floats(min_value=0, max_value=1e10, allow_nan=False, allow_infinity=False)
+       | st.integers(min_value=0, max_value=10**7).map(lambda n: n / 20))
+def test_python_prints_a_duration_exactly_as_the_page_does(ms):
+    """advice.format_ms agrees with the page's formatMs (an independent copy in tests/pagewait.py)
+    on every duration, ties included: a figure reads the same in a sentence and in a table."""
+    assert advice.format_ms(ms) == page_format_ms(ms)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pagewait import DEADLINE_MS, open_logs, wait_for_readouts, wait_until
+from pagewait import DEADLINE_MS, format_ms, open_logs, wait_for_readouts, wait_until
 
 from twoclocks.fit import DECODE_TERMS, PREFILL_TERMS
 from twoclocks.traffic import analyze_log
@@ -277,7 +277,7 @@ def test_the_charts_are_drawn_described_and_fit_a_phone(logs):
         rows = logs.query_selector_all(f"#{figure} .visually-hidden table tbody tr")
         assert len(rows) >= 2
         counted = sum(int(row.query_selector("td:nth-child(2)").text_content().replace(",", "")) for row in rows)
-        assert counted == len(expected["points"]["ttft_vs_prompt"])
+        assert counted == expected["rows_used"]
     try:
         for width in (390, 320):
             logs.set_viewport_size({"width": width, "height": 800})
@@ -307,6 +307,44 @@ def test_the_charts_are_drawn_described_and_fit_a_phone(logs):
     assert logs.request_log.foreign() == []
 
 
+def test_the_sample_states_one_median_prompt_and_compares_the_fit_like_with_like(logs):
+    """Issue 27: the sample's median prompt reads the same in the percentile table and the decode
+    chart's legend, and the charts' tables set each group's median measured time beside the median
+    fitted time over the same requests (CPython's figures), with headings that say so."""
+    assert analysed(logs, lambda: logs.click("#logs-sample")) == "done"
+    expected = expected_for(SAMPLE)
+    median = f"{expected['diagnosis']['medians']['prompt_tokens']:,}"
+    table_p50 = logs.text_content('#logs-percentiles tr[data-quantity="prompt_tokens"] td[data-p="p50"]')
+    legend = logs.text_content("#logs-figure-decode .logs-legend")
+    assert (table_p50, f"the median prompt of {median} tokens" in legend) == (median, True)
+    for part, figure, y, at in (("prefill", "logs-figure-prefill", "TTFT", "prompt length"),
+                                ("decode", "logs-figure-decode", "decode time", "prompt and output lengths")):
+        table = f"#{figure} .visually-hidden table"
+        heads = logs.locator(f"{table} thead th").all_text_contents()
+        assert heads[2:] == [f"Median {y}, measured", f"Median {y}, fitted at each request's {at}"]
+        shown = [logs.locator(f"{table} tbody tr").nth(i).locator("td").all_text_contents()
+                 for i in range(logs.locator(f"{table} tbody tr").count())]
+        assert shown == [
+            [f"{g['from_tokens']:,} to {g['to_tokens']:,}", f"{g['requests']:,}",
+             format_ms(g["measured_ms_p50"]), format_ms(g["fitted_ms_p50"])]
+            for g in expected["fit_tables"][part]
+        ]
+
+
+def test_a_tiny_share_reads_the_same_in_the_bar_and_the_advice(logs):
+    """A log whose prefill is 0.1% of the wait: the bar says "<1%" as the recommendation does (and
+    decode ">99%"), never "0%" beside a sentence that says "<1%"."""
+    rows = [(100 + 10 * i, 500, 1.0, 1.0 + 499 * 2.0) for i in range(12)]
+    text = "prompt_tokens,output_tokens,ttft_ms,e2e_latency_ms\n" + "\n".join(",".join(map(str, r)) for r in rows)
+    expected = analyze_log(text)["diagnosis"]
+    assert (expected["prefill_share_text"], expected["decode_share_text"]) == ("<1%", ">99%")
+    logs.fill("#logs-text", text)
+    assert analysed(logs, lambda: logs.click("#logs-analyse")) == "done"
+    bar = logs.text_content("#logs-share")
+    assert "Prefill (waiting for first tokens): <1% of all waiting" in bar
+    assert "Decode (first token to last): >99%," in bar
+
+
 def test_a_log_that_was_waiting_shows_the_waiting_finding_with_its_evidence(logs):
     """Issue 15's llmperf case: the page says the first tokens were waiting, with CPython's evidence
     and split, and its advice never says to cut the prompt; an idle-server log shows no such finding."""
@@ -318,7 +356,12 @@ def test_a_log_that_was_waiting_shows_the_waiting_finding_with_its_evidence(logs
     assert logs.get_attribute(block, "data-source") == expected["source"] == "data"
     assert float(logs.get_attribute(block, "data-queue-share")) == pytest.approx(expected["queue_share"])
     assert logs.locator("#logs-waiting-evidence li").all_text_contents() == expected["evidence"]
-    assert f"{round(expected['queue_share'] * 100)}%" in logs.text_content("#logs-waiting-split")
+    split = logs.text_content("#logs-waiting-split")
+    assert f"{round(expected['queue_share'] * 100)}%" in split
+    # two medians of two parts, not one request's split: said as such
+    assert "for the median request" not in split
+    assert (f"the median wait is {format_ms(expected['queue_ms_p50'])} and the median prefill at most "
+            f"{format_ms(expected['prefill_ms_p50'])}") in split
     advice_text = logs.text_content("#logs-recommendation")
     assert "waiting" in advice_text and "cut the prompt" not in advice_text.lower()
     assert upload(logs, LOGS / "llmperf_individual_responses.json") == "done"

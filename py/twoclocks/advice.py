@@ -29,6 +29,8 @@ The sentences for a cut-off answer and for a stop that never fired are appended 
 
 from __future__ import annotations
 
+import math
+
 LEVERS = ("prompt", "output", "stop", "both", "waiting", "room", "none")
 """Every lever the advisor can name, as ``report()["advice"]["lever"]`` and ``data-lever`` carry it.
 ``"none"`` is legacy: no call gets it any more (a call that is not slow still names where its time
@@ -94,27 +96,49 @@ SHORT = {
 clocks are both fine gets :func:`short_for`'s qualified form)."""
 
 
+def _shown(value: float, digits: int) -> float:
+    """``value`` rounded to ``digits`` places as the page rounds it before choosing a unit:
+    JavaScript's ``Math.round(value * 10 ** digits) / 10 ** digits`` (halves up, where Python's
+    ``round`` goes to even)."""
+    scaled = value * 10**digits
+    whole = math.floor(scaled)
+    return (whole + (1 if scaled - whole >= 0.5 else 0)) / 10**digits
+
+
+def _fixed(value: float, digits: int) -> str:
+    """JavaScript's ``value.toFixed(digits)`` for a value >= 0: the exact binary value rounded to
+    ``digits`` places, halves up (``0.25 -> "0.3"``, where Python's format gives "0.2")."""
+    num, den = value.as_integer_ratio()
+    text = str((2 * num * 10**digits + den) // (2 * den)).rjust(digits + 1, "0")
+    return f"{text[:-digits]}.{text[-digits:]}" if digits else text
+
+
 def format_ms(ms: float) -> str:
-    """A duration as every sentence Python writes prints it, in the units the page's readouts use
-    (``site/js/format.js``): ``"4.5 ms"``, ``"704 ms"``, ``"6.22 s"``, ``"16.8 s"``, ``"1 min 4 s"``,
-    ``"2.5 h"``. Each unit is chosen by the value as shown, so rounding never gives "1000 ms".
+    """A duration as every sentence Python writes prints it, exactly as the page's readouts and
+    tables print it (``formatMs`` in ``site/js/format.js``, its rounding included, so one median
+    never reads "498 ms" in a sentence and "499 ms" in a table): ``"4.5 ms"``, ``"704 ms"``,
+    ``"6.22 s"``, ``"16.8 s"``, ``"1 min 4 s"``, ``"2.5 h"``, ``"3 days"``. Each unit is chosen by
+    the value as shown, so rounding never gives "1000 ms".
 
     Args:
-        ms: a duration, ms (>= 0).
+        ms: a duration, ms (>= 0, finite).
     """
-    if round(ms, 1) < 10:
-        return f"{ms:.1f} ms"
-    if round(ms) < 1000:
-        return f"{round(ms)} ms"
+    if _shown(ms, 1) < 10:
+        return f"{_fixed(ms, 1)} ms"
+    if _shown(ms, 0) < 1000:
+        return f"{_shown(ms, 0):.0f} ms"
     seconds = ms / 1000
-    if round(seconds, 2) < 10:
-        return f"{seconds:.2f} s"
-    if round(seconds, 1) < 60:
-        return f"{seconds:.1f} s"
-    whole = round(seconds)
+    if _shown(seconds, 2) < 10:
+        return f"{_fixed(seconds, 2)} s"
+    if _shown(seconds, 1) < 60:
+        return f"{_fixed(seconds, 1)} s"
+    whole = int(_shown(seconds, 0))
     if whole < 3600:
         return f"{whole // 60} min {whole % 60} s"
-    return f"{seconds / 3600:,.1f} h"
+    hours = seconds / 3600
+    if _shown(hours, 1) < 48:
+        return f"{_fixed(hours, 1)} h"
+    return f"{int(_fixed(hours / 24, 0)):,} days"
 
 
 def format_share(share: float) -> str:

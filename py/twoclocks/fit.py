@@ -191,6 +191,28 @@ def fit_prefill(*, prompt_tokens: Sequence[int], ttft_ms: Sequence[float]) -> di
     }
 
 
+def fitted_ttft_ms(prefill: dict, prompt_tokens: float) -> float:
+    """The fitted prefill curve at ``prompt_tokens`` (n): ``a * n**2 + b * n + c``, ms.
+
+    Args:
+        prefill: a :func:`fit_prefill` result with ``ok`` True.
+    """
+    a, b, c = (prefill[name] for name in PREFILL_TERMS)
+    return (a * prompt_tokens + b) * prompt_tokens + c
+
+
+def fitted_decode_ms(decode: dict, prompt_tokens: float, output_tokens: float) -> float:
+    """The fitted decode time (TTLT - TTFT) of an answer of ``output_tokens`` (o) after a prompt of
+    ``prompt_tokens`` (n), ms: ``o - 1`` steps at the mean context ``n + o / 2``, so
+    ``(o - 1) * (d + e * (n + o / 2))`` (``toy.decode_elapsed_ms`` with these coefficients).
+
+    Args:
+        decode: a :func:`fit_decode` result with ``ok`` True.
+    """
+    d, e = (decode[name] for name in DECODE_TERMS)
+    return (output_tokens - 1) * (d + e * (prompt_tokens + output_tokens / 2))
+
+
 def fit_decode(
     *,
     prompt_tokens: Sequence[int],

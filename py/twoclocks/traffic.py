@@ -23,6 +23,8 @@ import math
 import random
 
 from . import fit, logtools
+from .fitcheck import fit_tables
+from .stats import median_tokens, summarise
 from .waiting import detect_waiting, lab_suggestion
 from .advice import (OUTPUT_FIX, PROMPT_FIX, SLOW_FIRST_TOKEN_MS, SLOW_STREAM_MS, STOP_FIX, capital,
                      clock_sentence, decide, format_limit, format_ms, format_share)
@@ -43,28 +45,8 @@ MAX_POINTS = 2_000
 CURVE_POINTS = 64
 """Points on each fitted curve."""
 
-PERCENTILES = (50, 90, 99)
-"""Percentiles reported for every quantity."""
-
 MIN_USED_SHARE = 0.5
 """Below this share of a file's rows used, the result opens with a warning naming the main skip."""
-
-
-def percentile(sorted_values: list, p: float) -> float:
-    """The ``p``-th percentile (0..100) of ascending ``sorted_values``, linearly interpolated.
-
-    Same as NumPy's default (``method="linear"``): position ``p / 100 * (len - 1)``.
-
-    Raises:
-        ValueError: if ``sorted_values`` is empty.
-    """
-    if not sorted_values:
-        raise ValueError("percentile of an empty list")
-    position = p / 100 * (len(sorted_values) - 1)
-    low = int(position)
-    high = min(low + 1, len(sorted_values) - 1)
-    frac = position - low
-    return sorted_values[low] + (sorted_values[high] - sorted_values[low]) * frac
 
 
 def _nice_thresholds(low: float, high: float) -> list[int]:
@@ -231,8 +213,11 @@ def diagnose(
 
     Returns:
         ``{"requests", "total_wait_ms", "prefill_ms", "decode_ms", "prefill_share",
-        "decode_share", "percentiles": {quantity: {"p50", "p90", "p99"}}, "table": [rows for the
-        page], "dominant_prompts", "dominant_outputs" (see :func:`dominant_bucket`, or None),
+        "decode_share", "prefill_share_text", "decode_share_text" (the shares as every sentence
+        states them, :func:`twoclocks.advice.format_share`), "percentiles": {quantity: {"p50", "p90", "p99", "mean"}}
+        (:func:`twoclocks.stats.summarise`), "medians": {"prompt_tokens", "output_tokens"} (the
+        median prompt and answer in whole tokens, :func:`twoclocks.stats.median_tokens`: every
+        sentence and figure that states them uses these), "table": [rows for the page], "dominant_prompts", "dominant_outputs" (see :func:`dominant_bucket`, or None),
         "max_tokens", "short_after_long" (mistake checks, each with "hit" and "text"),
         "first_token_slow", "stream_crawls" (the median TTFT and the median decode against
         ``advice.SLOW_FIRST_TOKEN_MS`` and ``advice.SLOW_STREAM_MS``), "missing_stop", "verdict":
@@ -262,19 +247,13 @@ def diagnose(
         "prompt_tokens": ("prompt", "tokens", prompt_tokens),
         "output_tokens": ("output", "tokens", output_tokens),
     }
-    percentiles: dict = {}
-    table = []
-    for key, (label, unit, values) in quantities.items():
-        if not values:
-            percentiles[key] = None
-            continue
-        ordered = sorted(values)
-        row = {f"p{p}": percentile(ordered, p) for p in PERCENTILES}
-        row["mean"] = fsum(ordered) / len(ordered)
-        percentiles[key] = row
-        table.append({"quantity": key, "label": label, "unit": unit, **row})
+    percentiles = summarise({key: values for key, (_, _, values) in quantities.items()})
+    medians = median_tokens(percentiles)
+    table = [{"quantity": key, "label": label, "unit": unit, **percentiles[key]}
+             for key, (label, unit, _) in quantities.items() if percentiles[key]]
     capped = _max_tokens_hits(output_tokens, decode_ms)
-    waiting = detect_waiting(prompt_tokens=prompt_tokens, ttft_ms=ttft_ms, load_levels=load_levels)
+    waiting = detect_waiting(prompt_tokens=prompt_tokens, ttft_ms=ttft_ms, load_levels=load_levels,
+                             prompt_tokens_p50=percentiles["prompt_tokens"]["p50"])
     ttft_p50, decode_p50 = percentiles["ttft_ms"]["p50"], percentiles["decode_ms"]["p50"]
     missing_stop = (capped["hit"] and capped["requests"] < count
                     and capped["request_share"] >= MISSING_STOP_SHARE)
@@ -287,7 +266,11 @@ def diagnose(
         "decode_ms": total_wait - prefill_total,
         "prefill_share": prefill_share,
         "decode_share": 1.0 - prefill_share if total_wait else 0.0,
+        # the shares as every sentence states them (advice.format_share: never "0%" for a part)
+        "prefill_share_text": format_share(prefill_share),
+        "decode_share_text": format_share(1.0 - prefill_share if total_wait else 0.0),
         "percentiles": percentiles,
+        "medians": medians,
         "table": table,
         "dominant_prompts": dominant_bucket(
             tokens=prompt_tokens, times_ms=ttft_ms, what="prompts", clock="prefill"
@@ -306,8 +289,8 @@ def diagnose(
         "waiting": waiting,
     }
     result["waiting"].update(lab_suggestion(
-        load_levels, prompt_tokens_p50=percentiles["prompt_tokens"]["p50"],
-        output_tokens_p50=percentiles["output_tokens"]["p50"],
+        load_levels, prompt_tokens_p50=medians["prompt_tokens"],
+        output_tokens_p50=medians["output_tokens"],
     ))
     result["recommendation"] = recommend(result)
     return result
@@ -321,8 +304,7 @@ def recommend(diagnosis: dict) -> str:
     share = diagnosis["prefill_share"]
     ttft = diagnosis["percentiles"]["ttft_ms"]
     decode = diagnosis["percentiles"]["decode_ms"]
-    prompt = diagnosis["percentiles"]["prompt_tokens"]
-    output = diagnosis["percentiles"]["output_tokens"]
+    prompt, output = diagnosis["medians"]["prompt_tokens"], diagnosis["medians"]["output_tokens"]
     waiting = diagnosis.get("waiting") or {}
     parts = []
     if label == "both":
@@ -333,7 +315,7 @@ def recommend(diagnosis: dict) -> str:
         text = (
             f"The first token is slow: the median TTFT is {format_ms(ttft['p50'])} (slow from "
             f"{format_limit(SLOW_FIRST_TOKEN_MS)}), and prefill takes {format_share(share)} of all "
-            f"waiting, for prompts of {prompt['p50']:,.0f} tokens (median). {capital(PROMPT_FIX)}. "
+            f"waiting, for prompts of {prompt:,} tokens (median). {capital(PROMPT_FIX)}. "
             "Pack only what each step needs, put the stable part first so the prefix cache serves "
             "it, and summarise tool dumps before they go back in."
         )
@@ -353,9 +335,12 @@ def recommend(diagnosis: dict) -> str:
     if label in ("fine", "decode") and not decision["stream_slow"]:  # neither slow (maybe no stop)
         parts.append(clock_sentence(
             decision, ttft_ms=ttft["p50"], ttlt_ms=ttft["p50"] + decode["p50"],
-            prompt=f"prompts of {prompt['p50']:,.0f} tokens (median)",
-            answer=f"answers of {output['p50']:,.0f} tokens (median)", subject="median request",
-        ).replace("the first token is out", "the median first token is out", 1))
+            prompt=f"prompts of {prompt:,} tokens (median)",
+            answer=f"answers of {output:,} tokens (median)", subject="median request",
+        ).replace("the first token is out", "the median first token is out", 1)
+         # the median request's share (median TTFT, then median decode), not the log's: say which
+         .replace(" of the wait.", " of the median request's wait (the median TTFT plus the median "
+                  f"decode); of all waiting in the log, {format_share(share if lever == 'prompt' else 1 - share)}.", 1))
     if diagnosis["max_tokens"]["hit"]:
         parts.append(diagnosis["max_tokens"]["text"])
     return " ".join(parts)
@@ -377,13 +362,17 @@ def _curve(xs_max: float, fn) -> list[list[float]]:
     ]
 
 
-def picture_points(parsed: logtools.ParsedLog, fitted: dict) -> dict:
+def picture_points(parsed: logtools.ParsedLog, fitted: dict, medians: dict) -> dict:
     """Downsampled scatters (<= ``MAX_POINTS`` each) and fitted curves for the page's charts.
+
+    Args:
+        medians: :func:`diagnose`'s ``medians`` (the decode curve is drawn at the median prompt).
 
     Returns:
         ``{"ttft_vs_prompt": [[prompt_tokens, ttft_ms]], "prefill_curve": [[n, fitted ttft_ms]] or
         [], "decode_vs_output": [[output_tokens, decode_ms]], "decode_curve": [[o, fitted
-        decode_ms]] or [] (at the median prompt length), "decode_curve_prompt_tokens": int}``.
+        decode_ms]] or [] (at the median prompt length), "decode_curve_prompt_tokens": int (the
+        median prompt, as every other figure states it)}``.
     """
     p, o, first, last = parsed.prompt_tokens, parsed.output_tokens, parsed.ttft_ms, parsed.ttlt_ms
     chosen = _sample_indices(len(first))
@@ -392,18 +381,14 @@ def picture_points(parsed: logtools.ParsedLog, fitted: dict) -> dict:
         "decode_vs_output": [[o[i], round(last[i] - first[i], 3)] for i in chosen],
         "prefill_curve": [],
         "decode_curve": [],
-        "decode_curve_prompt_tokens": sorted(p)[len(p) // 2],
+        "decode_curve_prompt_tokens": medians["prompt_tokens"],
     }
-    pre = fitted["prefill"]
+    pre, dec = fitted["prefill"], fitted["decode"]
     if pre["ok"]:
-        a, b, c = (pre[name] for name in fit.PREFILL_TERMS)
-        points["prefill_curve"] = _curve(max(p), lambda n: (a * n + b) * n + c)
-    dec = fitted["decode"]
+        points["prefill_curve"] = _curve(max(p), lambda n: fit.fitted_ttft_ms(pre, n))
     if dec["ok"]:
-        d, e = (dec[name] for name in fit.DECODE_TERMS)
         n = points["decode_curve_prompt_tokens"]
-        # Decode time of an answer of o tokens: (o - 1) steps at context n + o / 2 on average.
-        points["decode_curve"] = _curve(max(o), lambda x: (x - 1) * (d + e * (n + x / 2)))
+        points["decode_curve"] = _curve(max(o), lambda x: fit.fitted_decode_ms(dec, n, x))
     return points
 
 
@@ -472,8 +457,10 @@ def analyze_log(data: bytes | str, *, filename: str | None = None) -> dict:
         "columns" (quantity -> source field), "units" (source field -> how it was read), "notes",
         "rows_total", "rows_used", "skipped" ({reason id: count}), "skip_reasons" ({reason id:
         one line}), "fit" (:func:`twoclocks.fit.fit_toy`), "diagnosis" (:func:`diagnose`),
-        "recommendation" (str), "points" (:func:`picture_points`), "warnings" (lines for the top
-        of the result, :func:`read_warnings`), "percentile_note" (:func:`sample_note`)}``.
+        "recommendation" (str), "points" (:func:`picture_points`), "fit_tables"
+        (:func:`twoclocks.fitcheck.fit_tables`: per length group, the median measured and the
+        median fitted time over the same requests), "warnings" (lines for the top of the result,
+        :func:`read_warnings`), "percentile_note" (:func:`sample_note`)}``.
         Otherwise ``{"ok": False, "error", "format", "rows_total", "skipped", "skip_reasons",
         "formats_accepted"}``.
 
@@ -516,7 +503,8 @@ def analyze_log(data: bytes | str, *, filename: str | None = None) -> dict:
                 "fit": fitted,
                 "diagnosis": diagnosis,
                 "recommendation": diagnosis["recommendation"],
-                "points": picture_points(parsed, fitted),
+                "points": picture_points(parsed, fitted, diagnosis["medians"]),
+                "fit_tables": fit_tables(columns, fitted),
             }
         )
     except Exception as error:  # the page must always get an answer

@@ -33,6 +33,7 @@ from math import fsum
 from .advice import WAITING_FIX, WAITING_SHARE, capital, format_share
 from .advice import format_ms as _s
 from .load import MAX_CONCURRENCY, MAX_REQUESTS_PER_S, MIN_REQUESTS_PER_S
+from .stats import median, percentile, whole
 
 SAME_PROMPT_SPREAD = 0.1
 """Prompts within +-10 % of the median prompt length count as one constant length."""
@@ -66,13 +67,6 @@ def prefill_ceiling_ms(prompt_tokens: float) -> float:
     return PREFILL_OVERHEAD_MS + prompt_tokens * 1000.0 / SLOWEST_PREFILL_TOKENS_PER_S
 
 
-def _quantile(ordered: list, p: float) -> float:
-    position = p / 100 * (len(ordered) - 1)
-    low = int(position)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
-
-
 def lower_envelope(prompt_tokens: list, ttft_ms: list):
     """A line ``c + a * n`` (a, c >= 0) through the fastest requests' TTFT, as a function of n.
 
@@ -84,14 +78,14 @@ def lower_envelope(prompt_tokens: list, ttft_ms: list):
     """
     order = sorted(range(len(ttft_ms)), key=lambda i: prompt_tokens[i])
     bins = max(1, min(MAX_BINS, len(order) // MIN_BIN_ROWS))
-    mid = _quantile([prompt_tokens[i] for i in order], 50)
+    mid = percentile([prompt_tokens[i] for i in order], 50)
     if bins == 1 and any(abs(p - mid) > SAME_PROMPT_SPREAD * mid for p in prompt_tokens):
         return None
     points = []
     for b in range(bins):
         chunk = order[b * len(order) // bins:(b + 1) * len(order) // bins]
         prompts = sorted(prompt_tokens[i] for i in chunk)
-        points.append((_quantile(prompts, 50), _quantile(sorted(ttft_ms[i] for i in chunk), ENVELOPE_PERCENTILE)))
+        points.append((percentile(prompts, 50), percentile(sorted(ttft_ms[i] for i in chunk), ENVELOPE_PERCENTILE)))
     xs, ys = [x for x, _ in points], [y for _, y in points]
     mean_x, mean_y = fsum(xs) / len(xs), fsum(ys) / len(ys)
     var_x = fsum((x - mean_x) ** 2 for x in xs)
@@ -103,14 +97,13 @@ def lower_envelope(prompt_tokens: list, ttft_ms: list):
     return lambda n: intercept + slope * n
 
 
-def _spread(prompt_tokens: list, ttft_ms: list) -> dict | None:
-    """TTFT p10 / p90 among prompts within ``SAME_PROMPT_SPREAD`` of the median length."""
-    mid = _quantile(sorted(prompt_tokens), 50)
+def _spread(prompt_tokens: list, ttft_ms: list, mid: float) -> dict | None:
+    """TTFT p10 / p90 among prompts within ``SAME_PROMPT_SPREAD`` of the median length ``mid``."""
     same = sorted(t for p, t in zip(prompt_tokens, ttft_ms) if abs(p - mid) <= SAME_PROMPT_SPREAD * mid)
     if len(same) < MIN_GROUP_ROWS:
         return None
-    p10, p90 = _quantile(same, 10), _quantile(same, 90)
-    return {"prompt_tokens": round(mid), "requests": len(same), "ttft_ms_p10": p10,
+    p10, p90 = percentile(same, 10), percentile(same, 90)
+    return {"prompt_tokens": whole(mid), "requests": len(same), "ttft_ms_p10": p10,
             "ttft_ms_p90": p90, "ratio": p90 / p10 if p10 > 0 else None}
 
 
@@ -152,7 +145,8 @@ def _load_evidence(levels: list) -> tuple[str | None, list, list]:
     return ("file" if recorded else "timestamps" if seen else None), evidence, short
 
 
-def detect_waiting(*, prompt_tokens: list, ttft_ms: list, load_levels: list | None = None) -> dict:
+def detect_waiting(*, prompt_tokens: list, ttft_ms: list, load_levels: list | None = None,
+                   prompt_tokens_p50: float | None = None) -> dict:
     """Estimate how much of a log's TTFT is waiting rather than prefill, with the evidence.
 
     Args:
@@ -160,12 +154,14 @@ def detect_waiting(*, prompt_tokens: list, ttft_ms: list, load_levels: list | No
         ttft_ms: per request, ms > 0 (as long as ``prompt_tokens``, at least one).
         load_levels: the load the file records or its timestamps show (``ParsedLog.load_levels``),
             or None.
+        prompt_tokens_p50: the log's median prompt, tokens, as the rest of the page states it
+            (:func:`twoclocks.stats.summarise`); None computes the same median here.
 
     Returns:
         ``{"detected": bool, "source": "file" | "timestamps" | "data" | None (where the load is
         known from: the file records a load above one request at a time, or its requests' start
         and end times show more than one in flight, or only the TTFTs show it), "load_levels",
-        "queue_share" (estimated waiting / all TTFT), "queue_ms" and "prefill_ms" (totals of the
+        "queue_share" (estimated waiting / all TTFT), "queue_share_text" (as the text states it), "queue_ms" and "prefill_ms" (totals of the
         estimate), "queue_ms_p50", "prefill_ms_p50" (per request), "spread" (same-length TTFT spread,
         or None), "above_ceiling_share" (requests whose TTFT exceeds :func:`prefill_ceiling_ms`),
         "evidence": [sentences], "text": the finding, the evidence in brief and the lever, "" when not
@@ -183,7 +179,8 @@ def detect_waiting(*, prompt_tokens: list, ttft_ms: list, load_levels: list | No
     queue = [t - e for t, e in zip(ttft_ms, prefill)]
     total = fsum(ttft_ms)
     share = fsum(queue) / total if total > 0 else 0.0
-    spread = _spread(prompt_tokens, ttft_ms)
+    mid = median(prompt_tokens) if prompt_tokens_p50 is None else prompt_tokens_p50
+    spread = _spread(prompt_tokens, ttft_ms, mid)
     above = sum(t > prefill_ceiling_ms(p) for p, t in zip(prompt_tokens, ttft_ms)) / count
     detected = share >= WAITING_SHARE
     known, evidence, short = _load_evidence(levels)
@@ -196,11 +193,11 @@ def detect_waiting(*, prompt_tokens: list, ttft_ms: list, load_levels: list | No
         )
         short.append(f"TTFT spreads {spread['ratio']:.1f}x at one prompt length")
     if above >= 0.5:
-        mid = round(_quantile(sorted(prompt_tokens), 50))
         evidence.append(
             f"{format_share(above)} of requests waited longer for their first token than prefill of their "
             f"prompt can take on any real server ({SLOWEST_PREFILL_TOKENS_PER_S:,.0f} tokens/s plus "
-            f"{_s(PREFILL_OVERHEAD_MS)}: at most {_s(prefill_ceiling_ms(mid))} for {mid:,} tokens)."
+            f"{_s(PREFILL_OVERHEAD_MS)}: at most {_s(prefill_ceiling_ms(whole(mid)))} for {whole(mid):,} tokens, "
+            "the median prompt)."
         )
         short.append(f"{format_share(above)} of first tokens came later than any real prefill takes")
     ordered_q, ordered_p = sorted(queue), sorted(prefill)
@@ -209,10 +206,11 @@ def detect_waiting(*, prompt_tokens: list, ttft_ms: list, load_levels: list | No
         "source": (known or "data") if detected else None,
         "load_levels": levels,
         "queue_share": share,
+        "queue_share_text": format_share(share),
         "queue_ms": fsum(queue),
         "prefill_ms": fsum(prefill),
-        "queue_ms_p50": _quantile(ordered_q, 50),
-        "prefill_ms_p50": _quantile(ordered_p, 50),
+        "queue_ms_p50": percentile(ordered_q, 50),
+        "prefill_ms_p50": percentile(ordered_p, 50),
         "spread": spread,
         "above_ceiling_share": above,
         "evidence": evidence,
@@ -266,7 +264,7 @@ def lab_suggestion(load_levels: list | None, *, prompt_tokens_p50: float,
         sentence for the page ("" without a level)}``.
     """
     load = suggest_load(load_levels)
-    prompt, output = max(1, round(prompt_tokens_p50)), max(1, round(output_tokens_p50))
+    prompt, output = max(1, whole(prompt_tokens_p50)), max(1, whole(output_tokens_p50))
     text = ""
     if load is not None:
         rate, users = load["requests_per_s"], load["concurrency"]

@@ -16,7 +16,7 @@
 // root.dataset.state is "idle" | "busy" | "done" | "error"; root.dataset.runs counts finished
 // analyses; root.dataset.fitted is "true" while the lesson runs on fitted coefficients.
 import { CanvasView, prepareCanvas } from "./canvas.js";
-import { formatCount, formatMs, formatNumber, formatPercent } from "./format.js";
+import { formatCount, formatMs, formatNumber } from "./format.js";
 import { el } from "./dom.js";
 import { downloadProblem, isDownloadError, isOffline, retryWhenOnline } from "./offline.js";
 
@@ -234,33 +234,21 @@ class Scatter extends CanvasView {
   }
 }
 
-function median(sorted) {
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-/** The plotted figures as text: points grouped by x, each group's median, the nearest curve point. */
-function chartTable({ caption, points, curve, xName, yName }) {
-  let xMax = 1;
-  for (const [x] of points) xMax = Math.max(xMax, x);
-  const { ticks, top } = axis(xMax, 5);
-  const rows = [];
-  for (let i = 0; i + 1 < ticks.length; i++) {
-    const lo = ticks[i];
-    const hi = ticks[i + 1];
-    const last = i + 2 === ticks.length;
-    const ys = points.filter(([x]) => x >= lo && (x < hi || (last && x <= top))).map(([, y]) => y).sort((a, b) => a - b);
-    const mid = (lo + hi) / 2;
-    let near = null;
-    for (const point of curve) if (!near || Math.abs(point[0] - mid) < Math.abs(near[0] - mid)) near = point;
-    rows.push(cells(document.createElement("tr"), [
-      `${formatCount(lo)} to ${formatCount(hi)}`,
-      formatCount(ys.length),
-      ys.length ? formatMs(median(ys)) : "–",
-      near ? `${formatMs(near[1])} at ${formatCount(near[0])} tokens` : "–",
-    ]));
-  }
-  return table({ caption, head: [xName, "Requests plotted", `Median ${yName}`, "Fitted curve"], rows, focusable: false });
+/** The figure as text: Python's groups (twoclocks.fitcheck), each with the median measured and the
+ *  median fitted time over the same requests, the fit taken at each request's own lengths. */
+function fitTable({ caption, groups, xName, yName, fittedAt }) {
+  const ms = (value) => (value === null || value === undefined ? "–" : formatMs(value));
+  const rows = groups.map((g) => cells(el("tr", { data: { from: g.from_tokens, to: g.to_tokens } }), [
+    `${formatCount(g.from_tokens)} to ${formatCount(g.to_tokens)}`,
+    formatCount(g.requests),
+    ms(g.measured_ms_p50),
+    ms(g.fitted_ms_p50),
+  ]));
+  return table({
+    caption,
+    head: [xName, "Requests", `Median ${yName}, measured`, `Median ${yName}, fitted at each request's ${fittedAt}`],
+    rows, focusable: false,
+  });
 }
 
 function range(values) {
@@ -582,8 +570,9 @@ export function setupLogs(root, { analyze, useFitted, useLoad, sampleUrl, readon
   // The first tokens were waiting, not prefilling (twoclocks.waiting): the split and its evidence.
   function waitingBlock(w) {
     if (!w?.detected) return null;
-    const split = `About ${formatPercent(w.queue_share)} of all time to first token was waiting: ` +
-      `${formatMs(w.queue_ms_p50)} waiting and at most ${formatMs(w.prefill_ms_p50)} of prefill for the median request.`;
+    // two medians over the same requests, each of its own part: they need not add up to the median TTFT
+    const split = `About ${w.queue_share_text} of all time to first token was waiting. Per request, ` +
+      `the median wait is ${formatMs(w.queue_ms_p50)} and the median prefill at most ${formatMs(w.prefill_ms_p50)}.`;
     return el("section", {
       cls: "logs-waiting",
       attrs: { id: "logs-waiting", "aria-labelledby": "logs-waiting-title" },
@@ -735,10 +724,10 @@ export function setupLogs(root, { analyze, useFitted, useLoad, sampleUrl, readon
       el("div", { cls: "logs-share-bar", attrs: { "aria-hidden": "true" } }, [prefill, decode]),
       el("p", { cls: "logs-share-text" }, [
         el("span", { cls: "swatch swatch-prefill", attrs: { "aria-hidden": "true" } }),
-        document.createTextNode(` Prefill (waiting for first tokens): ${formatPercent(d.prefill_share)} of all waiting, ${formatMs(d.prefill_ms)}.`),
+        document.createTextNode(` Prefill (waiting for first tokens): ${d.prefill_share_text} of all waiting, ${formatMs(d.prefill_ms)}.`),
         el("br"),
         el("span", { cls: "swatch swatch-decode logs-swatch-decode", attrs: { "aria-hidden": "true" } }),
-        document.createTextNode(` Decode (first token to last): ${formatPercent(d.decode_share)}, ${formatMs(d.decode_ms)}. ` +
+        document.createTextNode(` Decode (first token to last): ${d.decode_share_text}, ${formatMs(d.decode_ms)}. ` +
           `In all ${formatMs(d.total_wait_ms)} over ${plural(d.requests, "request")}.`),
       ]),
     ]);
@@ -773,7 +762,7 @@ export function setupLogs(root, { analyze, useFitted, useLoad, sampleUrl, readon
         chart: prefillChart, canvas: prefillCanvas, pts: prefillPts, curve: points.prefill_curve ?? [],
         xTitle: "prompt length (tokens)", yTitle: "TTFT", color: (c) => c.prefill,
         title: "First token: TTFT against prompt length",
-        xName: "Prompt tokens", yName: "TTFT",
+        xName: "Prompt tokens", yName: "TTFT", groups: analysis.fit_tables?.prefill ?? [], fittedAt: "prompt length",
         curveText: "the fitted prefill curve a·n² + b·n + c",
         id: "logs-figure-prefill",
       },
@@ -781,8 +770,9 @@ export function setupLogs(root, { analyze, useFitted, useLoad, sampleUrl, readon
         chart: decodeChart, canvas: decodeCanvas, pts: decodePts, curve: points.decode_curve ?? [],
         xTitle: "output length (tokens)", yTitle: "decode time", color: (c) => c.decode,
         title: "Last token: decode time (TTLT − TTFT) against output length",
-        xName: "Output tokens", yName: "decode time",
-        curveText: `the fitted decode curve at the median prompt of ${plural(points.decode_curve_prompt_tokens ?? 0, "token")}`,
+        xName: "Output tokens", yName: "decode time", groups: analysis.fit_tables?.decode ?? [],
+        fittedAt: "prompt and output lengths",
+        curveText: `the fitted decode curve at the median prompt of ${plural(analysis.diagnosis.medians.prompt_tokens, "token")}`,
         id: "logs-figure-decode",
       },
     ];
@@ -806,9 +796,10 @@ export function setupLogs(root, { analyze, useFitted, useLoad, sampleUrl, readon
             el("span", { cls: "logs-line", attrs: { "aria-hidden": "true" } }),
             document.createTextNode(s.curve.length ? ` ${s.curveText}.` : " no fitted curve (the fit failed)."),
           ]),
-          el("div", { cls: "visually-hidden" }, [chartTable({
-            caption: `${s.title}: the plotted requests grouped by length, with ${s.curveText}`,
-            points: s.pts, curve: s.curve, xName: s.xName, yName: s.yName,
+          el("div", { cls: "visually-hidden" }, [fitTable({
+            caption: `${s.title}: all ${plural(rows, "request")} grouped by length; in each group, the median ` +
+              `${s.yName} measured and the median of the fit's ${s.yName} for the same requests`,
+            groups: s.groups, xName: s.xName, yName: s.yName, fittedAt: s.fittedAt,
           })]),
         ]),
       ]));

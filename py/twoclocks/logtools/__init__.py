@@ -12,14 +12,15 @@ Layout (one job per module):
 * ``registry``: the readers, found in the package and ordered by their ``ORDER``, what is
   accepted (generated from them), and :func:`parse_log`. Adding a format is adding a module.
 
-This package, with ``twoclocks.fit`` and ``twoclocks.traffic`` (``WHEEL_COMPANIONS``), ships in the
-second wheel, ``twoclocks-logs``, which the page installs the first time a log is analysed.
+This package, with ``twoclocks.fit``, ``fitcheck``, ``stats``, ``traffic`` and ``waiting``
+(``WHEEL_COMPANIONS``), ships in the second wheel, ``twoclocks-logs``, which the page installs the
+first time a log is analysed.
 """
 
 from .parsed import MAX_REQUESTS, SKIP_REASONS, ParsedLog
 from .registry import ACCEPTED, FORMATS, READERS, accepted_markdown, parse_log
 
-WHEEL_COMPANIONS = ("fit.py", "traffic.py")
+WHEEL_COMPANIONS = ("fit.py", "fitcheck.py", "stats.py", "traffic.py", "waiting.py")
 """Modules of ``twoclocks`` outside this package that ship in the log tools' wheel."""
 
 __all__ = [

@@ -18,6 +18,7 @@ import math
 import operator
 import re
 
+from ..stats import median
 from .parsed import ParsedLog
 
 FORMAT = "table"
@@ -194,7 +195,10 @@ def factor_name(factor: float) -> str:
 
 
 def infer_unit(sample: list[tuple], last_is_tpot: bool) -> tuple[float, str]:
-    """Guess the time unit from magnitudes: a decode step should take 1 to 2,000 ms."""
+    """Guess the time unit from magnitudes: a decode step should take 1 to 2,000 ms.
+
+    Judged on the medians of ``sample`` (the file's first rows, before any is checked), and the
+    reason says so: the page's percentiles come from the rows kept, which may differ."""
     steps, ttfts = [], []
     for _prompt, output, ttft, last in sample:
         try:
@@ -210,15 +214,17 @@ def infer_unit(sample: list[tuple], last_is_tpot: bool) -> tuple[float, str]:
         elif o >= 2 and lt > ft:
             steps.append((lt - ft) / (o - 1))
     if len(steps) >= 3:
-        step = sorted(steps)[len(steps) // 2]
+        step = median(steps)
         bounds = ((1.0, 1000.0), (2000.0, 1.0), (2e6, 1e-3))
         factor = next((f for bound, f in bounds if step < bound), 1e-6)
-        return factor, f"a decode step would take {step:.3g} {factor_name(factor)}"
+        return factor, (f"the median decode step, over {len(steps):,} of the file's first rows, "
+                        f"would take {step:.3g} {factor_name(factor)}")
     if ttfts:
-        first = sorted(ttfts)[len(ttfts) // 2]
+        first = median(ttfts)
         bounds = ((20.0, 1000.0), (1e5, 1.0), (1e8, 1e-3))
         factor = next((f for bound, f in bounds if first < bound), 1e-6)
-        return factor, f"the median TTFT would be {first:.3g} {factor_name(factor)}"
+        return factor, (f"the median TTFT, over {len(ttfts):,} of the file's first rows, would "
+                        f"be {first:.3g} {factor_name(factor)}")
     return 1.0, "no values to judge by, so milliseconds"
 
 
