@@ -4,7 +4,9 @@
 (``twoclocks.validation`` reads it; ``pytest -s`` prints the table). Left out on purpose: the
 llama.cpp source's RTX 4090 prompt-processing rows (its F16 matrix products run with FP16
 accumulation, whose 330 TFLOP/s peak is twice the BF16 peak the preset models), multi-GPU llama.cpp
-rows (layer split, not tensor parallel), and AWQ rows of the Qwen tables (GPTQ rows cover the format).
+rows (layer split, not tensor parallel), AWQ rows of the Qwen tables (GPTQ rows cover the format; under
+vLLM 0.4.2 its pre-Marlin AWQ kernel runs up to 1.6x slower, a README known gap), and the TensorRT-LLM 0.9
+DLI dataset's runs past its first 208,000 characters (read a third; the runs are in no order).
 """
 
 from __future__ import annotations

@@ -60,8 +60,8 @@ PCIE_ALLREDUCE_EFFICIENCY = 0.5
 Fabric reach their datasheet figure). Without a GPU-to-GPU fabric the ring runs through the host's PCIe
 switches and root complex, and NCCL falls back from the engines' custom all-reduce. Set by the
 TensorRT-LLM 0.9 rows of Llama 2 70B on 2, 4 and 8 L40S (``trt09-l2-70b-l40s-*``): with the full
-32 GB/s their 2,048-token first tokens come out 23-43% fast, at half of it within 15%; their decode
-steps (16 KB messages, latency-bound) fit the same ``allreduce_latency_ms`` as NVLink, within 7%."""
+32 GB/s their first tokens come out 23-43% fast, at half of it within 13%; their decode steps (16 KB
+messages, latency-bound) fit the same ``allreduce_latency_ms`` as NVLink, within 8%."""
 
 
 class OutOfMemoryError(ValueError):
