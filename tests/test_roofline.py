@@ -223,7 +223,8 @@ def test_vllm_v0_pays_its_per_step_cost_on_a_small_model(entries):
     """vLLM 0.4-0.6 decoding Qwen2.5 0.5B on an A100 (~1 GB of weights, 0.7 ms to read) takes 3.2-3.9 ms
     a token (published): the vllm-v0 preset is within 25% of the bf16 rows and 1.5x of all, while the
     optimised server's fixed cost a step leaves them about 2x off."""
-    rows = [r for r in validation.load_rows() if r["model"] == "qwen2.5-0.5b" and r["serving_stack"] == "vllm-v0"]
+    rows = [r for r in validation.load_rows()
+            if r["model"] == "qwen2.5-0.5b" and r["serving_stack"] == "vllm-v0"]
     assert len(rows) >= 4
     own = validation.compare(rows)
     assert all(abs(e["error"]) <= 0.25 for e in own if e["weight_dtype"] == "bf16")
@@ -353,12 +354,13 @@ def test_an_all_reduce_over_pcie_reaches_half_the_link():
     call = dict(prompt_tokens=4096, output_tokens=1, max_tokens=1, model="llama-2-70b", weight_dtype="fp8",
                 kv_dtype="fp8", tensor_parallel=8, params=replace(DEFAULT_ROOFLINE, allreduce_latency_ms=0.0))
     m = hardware.MODELS["llama-2-70b"]
-    seconds = 2 * m.layers * 2 * 7 / 8 * 4096 * m.hidden_size * 2 / hardware.ACCELERATORS["l40s"].interconnect_bytes_per_s
-    with _with_device(interconnect="pcie", **{k: getattr(hardware.ACCELERATORS["l40s"], k) for k in (
-            "bf16_flops_per_s", "fp8_flops_per_s", "bandwidth_bytes_per_s", "interconnect_bytes_per_s")}):
+    ring_bytes = 2 * m.layers * 2 * 7 / 8 * 4096 * m.hidden_size * 2  # two rings a layer, 2 (p - 1) / p each
+    seconds = ring_bytes / hardware.ACCELERATORS["l40s"].interconnect_bytes_per_s
+    l40s = {k: getattr(hardware.ACCELERATORS["l40s"], k) for k in (
+        "bf16_flops_per_s", "fp8_flops_per_s", "bandwidth_bytes_per_s", "interconnect_bytes_per_s")}
+    with _with_device(interconnect="pcie", **l40s):
         pcie = roofline_call(accelerator="test-device", **call)["ttft_ms"]
-    with _with_device(interconnect="nvlink", **{k: getattr(hardware.ACCELERATORS["l40s"], k) for k in (
-            "bf16_flops_per_s", "fp8_flops_per_s", "bandwidth_bytes_per_s", "interconnect_bytes_per_s")}):
+    with _with_device(interconnect="nvlink", **l40s):
         fabric = roofline_call(accelerator="test-device", **call)["ttft_ms"]
     extra = (1 / PCIE_ALLREDUCE_EFFICIENCY - 1) * seconds * 1e3
     assert pcie - fabric == pytest.approx(extra, rel=1e-6)

@@ -51,7 +51,7 @@ BYTES_PER_KV_VALUE = {"bf16": 2.0, "fp8": 1.0}
 
 INTERCONNECTS = ("nvlink", "infinity-fabric", "pcie")
 """Kinds of device-to-device link: a GPU-to-GPU fabric (NVLink, AMD Infinity Fabric) or only PCIe, where
-tensor-parallel all-reduces run through the host's PCIe switches (see ``roofline.PCIE_ALLREDUCE_EFFICIENCY``)."""
+tensor-parallel all-reduces run through the host's PCIe switches (``roofline.PCIE_ALLREDUCE_EFFICIENCY``)."""
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,8 @@ class Accelerator:
 
     def __post_init__(self) -> None:
         if self.interconnect not in INTERCONNECTS:
-            raise ValueError(f"interconnect must be one of {', '.join(INTERCONNECTS)}; got {self.interconnect!r}")
+            valid = ", ".join(INTERCONNECTS)
+            raise ValueError(f"interconnect must be one of {valid}; got {self.interconnect!r}")
 
     def peak_flops_per_s(self, weight_dtype: str) -> float:
         """Dense tensor peak used for ``weight_dtype`` weights, FLOP/s.

@@ -382,9 +382,10 @@ class _Setup:
 
     @property
     def link_bytes_per_s(self) -> float:
-        """One-way bandwidth an all-reduce reaches between two devices: PCIe at ``PCIE_ALLREDUCE_EFFICIENCY``."""
+        """One-way bandwidth an all-reduce reaches between two devices (PCIe: ``PCIE_ALLREDUCE_EFFICIENCY``)."""
         acc = self.accelerator
-        return acc.interconnect_bytes_per_s * (PCIE_ALLREDUCE_EFFICIENCY if acc.interconnect == "pcie" else 1.0)
+        efficiency = PCIE_ALLREDUCE_EFFICIENCY if acc.interconnect == "pcie" else 1.0
+        return acc.interconnect_bytes_per_s * efficiency
 
     def compute_ms(self, flops_per_device: float) -> float:
         return flops_per_device / (self.peak_flops_per_s * self.params.mfu) * 1e3
