@@ -89,9 +89,9 @@ def test_the_current_configurations_nearest_measurements_show_their_error_and_so
     assert [href for _, href in got] == [e["source_address"] for e in expected]
     assert f"({percent(first['error'])})" in got[0][0]
     assert "6,144-token prompt" in got[0][0] and "Eager PyTorch" in got[0][0]
-    lesson.evaluate("(s) => TwoClocks.setState(s)", {**QWEN_EAGER, "serving_stack": "optimised"})
+    lesson.evaluate("(s) => TwoClocks.setState(s)", {**QWEN_EAGER, "serving_stack": "vllm-v0"})
     moved = wait_until(
-        lesson, "() => document.querySelector('#validation-nearest li')?.textContent.includes('Optimised server')")
+        lesson, "() => document.querySelector('#validation-nearest li')?.textContent.includes('vLLM 0.4–0.6')")
     assert moved
 
 

@@ -49,6 +49,10 @@ TABLE_BYTES_PER_WEIGHT = 2.0
 BYTES_PER_KV_VALUE = {"bf16": 2.0, "fp8": 1.0}
 """Bytes per stored key or value element in the KV cache."""
 
+INTERCONNECTS = ("nvlink", "infinity-fabric", "pcie")
+"""Kinds of device-to-device link: a GPU-to-GPU fabric (NVLink, AMD Infinity Fabric) or only PCIe, where
+tensor-parallel all-reduces run through the host's PCIe switches (``roofline.PCIE_ALLREDUCE_EFFICIENCY``)."""
+
 
 @dataclass(frozen=True)
 class Accelerator:
@@ -66,6 +70,7 @@ class Accelerator:
         interconnect_bytes_per_s: device-to-device bandwidth in one direction, bytes/s (NVLink where
             fitted, else PCIe 4.0 x16); used only for the tensor-parallel all-reduce.
         source: where the figures come from.
+        interconnect: the kind of that link, one of ``INTERCONNECTS``.
     """
 
     id: str
@@ -77,6 +82,12 @@ class Accelerator:
     vector_flops_per_s: float
     interconnect_bytes_per_s: float
     source: str
+    interconnect: str
+
+    def __post_init__(self) -> None:
+        if self.interconnect not in INTERCONNECTS:
+            valid = ", ".join(INTERCONNECTS)
+            raise ValueError(f"interconnect must be one of {valid}; got {self.interconnect!r}")
 
     def peak_flops_per_s(self, weight_dtype: str) -> float:
         """Dense tensor peak used for ``weight_dtype`` weights, FLOP/s.
@@ -198,6 +209,7 @@ ACCELERATORS = {
             memory_bytes=80e9,
             vector_flops_per_s=67e12,  # datasheet FP32 67 TFLOPS
             interconnect_bytes_per_s=_NVLINK4,
+            interconnect="nvlink",
             source=(
                 "NVIDIA H100 Tensor Core GPU datasheet, H100 SXM column (BF16 1,979 and FP8 3,958 "
                 "TFLOPS are with sparsity; dense is half): https://www.nvidia.com/en-us/data-center/h100/"
@@ -212,6 +224,7 @@ ACCELERATORS = {
             memory_bytes=141e9,
             vector_flops_per_s=67e12,  # datasheet FP32 67 TFLOPS
             interconnect_bytes_per_s=_NVLINK4,
+            interconnect="nvlink",
             source=(
                 "NVIDIA H200 Tensor Core GPU datasheet, H200 SXM column (same Hopper compute as H100 "
                 "SXM; sparse figures halved): https://www.nvidia.com/en-us/data-center/h200/"
@@ -226,6 +239,7 @@ ACCELERATORS = {
             memory_bytes=144e9,
             vector_flops_per_s=67e12,  # datasheet FP32 67 TFLOPS
             interconnect_bytes_per_s=_NVLINK4,
+            interconnect="nvlink",
             source=(
                 "NVIDIA GH200 Grace Hopper Superchip datasheet, the Hopper GPU in its HBM3e version "
                 "(144 GB at 4.9 TB/s; the HBM3 version has 96 GB at 4 TB/s); same Hopper compute as "
@@ -244,6 +258,7 @@ ACCELERATORS = {
             memory_bytes=80e9,
             vector_flops_per_s=19.5e12,  # datasheet FP32 19.5 TFLOPS
             interconnect_bytes_per_s=300e9,
+            interconnect="nvlink",
             source=(
                 "NVIDIA A100 Tensor Core GPU datasheet, A100 80GB SXM column (BF16 312 TFLOPS dense, "
                 "2,039 GB/s, NVLink 600 GB/s total; no FP8): https://www.nvidia.com/en-us/data-center/a100/"
@@ -258,6 +273,7 @@ ACCELERATORS = {
             memory_bytes=40e9,
             vector_flops_per_s=19.5e12,  # datasheet FP32 19.5 TFLOPS
             interconnect_bytes_per_s=300e9,
+            interconnect="nvlink",
             source=(
                 "NVIDIA A100 Tensor Core GPU datasheet, A100 40GB SXM column (BF16 312 TFLOPS dense, "
                 "1,555 GB/s HBM2, 40 GB, NVLink 600 GB/s total; no FP8): "
@@ -273,6 +289,7 @@ ACCELERATORS = {
             memory_bytes=24e9,
             vector_flops_per_s=30.3e12,  # datasheet FP32 30.3 TFLOPS
             interconnect_bytes_per_s=_PCIE4,
+            interconnect="pcie",
             source=(
                 "NVIDIA L4 Tensor Core GPU datasheet (BF16 242 and FP8 485 TFLOPS are with sparsity; "
                 "300 GB/s; 24 GB; PCIe 4.0 x16): https://www.nvidia.com/en-us/data-center/l4/"
@@ -287,6 +304,7 @@ ACCELERATORS = {
             memory_bytes=24e9,
             vector_flops_per_s=82.6e12,  # datasheet FP32 82.6 TFLOPS
             interconnect_bytes_per_s=_PCIE4,
+            interconnect="pcie",
             source=(
                 "NVIDIA Ada Lovelace GPU Architecture whitepaper, appendix table for GeForce RTX 4090 "
                 "(dense BF16 and FP8 tensor TFLOPS with FP32 accumulate; 1,008 GB/s GDDR6X; 24 GB; "
@@ -303,6 +321,7 @@ ACCELERATORS = {
             memory_bytes=80e9,
             vector_flops_per_s=51e12,  # datasheet FP32 51 TFLOPS
             interconnect_bytes_per_s=_PCIE5,
+            interconnect="pcie",
             source=(
                 "NVIDIA H100 Tensor Core GPU datasheet, H100 PCIe column (BF16 1,513 and FP8 3,026 TFLOPS "
                 "are with sparsity; dense is half; 2 TB/s; 80 GB; PCIe Gen5 128 GB/s, NVLink bridges join "
@@ -318,6 +337,7 @@ ACCELERATORS = {
             memory_bytes=94e9,
             vector_flops_per_s=60e12,  # datasheet FP32 60 TFLOPS
             interconnect_bytes_per_s=_PCIE5,
+            interconnect="pcie",
             source=(
                 "NVIDIA H100 Tensor Core GPU datasheet, H100 NVL column, per GPU (BF16 1,671 and FP8 "
                 "3,341 TFLOPS are with sparsity; dense is half; 3.9 TB/s; 94 GB; NVLink bridges of "
@@ -334,6 +354,7 @@ ACCELERATORS = {
             memory_bytes=48e9,
             vector_flops_per_s=91.6e12,  # datasheet FP32 91.6 TFLOPS
             interconnect_bytes_per_s=_PCIE4,
+            interconnect="pcie",
             source=(
                 "NVIDIA L40S GPU datasheet (BF16 362.05 dense / 733 sparse TFLOPS, FP8 733 dense / 1,466 "
                 "sparse; 864 GB/s GDDR6; 48 GB; PCIe Gen4 x16, no NVLink): "
@@ -349,6 +370,7 @@ ACCELERATORS = {
             memory_bytes=48e9,
             vector_flops_per_s=90.5e12,  # datasheet FP32 90.5 TFLOPS
             interconnect_bytes_per_s=_PCIE4,
+            interconnect="pcie",
             source=(
                 "NVIDIA L40 GPU datasheet (BF16 181.05 dense / 362.1 sparse TFLOPS, FP8 362 dense / 724 "
                 "sparse; 864 GB/s GDDR6; 48 GB; PCIe Gen4 x16, no NVLink): "
@@ -364,6 +386,7 @@ ACCELERATORS = {
             memory_bytes=192e9,
             vector_flops_per_s=81.7e12,  # datasheet FP32 vector 81.7 TFLOPS
             interconnect_bytes_per_s=64e9,
+            interconnect="infinity-fabric",
             source=(
                 "AMD Instinct MI300X data sheet (BF16 1,307.4 and FP8 2,614.9 TFLOPS dense; 5.3 TB/s HBM3; "
                 "192 GB; Infinity Fabric 128 GB/s per link, both directions, one link to each peer): "
@@ -379,6 +402,7 @@ ACCELERATORS = {
             memory_bytes=256e9,
             vector_flops_per_s=163.4e12,  # datasheet FP32 vector 163.4 TFLOPS
             interconnect_bytes_per_s=64e9,
+            interconnect="infinity-fabric",
             source=(
                 "AMD Instinct MI325X data sheet (BF16 1,307.4 and FP8 2,614.9 TFLOPS dense; 6 TB/s HBM3E; "
                 "256 GB; FP32 vector 163.4 TFLOPS; Infinity Fabric 128 GB/s per link, both directions, "
@@ -395,6 +419,7 @@ ACCELERATORS = {
             memory_bytes=180e9,
             vector_flops_per_s=80e12,  # datasheet FP32 80 TFLOPS
             interconnect_bytes_per_s=900e9,
+            interconnect="nvlink",
             source=(
                 "NVIDIA HGX B200 specifications, per GPU of eight (BF16 36 and FP8 72 PFLOPS for eight "
                 "GPUs are with sparsity: 2.25 and 4.5 PFLOPS dense each; 1.44 TB HBM3e is 180 GB each; "
