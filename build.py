@@ -13,7 +13,6 @@ build works offline; every cached file is re-checked against its pin before it i
 from __future__ import annotations
 
 import argparse
-import ast
 import base64
 import functools
 import gzip
@@ -343,23 +342,8 @@ def project_metadata() -> dict:
 
 # The log tools: shipped in a wheel of their own (twoclocks-logs), which the page installs the first
 # time a log is analysed or the code cell runs, so the model's wheel stays small for every visit.
-LOG_PACKAGE = "logtools"
-
-
-def log_modules() -> tuple[str, ...]:
-    """The log wheel's modules, relative to py/twoclocks: every module of the `logtools` package and
-    the companions its `WHEEL_COMPANIONS` names (read from its source, without importing it)."""
-    package = PY_DIR / "twoclocks" / LOG_PACKAGE
-    tree = ast.parse((package / "__init__.py").read_text())
-    companions = next(
-        ast.literal_eval(node.value) for node in tree.body
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "WHEEL_COMPANIONS" for t in node.targets)
-    )
-    inside = (path.relative_to(package.parent).as_posix() for path in sorted(package.rglob("*.py")))
-    return (*inside, *companions)
-
-
-LOG_MODULES = log_modules()
+# The wheel is one folder of the package, whatever modules it holds.
+LOG_PACKAGE = "logs"
 
 
 def build_wheels() -> dict[str, tuple[str, bytes]]:
@@ -368,10 +352,10 @@ def build_wheels() -> dict[str, tuple[str, bytes]]:
     meta = project_metadata()
     package = PY_DIR / meta["name"]
     sources = sorted([*package.rglob("*.py"), *package.rglob("*.csv")])  # the CSV: validation data
-    is_log = lambda path: path.relative_to(package).as_posix() in LOG_MODULES  # noqa: E731
+    logs = [p for p in sources if p.is_relative_to(package / LOG_PACKAGE)]
     return {
-        "model": build_wheel(meta["name"], [p for p in sources if not is_log(p)], meta["description"]),
-        "logs": build_wheel(f"{meta['name']}-logs", [p for p in sources if is_log(p)],
+        "model": build_wheel(meta["name"], [p for p in sources if p not in logs], meta["description"]),
+        "logs": build_wheel(f"{meta['name']}-logs", logs,
                             f"The log tools of {meta['name']}: read, fit and diagnose latency logs."),
     }
 

@@ -21,14 +21,15 @@ def test_embedded_report_equals_the_live_model(dist_dir):
 
 def test_wheels_hold_the_package_and_no_dependencies(dist_dir):
     """The model's wheel and the log tools' wheel together carry every module of py/twoclocks, the
-    log modules only in theirs, and neither requires anything (micropip would look it up on PyPI)."""
+    log tools' folder (py/twoclocks/logs, whole) only in theirs, the shared statistics in the model's,
+    and neither requires anything (micropip would look it up on PyPI)."""
     (model,) = dist_dir.glob("app-*/twoclocks-*.whl")
     (logs,) = dist_dir.glob("app-*/twoclocks_logs-*.whl")
     names = {wheel: set(zipfile.ZipFile(wheel).namelist()) for wheel in (model, logs)}
     sources = {p.relative_to(build.PY_DIR).as_posix() for p in (build.PY_DIR / "twoclocks").rglob("*.py")}
-    log_modules = {f"twoclocks/{name}" for name in build.LOG_MODULES}
-    assert log_modules <= sources
-    assert {s for s in sources if s.startswith("twoclocks/logtools/")} <= log_modules  # the whole package
+    log_modules = {s for s in sources if s.startswith(f"twoclocks/{build.LOG_PACKAGE}/")}
+    assert {"twoclocks/logs/readers/registry.py", "twoclocks/logs/analysis.py"} <= log_modules
+    assert "twoclocks/stats.py" in names[model]  # the load simulation's percentiles too
     assert names[model] & sources == sources - log_modules
     assert names[logs] & sources == log_modules
     for wheel, members in names.items():

@@ -1,5 +1,5 @@
 """"Bring your own logs" in Chromium: import a log (picker, drop, paste, sample), see what CPython's
-``twoclocks.traffic.analyze_log`` finds for the same bytes, run the lesson on the fitted model and
+``twoclocks.logs.analyze_log`` finds for the same bytes, run the lesson on the fitted model and
 back, errors for unknown formats and oversized files, the charts, and no request off the origin."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from pagewait import DEADLINE_MS, format_ms, open_logs, wait_for_readouts, wait_until
 
-from twoclocks.fit import DECODE_TERMS, PREFILL_TERMS
-from twoclocks.traffic import analyze_log
+from twoclocks.logs.fit import DECODE_TERMS, PREFILL_TERMS
+from twoclocks.logs import analyze_log
 from twoclocks.web import DEFAULT_STATE, evaluate
 
 pytestmark = pytest.mark.browser

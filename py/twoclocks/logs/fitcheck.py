@@ -14,7 +14,7 @@ group's requests have their own. Every request counts, not only the ones the cha
 from __future__ import annotations
 
 from . import fit
-from .stats import median
+from ..stats import median
 
 GROUPS = 5
 """Most groups per table: a screen reader reads each row aloud, so a handful."""

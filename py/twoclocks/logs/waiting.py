@@ -30,10 +30,10 @@ from __future__ import annotations
 
 from math import fsum
 
-from .advice import WAITING_FIX, WAITING_SHARE, capital, format_share
-from .advice import format_ms as _s
-from .load import MAX_CONCURRENCY, MAX_REQUESTS_PER_S, MIN_REQUESTS_PER_S
-from .stats import median, percentile, whole
+from ..advice import WAITING_FIX, WAITING_SHARE, capital, format_share
+from ..advice import format_ms as _s
+from ..load import MAX_CONCURRENCY, MAX_REQUESTS_PER_S, MIN_REQUESTS_PER_S
+from ..stats import median, percentile, whole
 
 SAME_PROMPT_SPREAD = 0.1
 """Prompts within +-10 % of the median prompt length count as one constant length."""
