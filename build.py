@@ -398,6 +398,15 @@ def model():
     return twoclocks.web
 
 
+def log_tools() -> str:
+    """The tools whose results the log section reads, from the readers' registry (so the page's
+    sentence names every format a reader module adds)."""
+    model()  # puts py/ on the path
+    from twoclocks.logs.readers import tools_phrase
+
+    return tools_phrase()
+
+
 def site_assets() -> dict[str, bytes]:
     """Our static files, except the HTML templates (they are rendered per build)."""
     return {
@@ -509,6 +518,7 @@ def render_page(
         "%%TTLT_MS%%": f"{report['ttlt_ms']:.0f} ms",
         "%%TTFT_RAW%%": repr(report["ttft_ms"]),
         "%%TTLT_RAW%%": repr(report["ttlt_ms"]),
+        "%%LOG_TOOLS%%": html.escape(log_tools(), quote=False),
     }
     for marker, value in replacements.items():
         template = template.replace(marker, value)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import zipfile
+from html import escape as html_escape
 
 import pytest
 
@@ -35,6 +36,18 @@ def test_wheels_hold_the_package_and_no_dependencies(dist_dir):
     for wheel, members in names.items():
         metadata = zipfile.ZipFile(wheel).read(next(n for n in members if n.endswith("METADATA"))).decode()
         assert "Requires-Dist" not in metadata
+
+
+def test_the_log_section_names_every_reader(dist_dir):
+    """The log section's sentence lists the tool of every reader the registry finds (it is written
+    from the registry at build time, so a new format module appears on the page by itself)."""
+    from twoclocks.logs import readers
+
+    html = (dist_dir / "index.html").read_text()
+    section = html.split('id="logs-title"', 1)[1].split("</section>", 1)[0]
+    tools = [reader.TOOL for reader in readers.READERS if hasattr(reader, "TOOL")]
+    assert {"SGLang's benchmark", "GenAI-Perf"} <= set(tools)
+    assert [tool for tool in tools if html_escape(tool, quote=False) not in section] == []
 
 
 def test_lock_file_names_our_verified_micropip(dist_dir):

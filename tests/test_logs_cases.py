@@ -344,6 +344,7 @@ def test_every_reader_has_the_registry_interface_and_a_fixture():
     for reader in readers.READERS:
         assert all(hasattr(reader, attr) for attr in ("FORMAT", "NAME", "ACCEPTS", "recognise", "read"))
         assert reader.FORMAT in formats
+        assert hasattr(reader, "TOOL") or reader is readers.READERS[-1]  # the page's sentence names it
     assert list(readers.FORMATS) == [reader.FORMAT for reader in readers.READERS]
 
 

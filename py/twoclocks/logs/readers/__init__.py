@@ -16,7 +16,7 @@ It is part of :mod:`twoclocks.logs`, the log tools' wheel.
 """
 
 from .parsed import MAX_REQUESTS, SKIP_REASONS, ParsedLog
-from .registry import ACCEPTED, FORMATS, READERS, accepted_markdown, parse_log
+from .registry import ACCEPTED, FORMATS, READERS, accepted_markdown, parse_log, tools_phrase
 
 __all__ = [
     "ACCEPTED",
@@ -27,4 +27,5 @@ __all__ = [
     "ParsedLog",
     "accepted_markdown",
     "parse_log",
+    "tools_phrase",
 ]

@@ -25,6 +25,7 @@ from .tables import UNITS
 FORMAT = "aiperf"
 ORDER = 50
 NAME = "AIPerf profile_export.jsonl"
+TOOL = "AIPerf"
 ACCEPTS = "AIPerf's `profile_export.jsonl`"
 PER_REQUEST = (
     "AIPerf writes one record per request to profile_export.jsonl in the same artifacts folder "

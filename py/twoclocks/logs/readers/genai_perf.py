@@ -31,6 +31,7 @@ from .parsed import ParsedLog
 FORMAT = "genai_perf"
 ORDER = 40
 NAME = "GenAI-Perf profile_export.json"
+TOOL = "GenAI-Perf"
 ACCEPTS = "GenAI-Perf's raw `profile_export.json`"
 PER_REQUEST = (
     "GenAI-Perf writes every request to profile_export.json in the same artifacts folder "

@@ -29,6 +29,7 @@ from .parsed import ParsedLog
 FORMAT = "guidellm"
 ORDER = 30
 NAME = "GuideLLM benchmarks report JSON"
+TOOL = "GuideLLM"
 ACCEPTS = "GuideLLM's `benchmarks.json`"
 _SLACK_S = 1e-6  # timestamps equal to the window's edge, up to float rounding, are inside it
 _SPAN_FIELDS = "request_start_time, request_end_time; start_time, end_time in 0.2"

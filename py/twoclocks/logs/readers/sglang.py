@@ -20,6 +20,7 @@ from .parsed import ParsedLog
 FORMAT = "sglang"
 ORDER = 10
 NAME = "SGLang bench_serving --output-details JSON Lines"
+TOOL = "SGLang's benchmark"
 ACCEPTS = "SGLang's serving benchmark output (`sglang.bench_serving --output-details`)"
 OPTION = "--output-details"
 

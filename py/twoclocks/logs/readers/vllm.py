@@ -23,6 +23,7 @@ from .parsed import ParsedLog
 FORMAT = "vllm"
 ORDER = 20
 NAME = "vLLM benchmark_serving --save-result JSON"
+TOOL = "vLLM's benchmark"
 ACCEPTS = "vLLM's serving benchmark result (`vllm bench serve --save-result --save-detailed`)"
 
 
