@@ -206,10 +206,10 @@ def fetch_esbuild() -> Path:
 
 
 # The page's JavaScript entry points: main.js (the page), worker.js (both Python workers) and
-# logsview.js (imported on demand). esbuild bundles each with what it imports, code they share going
+# logs/logsview.js (imported on demand). esbuild bundles each with what it imports, code they share going
 # into chunk-<hash>.js files; build.js (generated per build) and early.js (a classic script) stay files
 # of their own.
-JS_ENTRIES = ("js/main.js", "js/worker.js", "js/logsview.js")
+JS_ENTRIES = ("js/main.js", "js/worker.js", "js/logs/logsview.js")
 JS_SEPARATE = ("js/build.js", "js/early.js")
 
 

@@ -373,7 +373,7 @@ async ([analysis, withCallback, deadline]) => {
   // A second logs section built from the page's own logsview module, with a stand-in analysis (the
   // one CPython returns) and, if asked, a useLoad that keeps what it is given.
   const main = document.querySelector('script[type="module"][src$="/main.js"]').src;
-  const { setupLogs } = await import(new URL("logsview.js", main).href);
+  const { setupLogs } = await import(new URL("logs/logsview.js", main).href);
   const root = document.createElement("div");
   root.id = "logs-harness";
   document.body.append(root);
