@@ -210,8 +210,8 @@ def diagnose(
         ``advice.SLOW_FIRST_TOKEN_MS`` and ``advice.SLOW_STREAM_MS``), "missing_stop", "verdict":
         the label (``advice.CLOCKS``: "prefill" | "decode" | "both" | "fine"), "lever"
         (``advice.LEVERS``), "decision" (:func:`twoclocks.advice.decide`'s answer on the medians),
-        "waiting" (:func:`twoclocks.waiting.detect_waiting`: were the first tokens waiting rather
-        than prefilling, with the evidence; plus :func:`twoclocks.waiting.lab_suggestion`'s keys:
+        "waiting" (:func:`twoclocks.logs.waiting.detect_waiting`: were the first tokens waiting rather
+        than prefilling, with the evidence; plus :func:`twoclocks.logs.waiting.lab_suggestion`'s keys:
         the lab ``load`` to offer, the median prompt and answer), "recommendation": str}``. ``prefill_ms`` and
         ``prefill_share`` are all of TTFT (waiting included), as the clocks measure it.
 

@@ -10,7 +10,7 @@ TTFT is queue wait plus prefill. One call alone on an idle server has no queue, 
 * the load the file records (``ParsedLog.load_levels``: vLLM's ``max_concurrency``, GuideLLM's
   strategy, GenAI-Perf's experiment...), or, where it records none, the load its requests'
   timestamps show (1.5 or more in flight on average, so a rounded concurrency above 1:
-  :mod:`twoclocks.logtools.inflight`);
+  :mod:`twoclocks.logs.readers.inflight`);
 * TTFT spread at a constant prompt length: prefill of the same prompt costs the same each time, so
   a p90 / p10 ratio of ``SPREAD_RATIO`` or more among same-length prompts is waiting;
 * TTFT far above what prefill costs: per request, the prefill estimate is the lower of the lower
