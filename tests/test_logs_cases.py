@@ -352,7 +352,7 @@ def test_readme_format_list_is_the_registrys():
     """The README's list of accepted formats is exactly what the registry generates."""
     readme = (ROOT / "README.md").read_text()
     listed = readme.split("<!-- formats:start -->\n", 1)[1].split("<!-- formats:end -->", 1)[0]
-    assert readers.accepted_markdown() == listed
+    assert readers.accepted_markdown() == listed, f"README.md's list should read:\n{readers.accepted_markdown()}"
 
 
 def test_error_messages_name_every_reader():
