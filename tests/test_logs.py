@@ -695,3 +695,11 @@ def test_python_prints_a_duration_exactly_as_the_page_does(ms):
     """advice.format_ms agrees with the page's formatMs (an independent copy in tests/pagewait.py)
     on every duration, ties included: a figure reads the same in a sentence and in a table."""
     assert advice.format_ms(ms) == page_format_ms(ms)
+
+
+def test_the_old_address_of_the_log_tools_still_answers():
+    """A code cell written against ``twoclocks.traffic`` gets the same functions as ``twoclocks.logs``."""
+    from twoclocks import logs, traffic
+
+    assert traffic.analyze_log is logs.analyze_log
+    assert traffic.diagnose is diagnosis.diagnose
