@@ -8,6 +8,7 @@ Layout (one job per module):
 * ``tables``: tables with one request per row (CSV, JSON arrays, JSON Lines) and unit inference;
 * one module per tool (``vllm``, ``sglang``, ``llmperf``, ``guidellm``, ``aiperf``,
   ``genai_perf``), each with ``recognise(source)`` and ``read(source, log)``;
+* ``arrays``: the per-request arrays vLLM's and SGLang's results share (not a format itself);
 * ``inflight``: the load read from the requests' start and end times, for files that record none;
 * ``registry``: the readers, found in the package and ordered by their ``ORDER``, what is
   accepted (generated from them), and :func:`parse_log`. Adding a format is adding a module.
