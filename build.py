@@ -13,7 +13,6 @@ build works offline; every cached file is re-checked against its pin before it i
 from __future__ import annotations
 
 import argparse
-import ast
 import base64
 import functools
 import gzip
@@ -207,10 +206,10 @@ def fetch_esbuild() -> Path:
 
 
 # The page's JavaScript entry points: main.js (the page), worker.js (both Python workers) and
-# logsview.js (imported on demand). esbuild bundles each with what it imports, code they share going
+# logs/logsview.js (imported on demand). esbuild bundles each with what it imports, code they share going
 # into chunk-<hash>.js files; build.js (generated per build) and early.js (a classic script) stay files
 # of their own.
-JS_ENTRIES = ("js/main.js", "js/worker.js", "js/logsview.js")
+JS_ENTRIES = ("js/main.js", "js/worker.js", "js/logs/logsview.js")
 JS_SEPARATE = ("js/build.js", "js/early.js")
 
 
@@ -343,23 +342,8 @@ def project_metadata() -> dict:
 
 # The log tools: shipped in a wheel of their own (twoclocks-logs), which the page installs the first
 # time a log is analysed or the code cell runs, so the model's wheel stays small for every visit.
-LOG_PACKAGE = "logtools"
-
-
-def log_modules() -> tuple[str, ...]:
-    """The log wheel's modules, relative to py/twoclocks: every module of the `logtools` package and
-    the companions its `WHEEL_COMPANIONS` names (read from its source, without importing it)."""
-    package = PY_DIR / "twoclocks" / LOG_PACKAGE
-    tree = ast.parse((package / "__init__.py").read_text())
-    companions = next(
-        ast.literal_eval(node.value) for node in tree.body
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "WHEEL_COMPANIONS" for t in node.targets)
-    )
-    inside = (path.relative_to(package.parent).as_posix() for path in sorted(package.rglob("*.py")))
-    return (*inside, *companions)
-
-
-LOG_MODULES = log_modules()
+# The wheel is one folder of the package, whatever modules it holds.
+LOG_PACKAGE = "logs"
 
 
 def build_wheels() -> dict[str, tuple[str, bytes]]:
@@ -368,10 +352,10 @@ def build_wheels() -> dict[str, tuple[str, bytes]]:
     meta = project_metadata()
     package = PY_DIR / meta["name"]
     sources = sorted([*package.rglob("*.py"), *package.rglob("*.csv")])  # the CSV: validation data
-    is_log = lambda path: path.relative_to(package).as_posix() in LOG_MODULES  # noqa: E731
+    logs = [p for p in sources if p.is_relative_to(package / LOG_PACKAGE)]
     return {
-        "model": build_wheel(meta["name"], [p for p in sources if not is_log(p)], meta["description"]),
-        "logs": build_wheel(f"{meta['name']}-logs", [p for p in sources if is_log(p)],
+        "model": build_wheel(meta["name"], [p for p in sources if p not in logs], meta["description"]),
+        "logs": build_wheel(f"{meta['name']}-logs", logs,
                             f"The log tools of {meta['name']}: read, fit and diagnose latency logs."),
     }
 
@@ -412,6 +396,15 @@ def model():
     import twoclocks.web
 
     return twoclocks.web
+
+
+def log_tools() -> str:
+    """The tools whose results the log section reads, from the readers' registry (so the page's
+    sentence names every format a reader module adds)."""
+    model()  # puts py/ on the path
+    from twoclocks.logs.readers import tools_phrase
+
+    return tools_phrase()
 
 
 def site_assets() -> dict[str, bytes]:
@@ -525,6 +518,7 @@ def render_page(
         "%%TTLT_MS%%": f"{report['ttlt_ms']:.0f} ms",
         "%%TTFT_RAW%%": repr(report["ttft_ms"]),
         "%%TTLT_RAW%%": repr(report["ttlt_ms"]),
+        "%%LOG_TOOLS%%": html.escape(log_tools(), quote=False),
     }
     for marker, value in replacements.items():
         template = template.replace(marker, value)

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from strategies import page_states
 
-from twoclocks import advice, toy, traffic
+from twoclocks import advice, toy
+from twoclocks.logs import diagnosis
 from twoclocks.scenarios import SCENARIOS
 from twoclocks.web import DEFAULT_STATE, evaluate, evaluate_json
 
@@ -87,7 +88,7 @@ def test_a_log_and_a_call_with_the_same_clocks_get_the_same_clock(share, ttlt):
     (a 10,000-token prompt, so no first token here is past what prefill can take: no waiting)."""
     rows = {"prompt_tokens": [10_000] * 4, "output_tokens": [200] * 4,
             "ttft_ms": [share * ttlt] * 4, "ttlt_ms": [ttlt] * 4}
-    result = traffic.diagnose(**rows)
+    result = diagnosis.diagnose(**rows)
     expected = advice.decide(ttft_ms=share * ttlt, ttlt_ms=ttlt)
     assert (expected["label"], expected["lever"]) == (result["verdict"], result["lever"])
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import zipfile
+from html import escape as html_escape
 
 import pytest
 
@@ -21,19 +22,32 @@ def test_embedded_report_equals_the_live_model(dist_dir):
 
 def test_wheels_hold_the_package_and_no_dependencies(dist_dir):
     """The model's wheel and the log tools' wheel together carry every module of py/twoclocks, the
-    log modules only in theirs, and neither requires anything (micropip would look it up on PyPI)."""
+    log tools' folder (py/twoclocks/logs, whole) only in theirs, the shared statistics in the model's,
+    and neither requires anything (micropip would look it up on PyPI)."""
     (model,) = dist_dir.glob("app-*/twoclocks-*.whl")
     (logs,) = dist_dir.glob("app-*/twoclocks_logs-*.whl")
     names = {wheel: set(zipfile.ZipFile(wheel).namelist()) for wheel in (model, logs)}
     sources = {p.relative_to(build.PY_DIR).as_posix() for p in (build.PY_DIR / "twoclocks").rglob("*.py")}
-    log_modules = {f"twoclocks/{name}" for name in build.LOG_MODULES}
-    assert log_modules <= sources
-    assert {s for s in sources if s.startswith("twoclocks/logtools/")} <= log_modules  # the whole package
+    log_modules = {s for s in sources if s.startswith(f"twoclocks/{build.LOG_PACKAGE}/")}
+    assert {"twoclocks/logs/readers/registry.py", "twoclocks/logs/analysis.py"} <= log_modules
+    assert "twoclocks/stats.py" in names[model]  # the load simulation's percentiles too
     assert names[model] & sources == sources - log_modules
     assert names[logs] & sources == log_modules
     for wheel, members in names.items():
         metadata = zipfile.ZipFile(wheel).read(next(n for n in members if n.endswith("METADATA"))).decode()
         assert "Requires-Dist" not in metadata
+
+
+def test_the_log_section_names_every_reader(dist_dir):
+    """The log section's sentence lists the tool of every reader the registry finds (it is written
+    from the registry at build time, so a new format module appears on the page by itself)."""
+    from twoclocks.logs import readers
+
+    html = (dist_dir / "index.html").read_text()
+    section = html.split('id="logs-title"', 1)[1].split("</section>", 1)[0]
+    tools = [reader.TOOL for reader in readers.READERS if hasattr(reader, "TOOL")]
+    assert {"SGLang's benchmark", "GenAI-Perf"} <= set(tools)
+    assert [tool for tool in tools if html_escape(tool, quote=False) not in section] == []
 
 
 def test_lock_file_names_our_verified_micropip(dist_dir):

@@ -1,4 +1,4 @@
-"""Bring your own logs: parsing (twoclocks.logtools), fitting (twoclocks.fit), diagnosis (twoclocks.traffic)."""
+"""Bring your own logs: parsing (twoclocks.logs.readers), fitting (twoclocks.logs.fit), diagnosis (twoclocks.logs.diagnosis)."""
 
 from __future__ import annotations
 
@@ -14,11 +14,12 @@ from hypothesis import strategies as st
 
 from pagewait import format_ms as page_format_ms
 
-from twoclocks import advice, fit, fitcheck, stats, toy, traffic
-from twoclocks import logtools
-from twoclocks.logtools import parsed as parsed_module
+from twoclocks import advice, stats, toy
+from twoclocks.logs import analysis, diagnosis, fit, fitcheck
+from twoclocks.logs import readers
+from twoclocks.logs.readers import parsed as parsed_module
 from twoclocks.toy import ToyConstants
-from twoclocks.traffic import analyze_log
+from twoclocks.logs.analysis import analyze_log
 
 DATA = Path(__file__).parent / "data" / "logs"
 SAMPLE_LOG = Path(__file__).parent.parent / "site" / "sample-log.csv"
@@ -57,7 +58,7 @@ def assert_json_safe(result: dict) -> None:
 def test_vllm_result_reads_per_request_arrays_and_sums_itls_for_ttlt():
     """A vLLM --save-result file gives one request per array slot, TTLT = ttft + sum(itls), in ms."""
     raw = json.loads(read("vllm_benchmark_serving.json"))
-    parsed = logtools.parse_log(read("vllm_benchmark_serving.json"))
+    parsed = readers.parse_log(read("vllm_benchmark_serving.json"))
     assert ("vllm", 8, 7, {"failed": 1}) == (
         parsed.format, parsed.rows_total, parsed.rows_used, parsed.skipped
     )
@@ -70,7 +71,7 @@ def test_vllm_result_reads_per_request_arrays_and_sums_itls_for_ttlt():
 def test_llmperf_individual_responses_use_second_suffixes_and_skip_errors():
     """llmperf's records are read in seconds from their _s suffix, and the 429 row is skipped."""
     raw = json.loads(read("llmperf_individual_responses.json"))
-    parsed = logtools.parse_log(read("llmperf_individual_responses.json"))
+    parsed = readers.parse_log(read("llmperf_individual_responses.json"))
     assert ("llmperf", 6, 5, {"failed": 1}) == (
         parsed.format, parsed.rows_total, parsed.rows_used, parsed.skipped
     )
@@ -89,7 +90,7 @@ def test_llmperf_individual_responses_use_second_suffixes_and_skip_errors():
 def test_guidellm_reports_pool_successful_requests_and_count_the_rest(name, total, used, skipped):
     """GuideLLM reports (old and new schema) keep successful requests and count errored/incomplete."""
     raw = json.loads(read(name))
-    parsed = logtools.parse_log(read(name))
+    parsed = readers.parse_log(read(name))
     first = raw["benchmarks"][0]["requests"]["successful"][0]
     assert ("guidellm", total, used, skipped) == (
         parsed.format, parsed.rows_total, parsed.rows_used, parsed.skipped
@@ -107,7 +108,7 @@ def test_guidellm_request_without_computed_fields_falls_back_to_timestamps():
                              "request_end": 101.5}},
     }
     report = {"benchmarks": [{"requests": {"successful": [request], "errored": []}}]}
-    parsed = logtools.parse_log(json.dumps(report))
+    parsed = readers.parse_log(json.dumps(report))
     assert ([250.0], [1500.0]) == (
         [round(v, 6) for v in parsed.ttft_ms], [round(v, 6) for v in parsed.ttlt_ms]
     )
@@ -116,7 +117,7 @@ def test_guidellm_request_without_computed_fields_falls_back_to_timestamps():
 def test_aiperf_records_use_their_unit_fields_and_skip_failed_records():
     """AIPerf profile_export.jsonl metrics are read with their own units; the cancelled one is skipped."""
     first = json.loads(read("aiperf_profile_export.jsonl").splitlines()[0])
-    parsed = logtools.parse_log(read("aiperf_profile_export.jsonl"))
+    parsed = readers.parse_log(read("aiperf_profile_export.jsonl"))
     assert ("aiperf", 6, 5, {"failed": 1}) == (
         parsed.format, parsed.rows_total, parsed.rows_used, parsed.skipped
     )
@@ -135,13 +136,13 @@ def test_aiperf_nanosecond_unit_is_converted():
         },
         "error": None,
     }
-    parsed = logtools.parse_log(json.dumps(record) + "\n")
+    parsed = readers.parse_log(json.dumps(record) + "\n")
     assert ([50.0], [250.0]) == (parsed.ttft_ms, parsed.ttlt_ms)
 
 
 def test_generic_json_lines_read_nested_usage_and_count_errors_and_broken_lines():
     """JSON Lines with usage.prompt_tokens are read; an error record and a cut-off line are counted."""
-    parsed = logtools.parse_log(read("requests.jsonl"))
+    parsed = readers.parse_log(read("requests.jsonl"))
     assert ("table", 7, 5, {"failed": 1, "bad_line": 1}) == (
         parsed.format, parsed.rows_total, parsed.rows_used, parsed.skipped
     )
@@ -192,7 +193,7 @@ def test_non_bytes_input_is_reported_not_raised():
 )
 def test_time_unit_comes_from_the_column_name_suffix(header, row, unit):
     """Each unit suffix converts times to ms and is reported as the interpretation used."""
-    parsed = logtools.parse_log(f"{header}\n{row}\n")
+    parsed = readers.parse_log(f"{header}\n{row}\n")
     ttft_column = parsed.columns["ttft_ms"]
     assert ([704.0], [1107.0]) == (
         [round(v, 6) for v in parsed.ttft_ms], [round(v, 6) for v in parsed.ttlt_ms]
@@ -208,7 +209,7 @@ def test_time_unit_comes_from_the_column_name_suffix(header, row, unit):
 )
 def test_table_fixtures_agree_on_the_same_requests_in_ms(name, unit):
     """The same eight requests written in different units all read as sub-minute times in ms."""
-    parsed = logtools.parse_log(read(name))
+    parsed = readers.parse_log(read(name))
     assert (8, unit) == (parsed.rows_used, parsed.units[parsed.columns["ttft_ms"]].split(" ")[0])
     assert all(30 < t < 10_000 for t in parsed.ttft_ms)
     assert all(100 < t < 60_000 for t in parsed.ttlt_ms)
@@ -216,13 +217,13 @@ def test_table_fixtures_agree_on_the_same_requests_in_ms(name, unit):
 
 def test_unitless_times_are_inferred_and_the_guess_is_stated():
     """Columns without a unit suffix are read by magnitude and the reason is reported."""
-    parsed = logtools.parse_log(read("table_no_unit.csv"))
+    parsed = readers.parse_log(read("table_no_unit.csv"))
     assert parsed.units["TTFT"].startswith("seconds (no unit in the name;")
 
 
 def test_tpot_column_stands_in_for_end_to_end_latency():
     """With ttft and tpot but no latency column, TTLT = TTFT + tpot x (output - 1)."""
-    parsed = logtools.parse_log("prompt_tokens,output_tokens,ttft_ms,tpot_ms\n1000,11,100,20\n")
+    parsed = readers.parse_log("prompt_tokens,output_tokens,ttft_ms,tpot_ms\n1000,11,100,20\n")
     assert [300.0] == parsed.ttlt_ms
 
 
@@ -231,7 +232,7 @@ def test_tpot_column_stands_in_for_end_to_end_latency():
 
 def test_each_kind_of_bad_row_is_skipped_and_counted():
     """The bad-rows fixture keeps its 3 good rows and counts every other row under its reason."""
-    parsed = logtools.parse_log(read("table_bad_rows.csv"))
+    parsed = readers.parse_log(read("table_bad_rows.csv"))
     expected = {
         "missing": 2, "not_a_number": 2, "negative": 1, "fractional_tokens": 1, "zero_tokens": 1,
         "zero_ttft": 1, "ttlt_before_ttft": 1, "not_streamed": 1, "too_large": 1,
@@ -257,7 +258,7 @@ def test_bad_json_values_are_skipped_with_their_reason(record, reason):
     """JSON records with booleans, text, nulls, lists, infinities or errors are skipped by reason."""
     good = {"prompt_tokens": 10, "output_tokens": 5, "ttft_ms": 10, "ttlt_ms": 20}
     text = json.dumps(good) + "\n" + json.dumps(record).replace("Infinity", "1e400") + "\n"
-    parsed = logtools.parse_log(text)
+    parsed = readers.parse_log(text)
     assert (1, {reason: 1}) == (parsed.rows_used, parsed.skipped)
 
 
@@ -271,7 +272,7 @@ def test_file_with_only_bad_rows_reports_why_nothing_was_usable():
 def test_rows_beyond_the_limit_are_counted_not_kept(monkeypatch):
     """Rows after MAX_REQUESTS usable ones are counted as over_limit."""
     monkeypatch.setattr(parsed_module, "MAX_REQUESTS", 2)
-    parsed = logtools.parse_log(csv_text([(10, 5, 10, 20)] * 5))
+    parsed = readers.parse_log(csv_text([(10, 5, 10, 20)] * 5))
     assert (5, 2, {"over_limit": 3}) == (parsed.rows_total, parsed.rows_used, parsed.skipped)
 
 
@@ -372,7 +373,7 @@ def test_dominant_prompt_bucket_is_found_and_worded():
     """8 long prompts among 100 are named with their share of requests and of prefill time."""
     prompts = [1000] * 92 + [30_000] * 8
     ttft = [toy.prefill_ms(n) for n in prompts]
-    bucket = traffic.dominant_bucket(tokens=prompts, times_ms=ttft, what="prompts", clock="prefill")
+    bucket = diagnosis.dominant_bucket(tokens=prompts, times_ms=ttft, what="prompts", clock="prefill")
     share = sum(ttft[92:]) / sum(ttft)
     assert (20_000, 8, share) == (bucket["threshold_tokens"], bucket["requests"], bucket["time_share"])
     assert (
@@ -428,7 +429,7 @@ def test_points_are_downsampled_for_large_logs():
     """A 5,000-row log gives at most MAX_POINTS points per scatter and a fitted curve."""
     result = analyze_log(csv_text(toy_rows(5000, noise=0.05, seed=8)))
     points = result["points"]
-    assert (traffic.MAX_POINTS, traffic.MAX_POINTS, traffic.CURVE_POINTS) == (
+    assert (analysis.MAX_POINTS, analysis.MAX_POINTS, analysis.CURVE_POINTS) == (
         len(points["ttft_vs_prompt"]), len(points["decode_vs_output"]), len(points["prefill_curve"])
     )
     assert {"ok", "format", "units", "rows_total", "rows_used", "skipped", "fit", "diagnosis",
@@ -560,7 +561,7 @@ def test_mutated_tool_files_never_raise(data):
 
 def _used_columns(data: bytes) -> dict:
     """The four columns of the rows the parser keeps, read independently of the diagnosis."""
-    parsed = logtools.parse_log(data)
+    parsed = readers.parse_log(data)
     return {"prompt_tokens": parsed.prompt_tokens, "output_tokens": parsed.output_tokens,
             "ttft_ms": parsed.ttft_ms, "ttlt_ms": parsed.ttlt_ms}
 
@@ -694,3 +695,11 @@ def test_python_prints_a_duration_exactly_as_the_page_does(ms):
     """advice.format_ms agrees with the page's formatMs (an independent copy in tests/pagewait.py)
     on every duration, ties included: a figure reads the same in a sentence and in a table."""
     assert advice.format_ms(ms) == page_format_ms(ms)
+
+
+def test_the_old_address_of_the_log_tools_still_answers():
+    """A code cell written against ``twoclocks.traffic`` gets the same functions as ``twoclocks.logs``."""
+    from twoclocks import logs, traffic
+
+    assert traffic.analyze_log is logs.analyze_log
+    assert traffic.diagnose is diagnosis.diagnose

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from twoclocks import fit, logtools
-from twoclocks.traffic import MIN_USED_SHARE, analyze_log
+from twoclocks.logs import fit, readers
+from twoclocks.logs.analysis import MIN_USED_SHARE, analyze_log
 
 ROOT = Path(__file__).parent.parent
 DATA = Path(__file__).parent / "data" / "logs"
@@ -194,7 +194,7 @@ def test_genai_perf_raw_export_is_read_with_stated_token_estimates():
     usage = json.loads(first["response_outputs"][-2]["response"][6:])["usage"]
     assert ("genai_perf", 9, {"empty_answer": 1}) == (result["format"], result["rows_used"], result["skipped"])
     assert "estimated" in notes_text(result)
-    parsed = logtools.parse_log((DATA / "genai_perf_profile_export.json").read_bytes())
+    parsed = readers.parse_log((DATA / "genai_perf_profile_export.json").read_bytes())
     assert (usage["prompt_tokens"], usage["completion_tokens"]) == (parsed.prompt_tokens[0], parsed.output_tokens[0])
     assert (first["response_timestamps"][1] - first["timestamp"]) / 1e6 == pytest.approx(parsed.ttft_ms[0])
 
@@ -341,21 +341,22 @@ def test_every_fixture_with_requests_has_an_independent_median_check():
 def test_every_reader_has_the_registry_interface_and_a_fixture():
     """Each reader exposes FORMAT, NAME, ACCEPTS, recognise and read, and some fixture reads as it."""
     formats = {analyse(name)["format"] for name in INDEPENDENT}
-    for reader in logtools.READERS:
+    for reader in readers.READERS:
         assert all(hasattr(reader, attr) for attr in ("FORMAT", "NAME", "ACCEPTS", "recognise", "read"))
         assert reader.FORMAT in formats
-    assert list(logtools.FORMATS) == [reader.FORMAT for reader in logtools.READERS]
+        assert hasattr(reader, "TOOL") or reader is readers.READERS[-1]  # the page's sentence names it
+    assert list(readers.FORMATS) == [reader.FORMAT for reader in readers.READERS]
 
 
 def test_readme_format_list_is_the_registrys():
     """The README's list of accepted formats is exactly what the registry generates."""
     readme = (ROOT / "README.md").read_text()
     listed = readme.split("<!-- formats:start -->\n", 1)[1].split("<!-- formats:end -->", 1)[0]
-    assert logtools.accepted_markdown() == listed
+    assert readers.accepted_markdown() == listed, f"README.md's list should read:\n{readers.accepted_markdown()}"
 
 
 def test_error_messages_name_every_reader():
     """The "Accepted:" sentence of an error names each reader's accepted file."""
     error = analyze_log("hello\nworld\n")["error"]
-    for reader in logtools.READERS:
+    for reader in readers.READERS:
         assert reader.ACCEPTS.replace("`", "") in error

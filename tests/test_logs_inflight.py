@@ -15,9 +15,10 @@ import statistics
 
 import pytest
 
-from twoclocks import load, logtools, waiting
-from twoclocks.logtools.inflight import MIN_SPANS, in_flight
-from twoclocks.traffic import analyze_log
+from twoclocks import load
+from twoclocks.logs import readers, waiting
+from twoclocks.logs.readers.inflight import MIN_SPANS, in_flight
+from twoclocks.logs.analysis import analyze_log
 
 PROMPT = 550
 
@@ -180,7 +181,7 @@ def test_a_sample_of_the_requests_gives_no_load():
     rows = closed_loop(users=48, per_user=3)
     doc = json.loads(guidellm_file(rows))
     doc["benchmarks"][0]["request_totals"]["successful"] = 10 * len(rows)
-    assert logtools.parse_log(json.dumps(doc)).load_levels == []
+    assert readers.parse_log(json.dumps(doc)).load_levels == []
 
 
 def test_failed_vllm_requests_are_left_out_of_the_timestamps():
@@ -189,7 +190,7 @@ def test_failed_vllm_requests_are_left_out_of_the_timestamps():
     doc["errors"][0] = "Traceback...\nTimeoutError"
     doc["latencies"][0] = 1e6  # a failed request's time is not trusted
     mean, _ = grid_load(rows[1:])
-    [level] = logtools.parse_log(json.dumps(doc)).load_levels
+    [level] = readers.parse_log(json.dumps(doc)).load_levels
     assert level["mean_in_flight"] == pytest.approx(mean, rel=2e-3) and level["requests"] == len(rows) - 1
 
 
@@ -197,7 +198,7 @@ def test_failed_vllm_requests_are_left_out_of_the_timestamps():
 
 
 def levels_of(*loads) -> list:
-    log = logtools.ParsedLog()
+    log = readers.ParsedLog()
     for kwargs in loads:
         log.add_load(**kwargs)
     return log.load_levels
@@ -286,4 +287,4 @@ def test_sglang_at_an_unlimited_rate_reads_its_saved_mean_concurrency():
 def test_an_older_vllm_result_without_start_times_gives_no_level():
     doc = json.loads(vllm_file(closed_loop(users=8, per_user=3)))
     del doc["start_times"]
-    assert logtools.parse_log(json.dumps(doc)).load_levels == []
+    assert readers.parse_log(json.dumps(doc)).load_levels == []

@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from twoclocks import advice, logtools, waiting
-from twoclocks.traffic import analyze_log, diagnose
+from twoclocks import advice
+from twoclocks.logs import readers, waiting
+from twoclocks.logs.analysis import analyze_log
+from twoclocks.logs.diagnosis import diagnose
 
 DATA = Path(__file__).parent / "data" / "logs"
 PY = Path(__file__).parent.parent / "py" / "twoclocks"
@@ -159,7 +161,7 @@ def test_the_load_each_format_records_is_read_from_the_file(name, expected, key)
 def test_guidellm_concurrent_strategy_records_its_streams():
     doc = json.loads((DATA / "guidellm_benchmarks_v02.json").read_text())
     doc["benchmarks"][0]["args"]["strategy"] = {"type_": "concurrent", "streams": 64}
-    parsed = logtools.parse_log(json.dumps(doc))
+    parsed = readers.parse_log(json.dumps(doc))
     assert [(x["concurrency"], x["requests_per_s"]) for x in parsed.load_levels] == [(64, None)]
 
 
@@ -173,7 +175,7 @@ def test_formats_whose_per_request_file_records_no_load_give_none(name):
 
 @pytest.mark.parametrize("bad", ["inf", None, True, 0, -4, float("nan"), float("inf"), 2.5, "64"])
 def test_add_load_ignores_values_that_are_not_a_load(bad):
-    log = logtools.ParsedLog()
+    log = readers.ParsedLog()
     log.add_load(concurrency=bad, field="max_concurrency")
     assert log.load_levels == []
 
@@ -201,5 +203,5 @@ def test_the_waiting_lever_and_share_live_only_in_advice():
     phrase = "turn on chunked prefill"
     homes = [p.name for p in PY.rglob("*.py") if phrase in p.read_text()]
     assert homes == ["advice.py"]
-    assert "WAITING_SHARE =" not in (PY / "waiting.py").read_text()
-    assert "WAITING_SHARE =" not in (PY / "traffic.py").read_text()
+    assert "WAITING_SHARE =" not in (PY / "logs" / "waiting.py").read_text()
+    assert "WAITING_SHARE =" not in (PY / "logs" / "diagnosis.py").read_text()

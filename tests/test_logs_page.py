@@ -1,5 +1,5 @@
 """"Bring your own logs" in Chromium: import a log (picker, drop, paste, sample), see what CPython's
-``twoclocks.traffic.analyze_log`` finds for the same bytes, run the lesson on the fitted model and
+``twoclocks.logs.analyze_log`` finds for the same bytes, run the lesson on the fitted model and
 back, errors for unknown formats and oversized files, the charts, and no request off the origin."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from pagewait import DEADLINE_MS, format_ms, open_logs, wait_for_readouts, wait_until
 
-from twoclocks.fit import DECODE_TERMS, PREFILL_TERMS
-from twoclocks.traffic import analyze_log
+from twoclocks.logs.fit import DECODE_TERMS, PREFILL_TERMS
+from twoclocks.logs import analyze_log
 from twoclocks.web import DEFAULT_STATE, evaluate
 
 pytestmark = pytest.mark.browser
@@ -373,7 +373,7 @@ async ([analysis, withCallback, deadline]) => {
   // A second logs section built from the page's own logsview module, with a stand-in analysis (the
   // one CPython returns) and, if asked, a useLoad that keeps what it is given.
   const main = document.querySelector('script[type="module"][src$="/main.js"]').src;
-  const { setupLogs } = await import(new URL("logsview.js", main).href);
+  const { setupLogs } = await import(new URL("logs/logsview.js", main).href);
   const root = document.createElement("div");
   root.id = "logs-harness";
   document.body.append(root);

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from strategies import page_states
 
-from twoclocks import advice, traffic, web
+from twoclocks import advice, web
+from twoclocks.logs import analysis, diagnosis
 from twoclocks.load import simulate_load
 
 SPEC3 = {"speculative_speedup": 3.0}
@@ -61,8 +62,8 @@ def test_a_serving_trick_never_withdraws_the_prompt_lever():
 
 
 def _log_of(report: dict, copies: int = 20) -> dict:
-    """``copies`` identical rows of one call, as :func:`twoclocks.traffic.diagnose` takes them."""
-    return traffic.diagnose(
+    """``copies`` identical rows of one call, as :func:`twoclocks.logs.diagnosis.diagnose` takes them."""
+    return diagnosis.diagnose(
         prompt_tokens=[report["prompt_tokens"]] * copies,
         output_tokens=[report["output_tokens"]] * copies,
         ttft_ms=[report["ttft_ms"]] * copies,
@@ -119,7 +120,7 @@ LOGS = Path(__file__).resolve().parent / "data" / "logs"
 def test_a_logs_verdict_calls_slow_only_a_clock_that_is(path):
     """Every fixture log: the recommendation calls a clock slow only when its median is past the
     page's threshold, and a log with neither slow says so first."""
-    result = traffic.analyze_log(path.read_bytes(), filename=path.name)
+    result = analysis.analyze_log(path.read_bytes(), filename=path.name)
     if not result["ok"]:
         return
     found, text = result["diagnosis"], result["recommendation"]

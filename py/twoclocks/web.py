@@ -563,7 +563,7 @@ def validation_json() -> str:
 
 def analyze_log_json(text: str, filename: str) -> str:
     """JSON wrapper of :func:`twoclocks.traffic.analyze_log` for the worker (it never raises)."""
-    from .traffic import analyze_log  # imported on first use: the log tools are not needed at boot
+    from .logs import analyze_log  # imported on first use: the log tools are not needed at boot
 
     return json.dumps(analyze_log(text, filename=filename or None), allow_nan=False)
 

@@ -494,7 +494,7 @@ async function loadLogs() {
   const styled = new Promise((resolve) => { link.onload = link.onerror = resolve; });
   document.head.append(link);
   try {
-    const [{ setupLogs }] = await Promise.all([import("./logsview.js"), styled]);
+    const [{ setupLogs }] = await Promise.all([import("./logs/logsview.js"), styled]);
     $("logs-root").replaceChildren(); // a message from a failed attempt (offline) goes
     logsView = setupLogs($("logs-root"), {
       analyze: async (text, filename) => {

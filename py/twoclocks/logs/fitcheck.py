@@ -5,7 +5,7 @@ Units: token counts are integers (``*_tokens``); times are milliseconds (``*_ms`
 Each table groups a log's requests by length (prompt tokens for TTFT, output tokens for the decode
 time) and compares like with like in every group: the median of the measured times against the
 median of the fitted times over the same requests, the fit evaluated at each request's own lengths
-(:func:`twoclocks.fit.fitted_ttft_ms`, :func:`twoclocks.fit.fitted_decode_ms`). Not the curve at
+(:func:`twoclocks.logs.fit.fitted_ttft_ms`, :func:`twoclocks.logs.fit.fitted_decode_ms`). Not the curve at
 the group's middle or mean length: the prefill curve is convex, so its value at the mean length
 sits below the group's fitted median, and the decode curve is drawn at one prompt length while the
 group's requests have their own. Every request counts, not only the ones the charts plot.
@@ -14,7 +14,7 @@ group's requests have their own. Every request counts, not only the ones the cha
 from __future__ import annotations
 
 from . import fit
-from .stats import median
+from ..stats import median
 
 GROUPS = 5
 """Most groups per table: a screen reader reads each row aloud, so a handful."""
@@ -74,7 +74,7 @@ def fit_tables(columns: dict, fitted: dict) -> dict:
 
     Args:
         columns: ``{"prompt_tokens", "output_tokens", "ttft_ms", "ttlt_ms"}``, lists per request.
-        fitted: :func:`twoclocks.fit.fit_toy`'s answer for the same requests.
+        fitted: :func:`twoclocks.logs.fit.fit_toy`'s answer for the same requests.
 
     Returns:
         ``{"prefill": fit_table(...), "decode": fit_table(...)}``.

@@ -1,65 +1,27 @@
-"""vLLM's serving benchmark result: ``vllm bench serve`` (formerly
-``benchmarks/benchmark_serving.py``) with ``--save-result --save-detailed``.
-
-Shape (vllm-project/vllm ``vllm/benchmarks/serve.py``, the ``result`` dict): one JSON object with
-summary figures (``completed``, ``median_e2el_ms``...) and per-request arrays ``input_lens``,
-``output_lens``, ``ttfts`` (seconds, ``perf_counter`` differences), ``itls`` (each request's
-inter-token gaps, seconds) and ``errors`` ("" on success). The end-to-end latency is not saved
-per request, so ``ttlt = ttft + sum(itls)``, which leaves out the time after the last chunk.
-
-A request with ``errors[i]`` set is skipped as ``failed`` with vLLM's own message. A request that
-succeeded with 0 output tokens (an empty completion) is skipped as ``empty_answer``; vLLM's own
-summary counts it, so when the file carries ``median_e2el_ms`` a note compares the two medians and
-says why they differ.
+"""The per-request arrays vLLM's and SGLang's serving benchmarks both save: ``input_lens``,
+``output_lens``, ``ttfts`` and ``itls`` (seconds) and ``errors``, and the load each run records.
+Read once here for both readers (:mod:`.vllm`, :mod:`.sglang`); not a format of its own.
 """
 
 from __future__ import annotations
 
 from math import fsum
 
+from ...stats import median
 from . import inflight
 from .parsed import ParsedLog
 
-FORMAT = "vllm"
-ORDER = 20
-NAME = "vLLM benchmark_serving --save-result JSON"
-ACCEPTS = "vLLM's serving benchmark result (`vllm bench serve --save-result --save-detailed`)"
+ARRAYS = "input_lens, output_lens, ttfts, itls"
+"""The arrays a detailed result holds, as the messages name them."""
 
 
-OPTION = "--save-result --save-detailed"
-
-
-_SGLANG_KEYS = ("median_e2e_latency_ms", "total_output_tokens_retokenized")  # vLLM: median_e2el_ms
-
-
-def recognise(source) -> bool:
-    """One JSON object with vLLM's per-request arrays (the registry tries SGLang's reader first)."""
-    doc = source.document
-    return isinstance(doc, dict) and "input_lens" in doc and "ttfts" in doc
-
-
-def summary(source) -> str | None:
-    """The message for a vLLM result saved without its per-request arrays, else None."""
-    doc = source.document
-    if (
-        isinstance(doc, dict)
-        and "input_lens" not in doc
-        and not any(key in doc for key in _SGLANG_KEYS)
-        and ("median_e2el_ms" in doc or "mean_ttft_ms" in doc or "completed" in doc)
-    ):
-        return (
-            "This is a vLLM benchmark summary without per-request data. vLLM saves every "
-            f"request's arrays (input_lens, output_lens, ttfts, itls) when run with {OPTION}."
-        )
-    return None
-
-
-def read(source, log: ParsedLog, accepted: str = "") -> None:
-    """Fill ``log`` from vLLM's result."""
-    log.format, log.format_name = FORMAT, NAME
-    read_arrays(source.document, log, tool="vLLM", option=OPTION, median_key="median_e2el_ms")
-    if log.rows_used:
-        read_load(source.document, log, requests=log.rows_used)
+def no_arrays_summary(this: str, tool_saves: str, option: str) -> str:
+    """The message for a result saved without the arrays: ``this`` names the file, ``tool_saves``
+    says how the tool writes them ("vLLM saves")."""
+    return (
+        f"This is {this} without per-request data. {tool_saves} every request's arrays "
+        f"({ARRAYS}) when run with {option}."
+    )
 
 
 def summary_message(tool: str, option: str, accepted: str) -> str:
@@ -67,24 +29,18 @@ def summary_message(tool: str, option: str, accepted: str) -> str:
     return (
         f"This {tool} result holds only summary figures (means, medians, percentiles), not one "
         f"row per request. Re-run the benchmark with {option} to save the per-request arrays "
-        f"(input_lens, output_lens, ttfts, itls). Accepted: {accepted}."
+        f"({ARRAYS}). Accepted: {accepted}."
     )
 
 
 def read_arrays(doc: dict, log: ParsedLog, *, tool: str, option: str, median_key: str) -> None:
     """Read the per-request arrays shared by vLLM's and SGLang's results."""
-    log.columns = {
-        "prompt_tokens": "input_lens",
-        "output_tokens": "output_lens",
-        "ttft_ms": "ttfts",
-        "ttlt_ms": "ttfts + sum(itls)",
-    }
-    log.units = {
-        "input_lens": "tokens",
-        "output_lens": "tokens",
-        "ttfts": f"seconds ({tool} saves perf_counter differences)",
-        "itls": "seconds; TTLT = ttft + sum of the request's itls",
-    }
+    log.name_sources(
+        ("input_lens", "output_lens", "ttfts", "ttfts + sum(itls)"),
+        tokens=("input_lens", "output_lens"),
+        units={"ttfts": f"seconds ({tool} saves perf_counter differences)",
+               "itls": "seconds; TTLT = ttft + sum of the request's itls"},
+    )
     arrays = [doc.get(key) for key in ("input_lens", "output_lens", "ttfts")]
     if not all(isinstance(a, list) for a in arrays):
         log.error = (
@@ -176,9 +132,7 @@ def _compare_median(theirs: object, completed: object, log: ParsedLog, tool: str
     """A note comparing the tool's own median end-to-end latency with the one read here."""
     if not isinstance(theirs, (int, float)) or theirs.__class__ is bool or not log.ttlt_ms:
         return
-    ordered = sorted(log.ttlt_ms)
-    mid = len(ordered) // 2
-    ours = ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+    ours = median(log.ttlt_ms)
     if abs(ours - theirs) < 0.5:
         return
     reasons = []

@@ -9,17 +9,18 @@ run in the file is read and pooled; runs without the arrays are counted in a not
 The load: each run's ``request_rate`` and ``max_concurrency``, as vLLM's; a run with neither (an
 unlimited rate, SGLang's default) still saves ``concurrency``, the sum of its requests' end-to-end
 latencies over the run's duration (``calculate_metrics``): the time-weighted mean number in flight,
-which is read as the load (:mod:`twoclocks.logtools.inflight`; its peak is not saved).
+which is read as the load (:mod:`twoclocks.logs.readers.inflight`; its peak is not saved).
 """
 
 from __future__ import annotations
 
-from . import vllm
+from . import arrays
 from .parsed import ParsedLog
 
 FORMAT = "sglang"
 ORDER = 10
 NAME = "SGLang bench_serving --output-details JSON Lines"
+TOOL = "SGLang's benchmark"
 ACCEPTS = "SGLang's serving benchmark output (`sglang.bench_serving --output-details`)"
 OPTION = "--output-details"
 
@@ -49,10 +50,7 @@ def summary(source) -> str | None:
     """The message for SGLang output saved without ``--output-details``, else None."""
     runs = _runs(source)
     if runs and _is_run(runs[0]) and not any("input_lens" in run for run in runs):
-        return (
-            "This is SGLang's bench_serving output without per-request data. SGLang appends "
-            f"every request's arrays (input_lens, output_lens, ttfts, itls) when run with {OPTION}."
-        )
+        return arrays.no_arrays_summary("SGLang's bench_serving output", "SGLang appends", OPTION)
     return None
 
 
@@ -62,7 +60,7 @@ def read(source, log: ParsedLog, accepted: str = "") -> None:
     runs = _runs(source)
     detailed = [run for run in runs if "input_lens" in run]
     if not detailed:
-        log.error = vllm.summary_message("SGLang", OPTION, accepted)
+        log.error = arrays.summary_message("SGLang", OPTION, accepted)
         return
     keys = ("input_lens", "output_lens", "ttfts", "itls", "errors")
     pooled: dict = {key: [] for key in keys}
@@ -76,9 +74,9 @@ def read(source, log: ParsedLog, accepted: str = "") -> None:
     if len(detailed) == 1:
         pooled["median_e2e_latency_ms"] = detailed[0].get("median_e2e_latency_ms")
         pooled["completed"] = detailed[0].get("completed")
-    vllm.read_arrays(pooled, log, tool="SGLang", option=OPTION, median_key="median_e2e_latency_ms")
+    arrays.read_arrays(pooled, log, tool="SGLang", option=OPTION, median_key="median_e2e_latency_ms")
     for run in detailed:  # SGLang saves request_rate and max_concurrency with each run, as vLLM does
-        if not vllm.read_load(run, log, requests=_succeeded(run)):
+        if not arrays.read_load(run, log, requests=_succeeded(run)):
             _saved_concurrency(run, log)
     if len(detailed) > 1:
         log.notes.append(f"{len(detailed)} runs (e.g. request rates) are pooled into one log.")

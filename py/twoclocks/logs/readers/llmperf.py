@@ -25,6 +25,7 @@ from .parsed import ParsedLog
 FORMAT = "llmperf"
 ORDER = 60
 NAME = "llmperf individual_responses JSON"
+TOOL = "llmperf"
 ACCEPTS = "llmperf's `*_individual_responses.json`"
 PER_REQUEST = (
     "llmperf writes every request to *_individual_responses.json next to *_summary.json, in the "

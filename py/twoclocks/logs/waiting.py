@@ -10,7 +10,7 @@ TTFT is queue wait plus prefill. One call alone on an idle server has no queue, 
 * the load the file records (``ParsedLog.load_levels``: vLLM's ``max_concurrency``, GuideLLM's
   strategy, GenAI-Perf's experiment...), or, where it records none, the load its requests'
   timestamps show (1.5 or more in flight on average, so a rounded concurrency above 1:
-  :mod:`twoclocks.logtools.inflight`);
+  :mod:`twoclocks.logs.readers.inflight`);
 * TTFT spread at a constant prompt length: prefill of the same prompt costs the same each time, so
   a p90 / p10 ratio of ``SPREAD_RATIO`` or more among same-length prompts is waiting;
 * TTFT far above what prefill costs: per request, the prefill estimate is the lower of the lower
@@ -30,10 +30,10 @@ from __future__ import annotations
 
 from math import fsum
 
-from .advice import WAITING_FIX, WAITING_SHARE, capital, format_share
-from .advice import format_ms as _s
-from .load import MAX_CONCURRENCY, MAX_REQUESTS_PER_S, MIN_REQUESTS_PER_S
-from .stats import median, percentile, whole
+from ..advice import WAITING_FIX, WAITING_SHARE, capital, format_share
+from ..advice import format_ms as _s
+from ..load import MAX_CONCURRENCY, MAX_REQUESTS_PER_S, MIN_REQUESTS_PER_S
+from ..stats import median, percentile, whole
 
 SAME_PROMPT_SPREAD = 0.1
 """Prompts within +-10 % of the median prompt length count as one constant length."""

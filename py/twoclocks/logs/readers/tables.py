@@ -18,7 +18,7 @@ import math
 import operator
 import re
 
-from ..stats import median
+from ...stats import median
 from .parsed import ParsedLog
 
 FORMAT = "table"

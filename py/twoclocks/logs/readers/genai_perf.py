@@ -14,7 +14,7 @@ carries them; otherwise output tokens = responses with text (one token per chunk
 TensorRT-LLM stream), and prompt tokens = characters / 4, an estimate. The page says which.
 
 The load: each experiment's ``{mode, value}``; an experiment without one has its load read from
-its requests' ``timestamp`` to last response (:mod:`twoclocks.logtools.inflight`).
+its requests' ``timestamp`` to last response (:mod:`twoclocks.logs.readers.inflight`).
 
 GenAI-Perf's summaries (``profile_export_genai_perf.json`` and ``.csv``) are recognised, to name
 this file.
@@ -31,6 +31,7 @@ from .parsed import ParsedLog
 FORMAT = "genai_perf"
 ORDER = 40
 NAME = "GenAI-Perf profile_export.json"
+TOOL = "GenAI-Perf"
 ACCEPTS = "GenAI-Perf's raw `profile_export.json`"
 PER_REQUEST = (
     "GenAI-Perf writes every request to profile_export.json in the same artifacts folder "
@@ -81,13 +82,11 @@ def read(source, log: ParsedLog, accepted: str = "") -> None:
         if not _read_load(experiment.get("experiment"), log, len(quads) - before):
             spans = [_span(request) for request in requests]
             inflight.add_detected_load(log, spans, fields="timestamp, last of response_timestamps")
-    log.columns = {
-        "prompt_tokens": "usage.prompt_tokens, else prompt characters / 4",
-        "output_tokens": "usage.completion_tokens, else responses with text",
-        "ttft_ms": "response_timestamps[0] - timestamp",
-        "ttlt_ms": "response_timestamps[-1] - timestamp",
-    }
-    log.units = {"timestamp": "nanoseconds (perf_analyzer's clock)"}
+    log.name_sources(
+        ("usage.prompt_tokens, else prompt characters / 4", "usage.completion_tokens, else responses with text",
+         "response_timestamps[0] - timestamp", "response_timestamps[-1] - timestamp"),
+        units={"timestamp": "nanoseconds (perf_analyzer's clock)"},
+    )
     log.extend(quads, 1e-6, 1e-6)
     if how["estimated"]:
         log.notes.append(

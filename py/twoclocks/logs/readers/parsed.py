@@ -77,7 +77,7 @@ class ParsedLog:
             > 0 or None, "field": the source field, "source": "recorded" | "timestamps",
             "requests": requests at that level or None, and for "timestamps" also
             "mean_in_flight" (float) and "peak_in_flight" (int, or None if unknown)}`` (empty when the file shows no
-            load). See :meth:`add_load` and :mod:`twoclocks.logtools.inflight`.
+            load). See :meth:`add_load` and :mod:`twoclocks.logs.readers.inflight`.
         prompt_tokens, output_tokens: token counts per used request (ints >= 1).
         ttft_ms, ttlt_ms: times per used request in ms (0 < ttft_ms <= ttlt_ms).
     """
@@ -104,12 +104,19 @@ class ParsedLog:
         """Number of requests kept."""
         return len(self.ttft_ms)
 
+    def name_sources(self, fields: tuple, *, tokens: tuple = (), units: dict | None = None) -> None:
+        """Say where each quantity came from: ``fields`` are the source fields (or a formula) of
+        the prompt, output, TTFT and TTLT, in that order (``columns``); ``tokens`` the fields read
+        as token counts and ``units`` how every other field's values were read (``units``)."""
+        self.columns = dict(zip(QUANTITIES, fields, strict=True))
+        self.units = {**{name: "tokens" for name in tokens}, **(units or {})}
+
     def add_load(self, *, concurrency: object = None, requests_per_s: object = None,
                  field: str = "", requests: int | None = None, in_flight: dict | None = None) -> bool:
         """Record a load level: ``concurrency`` (clients in flight, an int >= 1) and/or
         ``requests_per_s`` (an arrival rate > 0), with ``requests`` run at it if known. Values that
         are not such numbers ("inf", null, text) are ignored, so an unlimited rate records nothing.
-        ``in_flight`` (``{"mean", "peak"}`` from :func:`twoclocks.logtools.inflight.in_flight`)
+        ``in_flight`` (``{"mean", "peak"}`` from :func:`twoclocks.logs.readers.inflight.in_flight`)
         marks a level read from the requests' timestamps rather than recorded by the file. A repeat
         adds its requests to the level already recorded. Returns True if a level was recorded."""
         users = _positive(concurrency)
@@ -155,18 +162,9 @@ class ParsedLog:
             lines[reason] = line
         return lines
 
-    def add(
-        self,
-        prompt: object,
-        output: object,
-        ttft: object,
-        ttlt: object,
-        ttft_factor: float = 1.0,
-        ttlt_factor: float = 1.0,
-        ttlt_is_tpot: bool = False,
-    ) -> None:
-        """:meth:`extend` for one request."""
-        self.extend(((prompt, output, ttft, ttlt),), ttft_factor, ttlt_factor, ttlt_is_tpot)
+    def add(self, prompt: object, output: object, ttft: object, ttlt: object, *factors) -> None:
+        """:meth:`extend` for one request; ``factors`` are :meth:`extend`'s after ``quads``."""
+        self.extend(((prompt, output, ttft, ttlt),), *factors)
 
     def extend(
         self,

@@ -1,7 +1,8 @@
 """The list of log readers, and the one function that picks one for a file.
 
 Each reader is a module of this package exposing ``FORMAT`` (an id), ``NAME`` (for the page),
-``ACCEPTS`` (a phrase for the README and error messages), ``ORDER`` (readers are tried in
+``ACCEPTS`` (a phrase for the README and error messages), ``TOOL`` (the tool's short name for
+the page's sentence; the generic table reader, which no one tool writes, has none), ``ORDER`` (readers are tried in
 ascending order: a more specific shape before a looser one), ``recognise(source) -> bool`` and
 ``read(source, log, accepted)``; a tool whose summary exports people mistake for a log also
 exposes ``summary(source) -> str | None``, the message naming its per-request file. The registry
@@ -45,6 +46,13 @@ def accepted_sentence() -> str:
 def accepted_markdown() -> str:
     """The README's list of accepted formats: one bullet per reader."""
     return "\n".join(f"- {reader.ACCEPTS} (`{reader.FORMAT}`)" for reader in READERS) + "\n"
+
+
+def tools_phrase() -> str:
+    """The tools whose saved results are read, for the page's sentence: "SGLang's benchmark, ...
+    AIPerf or llmperf" (``build.py`` writes it into the page, so the page lists every reader)."""
+    tools = [reader.TOOL for reader in READERS if hasattr(reader, "TOOL")]
+    return ", ".join(tools[:-1]) + " or " + tools[-1]
 
 
 ACCEPTED = accepted_sentence()
@@ -130,4 +138,4 @@ def _not_text_message(data: object, filename: str | None) -> str:
     return f"The file{name} is not a text file. Accepted: {ACCEPTED}."
 
 
-__all__ = ["ACCEPTED", "FORMATS", "READERS", "SKIP_REASONS", "ParsedLog", "parse_log"]
+__all__ = ["ACCEPTED", "FORMATS", "READERS", "SKIP_REASONS", "ParsedLog", "parse_log", "tools_phrase"]

@@ -8,7 +8,7 @@ record is skipped as ``failed`` under its own error words.
 
 The load: the records carry no load setting (the summary does), but every record's
 ``metadata.request_start_ns``/``request_end_ns`` time the request, failed or not (a failed request
-held its client's slot too); :mod:`twoclocks.logtools.inflight` reads the number in flight from them.
+held its client's slot too); :mod:`twoclocks.logs.readers.inflight` reads the number in flight from them.
 
 AIPerf's summaries (``profile_export_aiperf.json``, in 0.1.x ``{"records": {...}}``, and
 ``profile_export_aiperf.csv``) are recognised, to name the per-request file.
@@ -25,6 +25,7 @@ from .tables import UNITS
 FORMAT = "aiperf"
 ORDER = 50
 NAME = "AIPerf profile_export.jsonl"
+TOOL = "AIPerf"
 ACCEPTS = "AIPerf's `profile_export.jsonl`"
 PER_REQUEST = (
     "AIPerf writes one record per request to profile_export.jsonl in the same artifacts folder "
@@ -82,13 +83,11 @@ def read(source, log: ParsedLog, accepted: str = "") -> None:
     records = _records(source)
     log.format, log.format_name = FORMAT, NAME
     first_token = _first_token_name(records)
-    log.columns = {
-        "prompt_tokens": "metrics.input_sequence_length",
-        "output_tokens": "metrics.output_sequence_length",
-        "ttft_ms": f"metrics.{first_token}",
-        "ttlt_ms": "metrics.request_latency",
-    }
-    log.units = {"input_sequence_length": "tokens", "output_sequence_length": "tokens"}
+    log.name_sources(
+        ("metrics.input_sequence_length", "metrics.output_sequence_length", f"metrics.{first_token}",
+         "metrics.request_latency"),
+        tokens=("input_sequence_length", "output_sequence_length"),
+    )
     seen_units: dict[str, set] = {first_token: set(), "request_latency": set()}
     spans = []
     for record in records:

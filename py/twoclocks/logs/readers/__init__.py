@@ -1,4 +1,4 @@
-"""The log tools: read a file of real LLM requests, whichever benchmark tool or logger wrote it.
+"""The log readers: read a file of real LLM requests, whichever benchmark tool or logger wrote it.
 
 Layout (one job per module):
 
@@ -8,20 +8,16 @@ Layout (one job per module):
 * ``tables``: tables with one request per row (CSV, JSON arrays, JSON Lines) and unit inference;
 * one module per tool (``vllm``, ``sglang``, ``llmperf``, ``guidellm``, ``aiperf``,
   ``genai_perf``), each with ``recognise(source)`` and ``read(source, log)``;
+* ``arrays``: the per-request arrays vLLM's and SGLang's results share (not a format itself);
 * ``inflight``: the load read from the requests' start and end times, for files that record none;
 * ``registry``: the readers, found in the package and ordered by their ``ORDER``, what is
   accepted (generated from them), and :func:`parse_log`. Adding a format is adding a module.
 
-This package, with ``twoclocks.fit``, ``fitcheck``, ``stats``, ``traffic`` and ``waiting``
-(``WHEEL_COMPANIONS``), ships in the second wheel, ``twoclocks-logs``, which the page installs the
-first time a log is analysed.
+It is part of :mod:`twoclocks.logs`, the log tools' wheel.
 """
 
 from .parsed import MAX_REQUESTS, SKIP_REASONS, ParsedLog
-from .registry import ACCEPTED, FORMATS, READERS, accepted_markdown, parse_log
-
-WHEEL_COMPANIONS = ("fit.py", "fitcheck.py", "stats.py", "traffic.py", "waiting.py")
-"""Modules of ``twoclocks`` outside this package that ship in the log tools' wheel."""
+from .registry import ACCEPTED, FORMATS, READERS, accepted_markdown, parse_log, tools_phrase
 
 __all__ = [
     "ACCEPTED",
@@ -29,8 +25,8 @@ __all__ = [
     "MAX_REQUESTS",
     "READERS",
     "SKIP_REASONS",
-    "WHEEL_COMPANIONS",
     "ParsedLog",
     "accepted_markdown",
     "parse_log",
+    "tools_phrase",
 ]

@@ -29,7 +29,7 @@ from math import fsum
 import math
 from typing import Sequence
 
-from .toy import ToyConstants
+from ..toy import ToyConstants
 
 MIN_FIT_ROWS = 3
 """Fewest requests a fit accepts (prefill: any; decode: those with 2 or more output tokens)."""

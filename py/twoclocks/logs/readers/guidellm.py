@@ -18,7 +18,7 @@ Samples: when a benchmark lists fewer successful requests than its totals count
 
 The load: each benchmark's strategy (synchronous, concurrent streams, a constant or Poisson rate);
 a benchmark whose strategy records no number (throughput) has its load read from its measured
-requests' start and end times (:mod:`twoclocks.logtools.inflight`), unless it lists only a sample.
+requests' start and end times (:mod:`twoclocks.logs.readers.inflight`), unless it lists only a sample.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from .parsed import ParsedLog
 FORMAT = "guidellm"
 ORDER = 30
 NAME = "GuideLLM benchmarks report JSON"
+TOOL = "GuideLLM"
 ACCEPTS = "GuideLLM's `benchmarks.json`"
 _SLACK_S = 1e-6  # timestamps equal to the window's edge, up to float rounding, are inside it
 _SPAN_FIELDS = "request_start_time, request_end_time; start_time, end_time in 0.2"
@@ -43,18 +44,12 @@ def recognise(source) -> bool:
 def read(source, log: ParsedLog, accepted: str = "") -> None:
     """Fill ``log`` from every benchmark's successful requests, pooled."""
     log.format, log.format_name = FORMAT, NAME
-    log.columns = {
-        "prompt_tokens": "prompt_tokens",
-        "output_tokens": "output_tokens",
-        "ttft_ms": "time_to_first_token_ms",
-        "ttlt_ms": "request_latency",
-    }
-    log.units = {
-        "prompt_tokens": "tokens",
-        "output_tokens": "tokens",
-        "time_to_first_token_ms": "milliseconds (name suffix)",
-        "request_latency": "seconds (GuideLLM's unit for request_latency)",
-    }
+    log.name_sources(
+        ("prompt_tokens", "output_tokens", "time_to_first_token_ms", "request_latency"),
+        tokens=("prompt_tokens", "output_tokens"),
+        units={"time_to_first_token_ms": "milliseconds (name suffix)",
+               "request_latency": "seconds (GuideLLM's unit for request_latency)"},
+    )
     doc = source.document
     benchmarks = [b for b in doc["benchmarks"] if isinstance(b, dict)]
     fallback = False

@@ -1,0 +1,101 @@
+// The log section's way in: a file picker inside a drop zone, a paste box and the shipped sample.
+// It reads nothing itself: each way hands `run(getText, filename, sizeBytes)` a function that gives
+// the text, or `reject(message)` a reason in words.
+import { el } from "../dom.js";
+import { formatBytes } from "./format.js";
+
+export const MAX_FILE_BYTES = 50 * 1024 * 1024;
+
+const ACCEPT = ".csv,.tsv,.txt,.log,.json,.jsonl,.ndjson,text/csv,text/tab-separated-values,text/plain,application/json";
+
+/** The import controls: `{ element, controls: [fileInput, sampleButton, analyseButton], textarea }`.
+ *  `isBusy()` says whether an analysis is running (a drop is then refused); `readonly` locks drops. */
+export function logInput({ run, reject, isBusy, sampleUrl, readonly }) {
+  const fileInput = el("input", { attrs: { type: "file", id: "logs-file", accept: ACCEPT } });
+  const sampleButton = el("button", { text: "Try with a sample", attrs: { type: "button", id: "logs-sample" } });
+  const drop = el("div", { cls: "logs-drop", attrs: { id: "logs-drop" } }, [
+    el("p", { cls: "logs-drop-title", text: "Drop a log file here, or choose one:", attrs: { "aria-hidden": "true" } }),
+    el("label", { cls: "logs-label", text: "Your log file (up to 50 MB)", attrs: { for: "logs-file" } }),
+    fileInput,
+    el("p", { cls: "muted logs-hint", text: "CSV, TSV, JSON Lines or JSON: read here, never uploaded." }),
+    el("p", { cls: "logs-or" }, [el("span", { text: "No log at hand? " }), sampleButton]),
+  ]);
+  const textarea = el("textarea", {
+    cls: "logs-text",
+    attrs: {
+      id: "logs-text", rows: 6, spellcheck: "false", autocapitalize: "off", autocomplete: "off",
+      placeholder: "prompt_tokens,output_tokens,ttft_ms,e2e_latency_ms\n8000,20,640,1010\n1200,350,150,7300",
+    },
+  });
+  const analyseButton = el("button", { cls: "primary", text: "Analyse", attrs: { type: "button", id: "logs-analyse" } });
+  const paste = el("div", { cls: "logs-paste" }, [
+    el("label", { cls: "logs-label", text: "Or paste the log's text", attrs: { for: "logs-text" } }),
+    textarea,
+    el("div", { cls: "logs-paste-actions" }, [analyseButton]),
+  ]);
+
+  function runFile(file) {
+    if (!file) return;
+    if (file.size > MAX_FILE_BYTES) {
+      reject(`${file.name} is ${formatBytes(file.size)}; the limit is 50 MB. Keep a part of it (for ` +
+        "example the first 200,000 lines) and try again.");
+      return;
+    }
+    run(() => file.text(), file.name || "your file", file.size);
+  }
+
+  fileInput.addEventListener("change", () => {
+    runFile(fileInput.files?.[0]);
+    fileInput.value = ""; // choosing the same file again analyses it again
+  });
+
+  for (const type of ["dragenter", "dragover"]) {
+    drop.addEventListener(type, (event) => {
+      event.preventDefault();
+      event.dataTransfer.dropEffect = isBusy() ? "none" : "copy";
+      drop.classList.add("logs-drop-over");
+    });
+  }
+  drop.addEventListener("dragleave", (event) => {
+    if (!drop.contains(event.relatedTarget)) drop.classList.remove("logs-drop-over");
+  });
+  drop.addEventListener("drop", (event) => {
+    event.preventDefault();
+    drop.classList.remove("logs-drop-over");
+    if (isBusy() || readonly) return;
+    const file = event.dataTransfer?.files?.[0];
+    if (file) runFile(file);
+    else reject("Drop a file (a CSV, JSON Lines or JSON log), not text or a link.");
+  });
+
+  analyseButton.addEventListener("click", () => {
+    const text = textarea.value;
+    if (!text.trim()) {
+      reject("Paste a log first: a header row with column names, then one request per row.");
+      textarea.focus();
+      return;
+    }
+    if (text.length > MAX_FILE_BYTES) {
+      reject("The pasted text is over 50 MB; paste a part of it.");
+      return;
+    }
+    run(async () => text, "the pasted log");
+  });
+
+  sampleButton.addEventListener("click", () => {
+    const name = decodeURIComponent(new URL(sampleUrl, location.href).pathname.split("/").pop() || "sample log");
+    run(async () => {
+      const response = await fetch(sampleUrl).catch((problem) => {
+        throw Object.assign(problem, { what: "the sample log" });
+      });
+      if (!response.ok) throw new Error(`the sample could not be loaded (HTTP ${response.status})`);
+      return response.text();
+    }, name);
+  });
+
+  return {
+    element: el("div", { cls: "logs-import" }, [drop, paste]),
+    controls: [fileInput, sampleButton, analyseButton],
+    textarea,
+  };
+}
