@@ -111,6 +111,29 @@ export function showLoadLine(report, state) {
     `${formatNumber(load.output_tokens_per_s)} output tokens per second.` + (load.caveat ? ` ${load.caveat}` : ""));
 }
 
+/** A scheduler as the before/after label names it. */
+function schedulerName({ scheduler, chunk_tokens: chunk }) {
+  return scheduler === "chunked" ? `chunked (${formatNumber(chunk)} tokens a step)` : "prefill first";
+}
+
+/**
+ * The before/after label by the clocks, after a change of the scheduler (or its chunk budget): the
+ * longest gaps between tokens (ITL p99, all calls) under the other scheduler, ghosted, and under
+ * this one, as Python reported both (report.scheduler_compare); hidden when the report has none.
+ */
+export function showSchedulerCompare(report) {
+  const line = document.getElementById("load-compare");
+  const compare = report.scheduler_compare;
+  setHidden(line, !compare);
+  if (!compare) return;
+  for (const [name, side] of [["before", compare.before], ["after", compare.after]]) {
+    const figure = document.getElementById(`load-compare-${name}`);
+    setAttr(figure, "data-ms", String(side.itl_ms_p99));
+    setText(figure.querySelector(".compare-ms"), formatMs(side.itl_ms_p99));
+    setText(figure.querySelector(".compare-scheduler"), schedulerName(side));
+  }
+}
+
 // [name, p50 key, p99 key, mean key or null]: the means are what AIPerf, GenAI-Perf and llmperf print
 const FIGURES = [
   ["TTFT", "ttft_ms_p50", "ttft_ms_p99", "ttft_ms_mean"],
