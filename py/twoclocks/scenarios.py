@@ -166,8 +166,10 @@ LOAD_DEMOS = [
         "name": "16 chat users: an extra user's decode is nearly free",
         "state": {**BASE_STATE, "prompt_tokens": 300, "output_tokens": 500, "max_tokens": 1024,
                   "load": _loaded(concurrency=16)},
-        "note": "16 users of a chat answer: one decode step reads the weights once for the whole batch, so "
-        "TPOT barely moves from one user; compare it with 1 user, then push the users past the knee.",
+        "note": "16 users of a chat answer, starting together: one decode step reads the weights once for the "
+        "whole batch, so TPOT moves little from one user's (compare with 1 user). The first token does wait: "
+        "the 16 prompts share one prefill step, so TTFT is several times one user's. Push the users up to see "
+        "the throughput level off (the curve below).",
     },
     {
         "id": "stall",
