@@ -303,6 +303,12 @@ def test_the_load_sections_prose_is_true_in_both_modes(mode):
         router = web.evaluate({"mode": mode, "load": {"concurrency": users}})
         assert router["load"]["ttft_ms_p50"] < 1.05 * alone["ttft_ms"]
     assert router["clocks"]["ttlt_ms"] > 5 * alone["ttlt_ms"]  # at 16 users the stream pays
+    # the "Users start" help: prompts shorter than a step's budget keep arriving together
+    for prompt in (300, 1000):
+        call = {**chat, "prompt_tokens": prompt, "mode": mode}
+        together = web.evaluate_load({**call, "load": {"concurrency": 16}})
+        assert together["ttft_ms_p99"] == pytest.approx(together["ttft_ms_p50"], rel=0.05)
+        assert together["ttft_ms_p50"] > 4 * web.evaluate(call)["ttft_ms"]
     for call in (chat, {}):
         heavy, heaviest = (web.evaluate_load_level({**call, "mode": mode}, users) for users in (512, 1024))
         assert heaviest["output_tokens_per_s"] == pytest.approx(heavy["output_tokens_per_s"], rel=0.02)

@@ -19,7 +19,7 @@ export const LOAD_CONTROLS = [
   {
     key: "start", kind: "segmented", label: "Users start", showLabel: true,
     names: { together: "Together", spread: "At their own times" },
-    help: "Benchmark tools start every user at once: with equal lengths they stay in step, and each round's prompts queue behind one another. Users of a live service arrive at their own times.",
+    help: "Benchmark tools start every user at once, so the first prompts queue behind one another; with equal lengths, prompts shorter than a step's budget keep arriving together, round after round. Users of a live service arrive at their own times.",
   },
   {
     key: "open_loop", kind: "toggle", label: "Calls arrive at a fixed rate instead", idPrefix: "load",
