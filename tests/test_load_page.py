@@ -5,7 +5,7 @@ throughput curve computed level by level."""
 from __future__ import annotations
 
 import pytest
-from pagewait import DEADLINE_MS, settle, wait_ready
+from pagewait import DEADLINE_MS, format_ms, settle, wait_ready
 
 from twoclocks import web
 from twoclocks.scenarios import LOAD_DEMOS
@@ -24,6 +24,10 @@ async ([levels, deadline]) => {
   return [label(), status()];
 }
 """
+
+
+_SCROLL_AT_REST = """async () => { let y = -1; while (y !== scrollY) { y = scrollY;
+    await new Promise(requestAnimationFrame); await new Promise(requestAnimationFrame); } }"""
 
 
 def report(page) -> dict:
@@ -184,7 +188,10 @@ def test_the_curve_is_computed_level_by_level_and_marks_the_knee_python_marks(le
         assert "Even at 1,024 users" in status
     else:
         users = f"{knee:,} {'user' if knee == 1 else 'users'}"
-        assert f"The knee is at {users}" in label and f"up to {users}" in status
+        past = whole["ttft_doubles_at"]
+        assert f"The knee is at {users}" in label and f"from {past:,} users on" in status
+        # at the lightest level the first token is never "up to 1 user within twice its time at one user"
+        assert (f"up to {users}" in status) == (whole["knee_index"] > 0)
     # a change of the call restarts the curve, which then ends for the new call
     settle(lesson, {"prompt_tokens": 2000})
     label, status = lesson.evaluate(_SWEEP_DONE, [levels, 4 * DEADLINE_MS])
@@ -241,3 +248,64 @@ def test_the_engine_select_applies_an_engines_defaults_for_this_gpu(browser, ser
     settle(page)
     assert page.input_value("#load-engine-select") == "custom"
     page.close()
+
+
+def shown_compare(page) -> dict:
+    """The before/after label by the clocks as the learner sees it: each side's figure and its box."""
+    return page.evaluate("""() => {
+      const line = document.getElementById("load-compare");
+      const side = (name) => { const e = document.getElementById(`load-compare-${name}`);
+        return { ms: Number(e.dataset.ms), text: e.querySelector(".compare-ms").textContent,
+                 scheduler: e.querySelector(".compare-scheduler").textContent }; };
+      const box = (e) => e.getBoundingClientRect().toJSON();
+      return { visible: !line.hidden && line.offsetHeight > 0, before: side("before"), after: side("after"),
+               line: box(line), clocks: box(document.getElementById("clocks-canvas")), height: innerHeight };
+    }""")
+
+
+def assert_in_view_with_the_clocks(seen: dict) -> None:
+    for name in ("clocks", "line"):
+        assert seen[name]["top"] >= -1 and seen[name]["bottom"] <= seen["height"] + 1, (name, seen)
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
+def test_the_chunked_demo_shows_its_gain_by_the_clocks(browser, server, size):
+    """The chunked-prefill demo's gain, the longest gaps between tokens under each scheduler, stands
+    by the clocks (both in view) with Python's figures: prefill first's ghosted, chunked's now."""
+    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+    page.goto(server + "?view=lab")
+    settle(page)
+    page.locator("#load-demos").scroll_into_view_if_needed()
+    page.click("[data-load-demo=stall]")  # from the stall demo, as the page orders them
+    settle(page)
+    page.evaluate(_SCROLL_AT_REST)
+    assert not shown_compare(page)["visible"]
+    page.locator("#load-demos").scroll_into_view_if_needed()
+    page.click("[data-load-demo=chunked]")
+    settle(page)
+    page.evaluate(_SCROLL_AT_REST)
+    expected = web.evaluate(demo("chunked")["state"], compare_schedulers=True)["scheduler_compare"]
+    seen = shown_compare(page)
+    assert seen["visible"]
+    for side, scheduler in (("before", "prefill first"), ("after", "chunked (2,048 tokens a step)")):
+        assert seen[side] == {"ms": expected[side]["itl_ms_p99"], "text": format_ms(expected[side]["itl_ms_p99"]),
+                              "scheduler": scheduler}
+    assert_in_view_with_the_clocks(seen)
+    # another change than the scheduler's: the comparison would be stale, so it goes
+    settle(page, {"load": {**demo("chunked")["state"]["load"], "concurrency": 12}})
+    assert not shown_compare(page)["visible"]
+    page.close()
+
+
+def test_switching_the_scheduler_shows_both_schedulers_by_the_clocks(lesson):
+    state = {**demo("stall")["state"], "load": {**demo("stall")["state"]["load"], "chunk_tokens": 1024}}
+    settle(lesson, state)
+    assert not shown_compare(lesson)["visible"]  # set through the API: no scheduler change of the learner's
+    lesson.click("#scheduler-chunked")
+    settle(lesson)
+    chunked = {**state, "load": {**state["load"], "scheduler": "chunked"}}
+    expected = web.evaluate(chunked, compare_schedulers=True)["scheduler_compare"]
+    seen = shown_compare(lesson)
+    assert seen["visible"] and seen["after"]["scheduler"] == "chunked (1,024 tokens a step)"
+    assert (seen["before"]["ms"], seen["after"]["ms"]) == (expected["before"]["itl_ms_p99"], expected["after"]["itl_ms_p99"])
+    assert_in_view_with_the_clocks(seen)  # the sticky clocks, with the controls beside them

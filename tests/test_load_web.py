@@ -224,3 +224,92 @@ def test_the_page_says_when_a_load_is_where_the_model_runs_high():
     chat = web.evaluate_load({"mode": "roofline", "prompt_tokens": 300, "output_tokens": 500,
                               "max_tokens": 1024, "load": {"concurrency": 64}})
     assert spread["caveat"] is None and chat["caveat"] is None
+
+
+MODES = ["toy", "roofline"]
+
+
+def in_mode(name: str, mode: str) -> dict:
+    return {**demo(name), "mode": mode}
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_scheduler_compare_gives_both_schedulers_figures_in_one_report(mode):
+    """Asked for, the report carries the load under the other scheduler beside its own: the same
+    figures as a report of the state with that scheduler."""
+    state = in_mode("chunked", mode)
+    report = web.evaluate(state, compare_schedulers=True)
+    compare = report["scheduler_compare"]
+    other = web.evaluate({**state, "load": {**state["load"], "scheduler": "prefill-first"}})["load"]
+    assert compare["after"] == {"scheduler": "chunked", "chunk_tokens": 2048,
+                                **{key: report["load"][key] for key in web.COMPARED_FIGURES}}
+    assert compare["before"] == {"scheduler": "prefill-first", "chunk_tokens": None,
+                                 **{key: other[key] for key in web.COMPARED_FIGURES}}
+    assert web.evaluate(state)["scheduler_compare"] is None  # only when asked: it costs a load point
+    flipped = web.evaluate({**state, "load": {**state["load"], "scheduler": "prefill-first"}}, compare_schedulers=True)
+    assert flipped["scheduler_compare"]["before"] == compare["after"]
+    assert flipped["scheduler_compare"]["after"] == compare["before"]
+    wrapped = json.loads(web.evaluate_json(json.dumps(state), True))["report"]["scheduler_compare"]
+    assert wrapped == json.loads(json.dumps(compare))
+
+
+def test_scheduler_compare_is_none_alone_or_when_the_load_cannot_run():
+    assert web.evaluate(demo("alone"), compare_schedulers=True)["scheduler_compare"] is None
+    too_big = {"context_window_tokens": 1_131_072, "prompt_tokens": 500_000, "load": {"concurrency": 4}}
+    assert web.evaluate(too_big, compare_schedulers=True)["scheduler_compare"] is None
+
+
+def test_only_the_chunked_demo_asks_for_both_schedulers():
+    assert [entry["id"] for entry in LOAD_DEMOS if entry.get("compare_schedulers")] == ["chunked"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_each_load_demo_note_is_true_in_both_modes(mode):
+    """What each demo's note says the learner will see holds for the default settings of each mode."""
+    saturate = web.evaluate(in_mode("saturate", mode))["clocks"]
+    assert saturate["waiting_ms"] > 0.5 * saturate["ttft_ms"]  # the grey part is the wait
+    batching = web.evaluate(in_mode("batching", mode))["load"]
+    chat_alone = web.evaluate({**in_mode("batching", mode), "load": DEFAULT_LOAD})
+    assert batching["tpot_ms_p50"] < 1.25 * chat_alone["tpot_ms"]  # TPOT moves little
+    assert batching["ttft_ms_p50"] > 3 * chat_alone["ttft_ms"]  # TTFT several times one user's
+    stall = web.evaluate(in_mode("stall", mode))["clocks"]
+    assert stall["stalls_ms"]
+    for start, end in stall["stalls_ms"]:  # a stall stops the stream
+        assert not any(start < ms < end for _, ms in stall["token_times_ms"])
+    chunked = web.evaluate(in_mode("chunked", mode), compare_schedulers=True)
+    gaps = chunked["scheduler_compare"]
+    assert 0.2 < gaps["after"]["itl_ms_p99"] / gaps["before"]["itl_ms_p99"] < 0.3  # about a quarter
+    for key in ("ttft_ms", "ttlt_ms"):  # the clocks barely differ from prefill first's
+        assert chunked["clocks"][key] == pytest.approx(stall[key], rel=0.05)
+    start, end = max(chunked["clocks"]["stalls_ms"], key=lambda band: band[1] - band[0])
+    assert any(start < ms < end for _, ms in chunked["clocks"]["token_times_ms"])  # slows, keeps going
+    shorter = web.evaluate(in_mode("shorter", mode))["load"]
+    assert web.evaluate({"mode": mode, "prompt_tokens": 4000})["ttft_ms"] < 0.5 * web.evaluate({"mode": mode})["ttft_ms"]
+    assert shorter["ttft_ms_p50"] < web.evaluate(in_mode("saturate", mode))["load"]["ttft_ms_p50"] / 3
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_load_sections_prose_is_true_in_both_modes(mode):
+    """"When many calls share the GPU": short prompts sent together make TTFT grow with the users
+    while the throughput still rises; the router's first tokens hardly wait up to 16 users while its
+    stream stalls; past the level-off, extra users only lengthen the queue."""
+    chat = {key: demo("batching")[key] for key in ("prompt_tokens", "output_tokens", "max_tokens")}
+    points = [web.evaluate_load_level({**chat, "mode": mode}, users) for users in (1, 2, 4, 8, 16, 32)]
+    for lighter, heavier in zip(points, points[1:]):
+        assert heavier["ttft_ms_p50"] > lighter["ttft_ms_p50"]
+        assert heavier["output_tokens_per_s"] > lighter["output_tokens_per_s"]
+    alone = web.evaluate({"mode": mode})
+    for users in (2, 4, 8, 16):
+        router = web.evaluate({"mode": mode, "load": {"concurrency": users}})
+        assert router["load"]["ttft_ms_p50"] < 1.05 * alone["ttft_ms"]
+    assert router["clocks"]["ttlt_ms"] > 5 * alone["ttlt_ms"]  # at 16 users the stream pays
+    # the "Users start" help: prompts shorter than a step's budget keep arriving together
+    for prompt in (300, 1000):
+        call = {**chat, "prompt_tokens": prompt, "mode": mode}
+        together = web.evaluate_load({**call, "load": {"concurrency": 16}})
+        assert together["ttft_ms_p99"] == pytest.approx(together["ttft_ms_p50"], rel=0.05)
+        assert together["ttft_ms_p50"] > 4 * web.evaluate(call)["ttft_ms"]
+    for call in (chat, {}):
+        heavy, heaviest = (web.evaluate_load_level({**call, "mode": mode}, users) for users in (512, 1024))
+        assert heaviest["output_tokens_per_s"] == pytest.approx(heavy["output_tokens_per_s"], rel=0.02)
+        assert heaviest["queue_ms_p50"] > heavy["queue_ms_p50"]

@@ -55,7 +55,8 @@ finishes, like llmperf, ``vllm bench serve --max-concurrency`` or AIPerf) or ope
 (``requests_per_s``, Poisson arrivals from ``random.Random(seed)``). The closed loop's users start
 ``"together"`` (every first request at t = 0, as the benchmark tools do: with fixed lengths the users
 then stay in step, each round's prompts queueing behind one another, so TTFT rises from the second
-user on, as published sweeps show) or ``"spread"`` evenly over one unloaded request (users of a live
+user on, as published sweeps show; users whose prompts each fill a step's budget drift apart after
+the first round, and their streams stall for the others' prefills instead) or ``"spread"`` evenly over one unloaded request (users of a live
 service arriving at their own times).
 Request mix: the call's prompt and answer; with ``length_spread`` r > 0 each request's prompt and
 answer lengths are drawn uniformly from ``[L (1 - r), L (1 + r)]`` (rounded, at least 1), as
@@ -89,7 +90,8 @@ SCHEDULERS = ("prefill-first", "chunked")
 STARTS = ("together", "spread")
 """How a closed loop's users start: ``"together"``, every user's first request at t = 0, as
 GenAI-Perf/AIPerf, llmperf and ``vllm bench serve --max-concurrency`` do (with fixed lengths the
-users then stay in step, each round's prompts queueing behind one another); ``"spread"``, evenly
+users then stay in step, each round's prompts queueing behind one another, while a prompt is
+shorter than a step's budget); ``"spread"``, evenly
 over one unloaded request, as users of a live service arrive."""
 
 MAX_CONCURRENCY = 1024

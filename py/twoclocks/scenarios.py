@@ -166,8 +166,10 @@ LOAD_DEMOS = [
         "name": "16 chat users: an extra user's decode is nearly free",
         "state": {**BASE_STATE, "prompt_tokens": 300, "output_tokens": 500, "max_tokens": 1024,
                   "load": _loaded(concurrency=16)},
-        "note": "16 users of a chat answer: one decode step reads the weights once for the whole batch, so "
-        "TPOT barely moves from one user; compare it with 1 user, then push the users past the knee.",
+        "note": "16 users of a chat answer, starting together: one decode step reads the weights once for the "
+        "whole batch, so TPOT moves little from one user's (compare with 1 user). The first token does wait: "
+        "the 16 prompts share one prefill step, so TTFT is several times one user's. Push the users up to see "
+        "the throughput level off (the curve below).",
     },
     {
         "id": "stall",
@@ -184,7 +186,11 @@ LOAD_DEMOS = [
         "state": {**BASE_STATE, "output_tokens": 500, "max_tokens": 1024,
                   "load": _loaded(concurrency=8, scheduler="chunked", chunk_tokens=2048, start="spread")},
         "note": "The same 8 users with chunked prefill: each step decodes every stream and gives the rest of "
-        "its 2,048-token budget to prompt chunks, so the stream never stops for a whole prefill.",
+        "its 2,048-token budget to prompt chunks, so a stream never stops for a whole prefill. By the clocks, "
+        "the longest gaps between tokens shrink to about a quarter of prefill first's. The clocks themselves "
+        "barely differ from prefill first's: the prompts' work is the same, only spread over more steps (the "
+        "red bands, where the stream slows but keeps going).",
+        "compare_schedulers": True,
     },
     {
         "id": "shorter",
@@ -202,4 +208,5 @@ LOAD_DEMOS = [
     },
 ]
 """The buttons of "When many calls share the GPU": each sets a call and a load (complete states)
-and says what to look at."""
+and says what to look at. ``compare_schedulers``: the page asks for the report with both schedulers'
+figures (``web.evaluate(..., compare_schedulers=True)``) and shows them by the clocks."""

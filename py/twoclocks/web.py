@@ -246,7 +246,7 @@ def agent_section(state: dict) -> tuple[dict | None, str | None]:
         return None, str(error)
 
 
-def evaluate(state: dict) -> dict:
+def evaluate(state: dict, *, compare_schedulers: bool = False) -> dict:
     """Return the report for a page state, as a plain JSON-safe dict.
 
     Args:
@@ -254,6 +254,9 @@ def evaluate(state: dict) -> dict:
             :func:`twoclocks.simulate_call`, ``context_window_tokens``, ``mode`` and the roofline
             presets, and ``agent`` holding :func:`twoclocks.agent.agent_loop`'s keywords). Missing
             keys take the defaults.
+        compare_schedulers: also run the load under the other scheduler (one more load point, so
+            only when the page asks: after a change of the scheduler or its chunk budget) and
+            report both sides as ``scheduler_compare`` (:func:`scheduler_compare`).
 
     Returns:
         The call's report (``CallReport.to_dict()``, or the roofline report in roofline mode) plus
@@ -272,7 +275,8 @@ def evaluate(state: dict) -> dict:
         (:func:`engines_section`: each serving engine's default scheduler and limits on this deployment,
         ``match``, the one the load runs, and a ``sentence`` saying so). In roofline mode also
         ``validation``: ``{"nearest": [...]}``, the published measurements nearest the current
-        configuration beside their predictions (:func:`twoclocks.validation.nearest`).
+        configuration beside their predictions (:func:`twoclocks.validation.nearest`). Always
+        ``scheduler_compare``: None unless ``compare_schedulers`` was asked and the load runs.
 
     Raises:
         ValueError: for an unknown key (naming it), an invalid value (naming the key and range), or a
@@ -315,7 +319,39 @@ def evaluate(state: dict) -> dict:
         "load_error": load_error,
         "engines": engines_section(state),
         "clocks": _loaded_clocks(report, load, state["streaming"]),
+        "scheduler_compare": scheduler_compare(state, load) if compare_schedulers else None,
     }
+
+
+COMPARED_FIGURES = ("itl_ms_p99", "itl_ms_p50", "ttft_ms_p50", "ttlt_ms_p50", "output_tokens_per_s")
+"""The figures :func:`scheduler_compare` gives for each scheduler: the longest gaps between tokens
+first (what chunked prefill changes), then what it leaves nearly as it was."""
+
+
+def scheduler_compare(state: dict, load: dict | None) -> dict | None:
+    """The state's load under both schedulers, for the page's before/after label by the clocks.
+
+    Args:
+        state: a complete page state; load: its load point (:func:`load_point`), or None when the
+            load cannot run.
+
+    Returns:
+        None when the load cannot run or the call is alone (one call alone is the same call under
+        either scheduler); else ``{"before": side, "after": side}``, ``after`` the state's own
+        scheduler and ``before`` the other (chunked with the state's ``chunk_tokens``), each side
+        ``{"scheduler", "chunk_tokens" (None for prefill-first), **COMPARED_FIGURES}`` from one load point of the same
+        requests (seed 0). E.g. the page's chunked demo in the toy model: ITL p99 731 ms prefill
+        first, 190 ms chunked.
+    """
+    if load is None or load["alone"]:
+        return None
+    other = "prefill-first" if state["load"]["scheduler"] == "chunked" else "chunked"
+    before = load_point(state, {**state["load"], "scheduler": other})
+    def side(point: dict) -> dict:
+        chunk = point["chunk_tokens"] if point["scheduler"] == "chunked" else None
+        return {"scheduler": point["scheduler"], "chunk_tokens": chunk, **{key: point[key] for key in COMPARED_FIGURES}}
+
+    return {"before": side(before), "after": side(load)}
 
 
 def _loaded_clocks(report: dict, load: dict | None, streaming: bool) -> dict | None:
@@ -507,15 +543,17 @@ def load_level_json(state_json: str, concurrency: int, lightest_ttft_ms: float |
         return json.dumps({"error": str(error)})
 
 
-def evaluate_json(state_json: str) -> str:
+def evaluate_json(state_json: str, compare_schedulers: bool = False) -> str:
     """JSON wrapper of :func:`evaluate` for the worker: ``{"report": {...}}`` or ``{"error": "..."}``.
 
     Passing JSON strings keeps the JavaScript side free of Python proxies; a ``ValueError`` (bad
     input, or a model that does not fit in memory) becomes a readable ``error`` message.
+    ``compare_schedulers`` as for :func:`evaluate`.
     """
     try:
         state = json.loads(state_json)
-        return json.dumps({"report": evaluate(state)}, allow_nan=False)
+        report = evaluate(state, compare_schedulers=bool(compare_schedulers))
+        return json.dumps({"report": report}, allow_nan=False)
     except ValueError as error:
         return json.dumps({"error": str(error), "context": _context_or_none(state)})
 

@@ -3,8 +3,9 @@
 // The page runs two engines: one answers the controls, the other runs the code cell, so a cell that
 // never ends cannot freeze the clocks, and stopping it never touches the lesson's own model.
 // Page <-> worker protocol (engine.js sends, worker.js answers; every request carries an id):
-//   page -> worker  {type: "evaluate", id, state}        reply {type: "result", id, json}  (twoclocks.web.evaluate_json:
-//                                                         '{"report": {...}}' or '{"error": "...", "context": {...}}')
+//   page -> worker  {type: "evaluate", id, state, compare?}  reply {type: "result", id, json}  (twoclocks.web.evaluate_json:
+//                                                         '{"report": {...}}' or '{"error": "...", "context": {...}}';
+//                                                         compare: true adds both schedulers' figures, scheduler_compare)
 //   page -> worker  {type: "load-level", id, state, concurrency, lightestTtftMs}  reply {type: "result", id, json}  (twoclocks.web.
 //                                                         load_level_json: '{"point": {...}}' or '{"error": "..."}')
 //   page -> worker  {type: "validation", id}             reply {type: "result", id, json}  (the roofline validation table)
@@ -355,9 +356,10 @@ export class Engine {
     });
   }
 
-  /** Resolves to {report} or {error} (a readable message from Python's ValueError). */
-  evaluate(state, tag = "evaluate") {
-    return this.request("evaluate", { state }, {}, tag);
+  /** Resolves to {report} or {error} (a readable message from Python's ValueError). `compare`: the
+   * report also runs the load under the other scheduler (`scheduler_compare`; one more load point). */
+  evaluate(state, tag = "evaluate", { compare = false } = {}) {
+    return this.request("evaluate", { state, compare }, {}, tag);
   }
 
   /** Resolves to {point} or {error}: the state's call at `concurrency` closed-loop users (a sweep level). */

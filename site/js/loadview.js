@@ -18,7 +18,7 @@ export const LOAD_CONTROLS = [
   {
     key: "start", kind: "segmented", label: "Users start", showLabel: true,
     names: { together: "Together", spread: "At their own times" },
-    help: "Benchmark tools start every user at once: with equal lengths they stay in step, and each round's prompts queue behind one another. Users of a live service arrive at their own times.",
+    help: "Benchmark tools start every user at once, so the first prompts queue behind one another; with equal lengths, prompts shorter than a step's budget keep arriving together, round after round. Users of a live service arrive at their own times.",
   },
   {
     key: "open_loop", kind: "toggle", label: "Calls arrive at a fixed rate instead", idPrefix: "load",
@@ -142,15 +142,38 @@ export function showLoadLine(report, state) {
   if (!report.clocks) return setText(line, "");
   const c = report.clocks;
   const load = report.load;
-  const stalls = c.stalls_ms.length
-    ? ` Its stream ${state.load.scheduler === "chunked" ? "shared" : "stalled for"} ${formatNumber(c.stalls_ms.length)} ` +
-      `${c.stalls_ms.length === 1 ? "step" : "steps"} of other calls' prefill (${formatMs(c.stalled_ms)} in all, red on the timeline).`
-    : "";
+  const steps = `${formatNumber(c.stalls_ms.length)} ${c.stalls_ms.length === 1 ? "step" : "steps"}`;
+  const stalls = !c.stalls_ms.length ? "" : state.load.scheduler === "chunked"
+    ? ` Its stream shared ${steps} with other calls' prompt chunks (${formatMs(c.stalled_ms)} in all, red on the timeline): slower there, never stopped.`
+    : ` Its stream stalled for ${steps} of other calls' prefill (${formatMs(c.stalled_ms)} in all, red on the timeline).`;
   setText(line, `Under load: ${describeLoad(state.load)}. The clocks show a typical call (the median TTFT): ` +
     `${formatMs(c.waiting_ms)} waiting in the queue, then ${formatMs(c.prefill_ms)} in its prefill step (shared with the prompts admitted with it).${stalls} ` +
     `All calls: TTFT p50 ${formatMs(load.ttft_ms_p50)}, p99 ${formatMs(load.ttft_ms_p99)}; ` +
     `the longest gaps between tokens (ITL p99) ${formatMs(load.itl_ms_p99)}; ` +
     `${formatNumber(load.output_tokens_per_s)} output tokens per second.` + (load.caveat ? ` ${load.caveat}` : ""));
+}
+
+/** A scheduler as the before/after label names it. */
+function schedulerName({ scheduler, chunk_tokens: chunk }) {
+  return scheduler === "chunked" ? `chunked (${formatNumber(chunk)} tokens a step)` : "prefill first";
+}
+
+/**
+ * The before/after label by the clocks, after a change of the scheduler (or its chunk budget): the
+ * longest gaps between tokens (ITL p99, all calls) under the other scheduler, ghosted, and under
+ * this one, as Python reported both (report.scheduler_compare); hidden when the report has none.
+ */
+export function showSchedulerCompare(report) {
+  const line = document.getElementById("load-compare");
+  const compare = report.scheduler_compare;
+  setHidden(line, !compare);
+  if (!compare) return;
+  for (const [name, side] of [["before", compare.before], ["after", compare.after]]) {
+    const figure = document.getElementById(`load-compare-${name}`);
+    setAttr(figure, "data-ms", String(side.itl_ms_p99));
+    setText(figure.querySelector(".compare-ms"), formatMs(side.itl_ms_p99));
+    setText(figure.querySelector(".compare-scheduler"), schedulerName(side));
+  }
 }
 
 // [name, p50 key, p99 key, mean key or null]: the means are what AIPerf, GenAI-Perf and llmperf print
@@ -259,9 +282,14 @@ function sweepSummary(points) {
   if (knee === null) return "Even at 1,024 users the first token waits less than twice as long as alone.";
   const at = points[knee];
   const users = (n) => `${formatNumber(n)} ${n === 1 ? "user" : "users"}`;
+  const past = users(points[knee + 1].concurrency);
+  if (knee === 0) { // users sent together queue each other's prompts at once (short prompts share a step)
+    return `The knee of the first token comes at once: from ${past} on it takes more than twice its time at ` +
+      "one user, as each first token also waits for the other users' prefills.";
+  }
   return `The knee of the first token: up to ${users(at.concurrency)} it stays within twice its time ` +
     `at one user, at ${formatNumber(at.output_tokens_per_s)} output tokens per second; from ` +
-    `${users(points[knee + 1].concurrency)} on, each first token also waits for other calls' prefills ` +
+    `${past} on, each first token also waits for other calls' prefills ` +
     "(and, past the KV cache or the running limit, in the queue).";
 }
 

@@ -24,7 +24,7 @@ import { setupGlossary } from "./glossary.js";
 import { setupValidation } from "./validation.js";
 import { applySections, layOutSectionsOnlyNear } from "./sections.js";
 import { SECTIONS } from "./urlstate.js";
-import { LoadChart, LoadSweep, buildLoadControls, showLoadFigures, showLoadLine } from "./loadview.js";
+import { LoadChart, LoadSweep, buildLoadControls, showLoadFigures, showLoadLine, showSchedulerCompare } from "./loadview.js";
 import { hideBootProgress, showBootProgress, showNote } from "./bootprogress.js";
 import { GuidedPath } from "./path.js";
 import { Progress } from "./progress.js";
@@ -129,8 +129,11 @@ const agentControls = buildControls(
   (key, value) => applyState({ agent: { ...lesson.value.agent, [key]: value } }, { byControl: true }),
 );
 
-const loadControls = buildLoadControls($("controls-load"), BUILD.limits.load.fields,
-  (load) => applyState({ load }, { byControl: true }));
+const loadControls = buildLoadControls($("controls-load"), BUILD.limits.load.fields, (load) => {
+  const was = lesson.value.load; // a change of the scheduler or its budget: show both schedulers' figures
+  const compare = load.scheduler !== was.scheduler || load.chunk_tokens !== was.chunk_tokens;
+  applyState({ load }, { byControl: true, compare });
+});
 const loadSweep = new LoadSweep({
   engine, chart: new LoadChart($("load-canvas")), status: $("load-sweep-status"), levels: BUILD.load_sweep_concurrency,
 });
@@ -147,6 +150,7 @@ function showReport(report, state) {
   const before = markChanges && readoutValues(); // only a "Show me" marks what moved
   showReadouts(shown);
   showLoadLine(report, state);
+  showSchedulerCompare(report);
   if (before) markChanged(before);
   showAdvice(report, activeScenario());
   showContext(report.context);
@@ -176,7 +180,8 @@ function showAgent(report) {
 
 // As shown: a readout whose text stays "6.22 s" did not visibly change.
 function readoutValues() {
-  return { ttft: $("ttft-ms").textContent, ttlt: $("ttlt-ms").textContent, visible: $("visible-ms").textContent };
+  return { ttft: $("ttft-ms").textContent, ttlt: $("ttlt-ms").textContent, visible: $("visible-ms").textContent,
+    compare: $("load-compare").hidden ? "" : $("load-compare").textContent };
 }
 
 /** Mark the readouts a "Show me" changed, so the learner sees what moved. */
@@ -189,6 +194,12 @@ function markChanged(before) {
       void readout.offsetWidth; // restart the highlight's animation
       readout.classList.add("changed");
     }
+  }
+  const compare = $("load-compare"); // a scheduler's gain, by the clocks
+  compare.classList.remove("changed");
+  if (!compare.hidden && before.compare !== compare.textContent) {
+    void compare.offsetWidth;
+    compare.classList.add("changed");
   }
 }
 
@@ -230,7 +241,10 @@ function setStatus(text, { error = false, retry = false } = {}) {
 
 // --- model calls: at most one in flight, plus the latest state waiting behind it ---------------
 
-const updates = { inFlight: false, pending: false, slow: false };
+// compareFor: the state (as JSON) whose answers also run the load under the other scheduler, for
+// the before/after label by the clocks: the state a scheduler change made, until the next change
+// (it costs one more load point, so never for a drag of anything else)
+const updates = { inFlight: false, pending: false, slow: false, compareFor: null };
 // A drag's answer takes milliseconds; one that takes this long is said by the clocks (dimmed, with a
 // note) until it comes, so the clocks never stand unmarked beside controls they no longer match.
 // (engine.js's watchdog replaces a worker that does not answer at all, after its own deadline.)
@@ -262,7 +276,8 @@ async function sendUpdate() {
   }, SLOW_ANSWER_MS);
   try {
     const state = lesson.copy();
-    const reply = await engine.evaluate(state, "controls");
+    const compare = updates.compareFor === JSON.stringify(state);
+    const reply = await engine.evaluate(state, "controls", { compare });
     if (syncTimer) syncControls();
     showModelError(reply);
     if (reply.report) showReport(reply.report, state);
@@ -335,9 +350,10 @@ function syncControls() {
   markScenario();
 }
 
-function applyState(partial, { byControl = false, marked = false } = {}) {
+function applyState(partial, { byControl = false, marked = false, compare = false } = {}) {
   markChanges = marked; // only a "Show me" marks the readouts its change moves
   lesson.apply(partial);
+  if (compare) updates.compareFor = JSON.stringify(lesson.value);
   // Until Python is live the clocks show the report embedded for the default state: dim them when
   // the state has moved away from it.
   if (!engine.ready && JSON.stringify(lesson.value) !== JSON.stringify(initial.state)) $("lab").classList.add("lab-pending");
@@ -414,29 +430,26 @@ for (const scenario of BUILD.scenarios) {
 }
 
 const SHOW_FIRST_MS = 900; // how long a "Show me" holds its first picture before the change
+const SCROLL_REST_FRAMES = 120; // a Show me's scroll comes to rest within about 2 s (or the learner is scrolling)
 
 /**
  * "Show me" from far below: bring the clocks into view and mark the readouts that change. With
  * `from`, the clocks first show that call (unmarked), then, after a pause, `partial`: so a Show me
  * always shows its own change, whatever the lab showed before. A newer Show me, or any change the
- * learner makes in the pause, cancels the second picture.
+ * learner makes in the pause, cancels the second picture. With `compare`, `partial`'s answers also
+ * carry both schedulers' figures (report.scheduler_compare), shown by the clocks.
  */
-async function showOnClocks(partial, { from = null, scroll = true } = {}) {
+async function showOnClocks(partial, { from = null, scroll = true, compare = false } = {}) {
   const id = ++showing.id;
   showing.between = false;
   const smooth = !matchMedia("(prefers-reduced-motion: reduce)").matches;
-  for (const readout of document.querySelectorAll(".readout.changed")) readout.classList.remove("changed");
-  applyState(from ?? partial, { marked: !from });
+  for (const readout of document.querySelectorAll(".readout.changed, .load-compare.changed")) readout.classList.remove("changed");
+  applyState(from ?? partial, { marked: !from, compare: compare && !from });
   if (scroll) {
-    // The top of the clocks' column, where the sticky clocks sit unpushed (scrolling to the clocks
-    // stuck at the column's end leaves no room for readouts that grow); where the column has no box
-    // of its own (display: contents, narrow screens) the clocks themselves.
-    const column = $("clocks-wrap").parentElement;
-    const target = getComputedStyle(column).display === "contents" ? $("clocks-wrap") : column;
     // A long smooth scroll over sections laid out only near the view is cut short as they change
     // height (a phone's lab is several screens tall): jump when the clocks are far away.
-    const far = Math.abs(target.getBoundingClientRect().top) > 2 * innerHeight;
-    target.scrollIntoView({ behavior: smooth && !far ? "smooth" : "auto", block: "start" });
+    const far = Math.abs(clocksTarget().getBoundingClientRect().top) > 2 * innerHeight;
+    clocksTarget().scrollIntoView({ behavior: smooth && !far ? "smooth" : "auto", block: "start" });
   }
   if (from) {
     const first = JSON.stringify(lesson.value);
@@ -450,7 +463,35 @@ async function showOnClocks(partial, { from = null, scroll = true } = {}) {
       return;
     }
   }
-  applyState(partial, { marked: true });
+  applyState(partial, { marked: true, compare });
+  if (scroll) clocksBackInView(id);
+}
+
+/** Where a Show me scrolls: the top of the clocks' column, where the sticky clocks sit unpushed
+ * (scrolling to the clocks stuck at the column's end leaves no room for readouts that grow); where
+ * the column has no box of its own (display: contents, narrow screens) the clocks themselves. */
+function clocksTarget() {
+  const column = $("clocks-wrap").parentElement;
+  return getComputedStyle(column).display === "contents" ? $("clocks-wrap") : column;
+}
+
+/** An answer can make the clocks taller (the before/after label by them). On a phone, where the
+ * controls below the clocks come first in the page, the browser's scroll anchoring then holds a
+ * control still and pushes the clocks up out of view: once the answer is drawn, bring them back
+ * (unless a newer Show me has taken over). */
+async function clocksBackInView(id) {
+  await whenSettled();
+  // Once the scroll has come to rest (a smooth one takes a few hundred ms; the anchoring's
+  // adjustment comes with a frame), at most SCROLL_REST_FRAMES frames.
+  const frame = () => new Promise(requestAnimationFrame);
+  for (let y = NaN, frames = 0; y !== scrollY && frames < SCROLL_REST_FRAMES; frames += 2) {
+    y = scrollY;
+    await frame();
+    await frame();
+  }
+  if (id !== showing.id) return;
+  const target = clocksTarget();
+  if (Math.abs(target.getBoundingClientRect().top) > 2) target.scrollIntoView({ behavior: "auto", block: "start" });
 }
 
 for (const demo of BUILD.load_demos) {
@@ -459,7 +500,7 @@ for (const demo of BUILD.load_demos) {
   button.dataset.loadDemo = demo.id;
   button.addEventListener("click", () => {
     setText($("load-demo-note"), demo.note);
-    showOnClocks(demo.state);
+    showOnClocks(demo.state, { compare: Boolean(demo.compare_schedulers) }); // its gain, by the clocks
   });
   $("load-demos").append(button);
 }

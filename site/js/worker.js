@@ -1,8 +1,9 @@
 // The worker: boots Pyodide, installs our wheel with micropip, and runs the model.
 // It only runs Python; the page sends small {type, id, ...} messages and gets plain data back.
 // Page <-> worker protocol (engine.js sends, worker.js answers; every request carries an id):
-//   page -> worker  {type: "evaluate", id, state}        reply {type: "result", id, json}  (twoclocks.web.evaluate_json:
-//                                                         '{"report": {...}}' or '{"error": "...", "context": {...}}')
+//   page -> worker  {type: "evaluate", id, state, compare?}  reply {type: "result", id, json}  (twoclocks.web.evaluate_json:
+//                                                         '{"report": {...}}' or '{"error": "...", "context": {...}}';
+//                                                         compare: true adds both schedulers' figures, scheduler_compare)
 //   page -> worker  {type: "load-level", id, state, concurrency, lightestTtftMs}  reply {type: "result", id, json}  (twoclocks.web.
 //                                                         load_level_json: '{"point": {...}}' or '{"error": "..."}')
 //   page -> worker  {type: "validation", id}             reply {type: "result", id, json}  (the roofline validation table)
@@ -228,8 +229,8 @@ async function boot() {
 
 // The reply travels as Python's JSON text: one string is cheaper to pass between threads than the
 // report's few hundred small arrays (the page parses it once).
-function evaluate({ id, state }, reply) {
-  reply({ type: "result", id, json: web.evaluate_json(JSON.stringify(state)) });
+function evaluate({ id, state, compare }, reply) {
+  reply({ type: "result", id, json: web.evaluate_json(JSON.stringify(state), Boolean(compare)) });
 }
 
 // One level of the latency vs throughput sweep (the page asks for the levels one at a time, when
