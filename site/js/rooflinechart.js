@@ -1,11 +1,11 @@
 // The roofline chart: arithmetic intensity (FLOP per byte) against attainable FLOP/s, log-log, with
 // the accelerator's roof and this call's prefill and decode points. It draws what Python returned.
 import { CanvasView, prepareCanvas } from "./canvas.js";
+import { decadeTicks, drawFrame, drawXTicks, drawXTitle, drawYTicks, logScale } from "./chart.js";
 import { formatNumber } from "./format.js";
 
 const X_RANGE = [0.1, 1e5]; // FLOP per byte
-
-const log10 = Math.log10;
+const Y_TICK_EVERY = 3; // decades between FLOP/s labels: one per unit (GFLOP/s, TFLOP/s, PFLOP/s)
 
 function formatFlops(flops) {
   const units = [[1e15, "PFLOP/s"], [1e12, "TFLOP/s"], [1e9, "GFLOP/s"]];
@@ -47,10 +47,14 @@ export class RooflineChart extends CanvasView {
     const peak = chart.roof[chart.roof.length - 1][1];
     const yRange = [chart.roof[0][1] / 3, peak * 4];
     const box = { left: 58, right: width - 26, top: 12, bottom: height - 40 };
-    const x = (v) => box.left + ((log10(v) - log10(X_RANGE[0])) / (log10(X_RANGE[1]) - log10(X_RANGE[0]))) * (box.right - box.left);
-    const y = (v) => box.bottom - ((log10(v) - log10(yRange[0])) / (log10(yRange[1]) - log10(yRange[0]))) * (box.bottom - box.top);
+    const x = logScale(X_RANGE, [box.left, box.right]);
+    const y = logScale(yRange, [box.bottom, box.top]);
 
-    this.axes(ctx, colors, box, x, y, yRange);
+    drawFrame(ctx, colors, box);
+    drawXTicks(ctx, box, decadeTicks(...X_RANGE), x, (v) => formatNumber(v, 1));
+    drawXTitle(ctx, box, "arithmetic intensity (FLOP per byte)");
+    const yTicks = decadeTicks(...yRange).filter((v) => Math.round(Math.log10(v)) % Y_TICK_EVERY === 0);
+    drawYTicks(ctx, box, yTicks, y, formatFlops);
     ctx.strokeStyle = colors.ink;
     ctx.lineWidth = 2.5;
     ctx.beginPath();
@@ -71,25 +75,6 @@ export class RooflineChart extends CanvasView {
     this.point(ctx, colors.prefill, "square", x(chart.prefill.intensity_flops_per_byte), y(chart.prefill.achieved_flops_per_s), "prefill");
     this.point(ctx, colors.decode, "circle", x(chart.decode.intensity_flops_per_byte), y(chart.decode.achieved_flops_per_s), "decode");
     canvas.dataset.drawn = String(Number(canvas.dataset.drawn || 0) + 1);
-  }
-
-  axes(ctx, colors, box, x, y, yRange) {
-    ctx.strokeStyle = colors.line;
-    ctx.fillStyle = colors.muted;
-    ctx.lineWidth = 1;
-    ctx.font = "11px system-ui, sans-serif";
-    ctx.strokeRect(box.left, box.top, box.right - box.left, box.bottom - box.top);
-    ctx.textAlign = "center";
-    ctx.textBaseline = "top";
-    for (let e = log10(X_RANGE[0]); e <= log10(X_RANGE[1]); e += 1) {
-      ctx.fillText(e < 0 ? "0.1" : formatNumber(10 ** e), x(10 ** e), box.bottom + 4);
-    }
-    ctx.fillText("arithmetic intensity (FLOP per byte)", (box.left + box.right) / 2, box.bottom + 20);
-    ctx.textAlign = "right";
-    ctx.textBaseline = "middle";
-    for (let e = Math.ceil(log10(yRange[0])); e <= log10(yRange[1]); e += 1) {
-      if (e % 1 === 0 && (e % 3 === 0)) ctx.fillText(formatFlops(10 ** e), box.left - 4, y(10 ** e));
-    }
   }
 
   point(ctx, color, shape, px, py, label) {
