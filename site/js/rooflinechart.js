@@ -4,6 +4,9 @@ import { CanvasView, prepareCanvas } from "./canvas.js";
 import { decadeTicks, drawFrame, drawXTicks, drawXTitle, drawYTicks, logScale } from "./chart.js";
 import { formatNumber } from "./format.js";
 
+// main.js imports formatBytes from here; it lives in format.js now (one rule for bytes on the page).
+export { formatBytes } from "./format.js";
+
 const X_RANGE = [0.1, 1e5]; // FLOP per byte
 const Y_TICK_EVERY = 3; // decades between FLOP/s labels: one per unit (GFLOP/s, TFLOP/s, PFLOP/s)
 
@@ -11,12 +14,6 @@ function formatFlops(flops) {
   const units = [[1e15, "PFLOP/s"], [1e12, "TFLOP/s"], [1e9, "GFLOP/s"]];
   const [scale, unit] = units.find(([s]) => flops >= s) ?? [1, "FLOP/s"];
   return `${+(flops / scale).toPrecision(3)} ${unit}`;
-}
-
-export function formatBytes(bytes) {
-  const units = [[1e12, "TB"], [1e9, "GB"], [1e6, "MB"], [1e3, "kB"]];
-  const [scale, unit] = units.find(([s]) => bytes >= s) ?? [1, "B"];
-  return `${+(bytes / scale).toPrecision(3)} ${unit}`;
 }
 
 export class RooflineChart extends CanvasView {
