@@ -69,14 +69,14 @@ export class RooflineChart extends CanvasView {
     ctx.font = "12px system-ui, sans-serif";
     ctx.textAlign = "center";
     ctx.fillText(`ridge ${Math.round(report.ridge_flops_per_byte)}`, x(report.ridge_flops_per_byte), box.bottom - 6);
-    this.point(ctx, colors.prefill, "square", x(chart.prefill.intensity_flops_per_byte), y(chart.prefill.achieved_flops_per_s), "prefill");
-    this.point(ctx, colors.decode, "circle", x(chart.decode.intensity_flops_per_byte), y(chart.decode.achieved_flops_per_s), "decode");
+    this.point(ctx, colors, colors.prefill, "square", x(chart.prefill.intensity_flops_per_byte), y(chart.prefill.achieved_flops_per_s), "prefill");
+    this.point(ctx, colors, colors.decode, "circle", x(chart.decode.intensity_flops_per_byte), y(chart.decode.achieved_flops_per_s), "decode");
     canvas.dataset.drawn = String(Number(canvas.dataset.drawn || 0) + 1);
   }
 
-  point(ctx, color, shape, px, py, label) {
+  point(ctx, colors, color, shape, px, py, label) {
     ctx.fillStyle = color;
-    ctx.strokeStyle = this.canvas.ownerDocument.defaultView.getComputedStyle(this.canvas).getPropertyValue("--bg");
+    ctx.strokeStyle = colors.bg;
     ctx.lineWidth = 2;
     ctx.beginPath();
     if (shape === "square") ctx.rect(px - 6, py - 6, 12, 12);
