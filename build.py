@@ -4,6 +4,7 @@
     python3 build.py                 assemble dist/
     python3 build.py serve [--port N] [--isolated]
     python3 build.py test [pytest args...]
+    python3 build.py test --quick [pytest args...]   the model tests only: no build, no browser
     python3 build.py clean
 
 Pinned inputs (name, version, hash) are at the top. Downloads are cached in .cache/, so a second
@@ -823,6 +824,19 @@ def test(pytest_args: list[str]) -> int:
     return subprocess.run([str(python), "-m", "pytest", *pytest_args], cwd=ROOT, env=env).returncode
 
 
+# The model tests: what needs neither dist/ nor a browser. tests/conftest.py marks the rest (`build`:
+# needs dist/; `browser`: runs in Chromium), so this path never builds, never starts a browser, and
+# takes about a minute and a half on two cores.
+QUICK_TESTS = "not browser and not build"
+
+
+def test_quick(pytest_args: list[str]) -> int:
+    """Run the model tests in .venv: no build, no browser."""
+    python = venv_python()
+    step(f"running pytest -m '{QUICK_TESTS}' (no build, no browser)")
+    return subprocess.run([str(python), "-m", "pytest", "-m", QUICK_TESTS, *pytest_args], cwd=ROOT).returncode
+
+
 def bench(bench_args: list[str]) -> int:
     """Build, then run the page benchmark (tests/bench/bench.py) in .venv, then the page under load
     (tests/bench/load_page_bench.py: drags while the latency vs throughput sweep computes)."""
@@ -851,9 +865,57 @@ def clean() -> None:
             shutil.rmtree(path)
 
 
+# The subcommands. Each takes the parsed arguments (`rest`: what follows test, bench or bench-load,
+# given verbatim to pytest or the benchmark) and returns the exit status.
+def build_command(args: argparse.Namespace) -> int:
+    """`build.py [build]`: assemble dist/."""
+    build()
+    return 0
+
+
+def serve_command(args: argparse.Namespace) -> int:
+    """`build.py serve`: build, then serve dist/."""
+    serve(args.port, args.isolated)
+    return 0
+
+
+def test_command(args: argparse.Namespace) -> int:
+    """`build.py test [--quick]`: the whole suite after a build, or only the model tests."""
+    if args.rest[:1] == ["--quick"]:
+        return test_quick(args.rest[1:])
+    return test(args.rest)
+
+
+def bench_command(args: argparse.Namespace) -> int:
+    """`build.py bench`: the page benchmark."""
+    return bench(args.rest)
+
+
+def bench_load_command(args: argparse.Namespace) -> int:
+    """`build.py bench-load`: a load point in Pyodide under Node."""
+    return bench_load(args.rest)
+
+
+def clean_command(args: argparse.Namespace) -> int:
+    """`build.py clean`: remove dist/ and .cache/."""
+    clean()
+    return 0
+
+
+COMMANDS = {
+    None: build_command,
+    "build": build_command,
+    "serve": serve_command,
+    "test": test_command,
+    "bench": bench_command,
+    "bench-load": bench_load_command,
+    "clean": clean_command,
+}
+PASS_THROUGH = ("test", "bench", "bench-load")  # later arguments go verbatim to pytest or the benchmark
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    pytest_args: list[str] = []
     commands = parser.add_subparsers(dest="command")
     commands.add_parser("build", help="assemble dist/ (the default)")
     serve_parser = commands.add_parser("serve", help="build, then serve dist/ on 127.0.0.1")
@@ -861,25 +923,19 @@ def main(argv: list[str] | None = None) -> int:
     serve_parser.add_argument(
         "--isolated", action="store_true", help="send COOP/COEP headers (cross-origin isolation)"
     )
-    commands.add_parser("test", help="build, then run pytest in .venv (later arguments go to pytest)")
+    commands.add_parser("test", help="build, then run pytest in .venv (later arguments go to pytest); "
+                        "test --quick: only the model tests, with no build and no browser")
     commands.add_parser("bench", help="build, then benchmark the page (--runs N, --drags N)")
     commands.add_parser("bench-load", help="build, then time a load point in Pyodide under Node (--runs N)")
     commands.add_parser("clean", help="remove dist/ and .cache/")
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] in (["test"], ["bench"], ["bench-load"]):  # later arguments go verbatim to pytest or the benchmark
-        argv, pytest_args = argv[:1], argv[1:]
+    rest: list[str] = []
+    if argv[:1] and argv[0] in PASS_THROUGH:
+        argv, rest = argv[:1], argv[1:]
     args = parser.parse_args(argv)
-    actions = {
-        None: lambda: build() and 0,
-        "build": lambda: build() and 0,
-        "serve": lambda: serve(args.port, args.isolated) or 0,
-        "test": lambda: test(pytest_args),
-        "bench": lambda: bench(pytest_args),
-        "bench-load": lambda: bench_load(pytest_args),
-        "clean": lambda: clean() or 0,
-    }
+    args.rest = rest
     try:
-        return actions[args.command]()
+        return COMMANDS[args.command](args)
     except BuildError as error:
         print(f"build.py: error: {error}", file=sys.stderr)
         return 1

@@ -27,6 +27,21 @@ import build  # noqa: E402  (the project's build script: builds dist/ and serves
 CHROMIUM, CHROMIUM_ARGS = build.CHROMIUM, build.CHROMIUM_ARGS
 
 
+# Markers by need, so `build.py test --quick` can run the model tests alone (-m "not browser and not
+# build"): a test that uses a browser fixture is `browser` (most files also say so in `pytestmark`);
+# one that needs dist/ (the dist_dir fixture, also through server and the others) is `build`.
+BROWSER_FIXTURES = {"browser", "page", "context", "playwright", "booted_page", "lesson"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        needs = set(item.fixturenames)
+        if needs & BROWSER_FIXTURES and not item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.browser)
+        if "dist_dir" in needs:
+            item.add_marker(pytest.mark.build)
+
+
 @pytest.fixture(scope="session")
 def dist_dir() -> Path:
     """dist/, built once per session (skipped when `build.py test` has just built it)."""

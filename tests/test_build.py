@@ -85,3 +85,47 @@ def test_a_corrupt_cached_npm_package_stops_the_build(tmp_path, monkeypatch):
     with pytest.raises(build.BuildError, match="does not match its pinned integrity hash"):
         build.fetch_esbuild()
     assert not (tmp_path / f"esbuild-{name}-{build.ESBUILD_VERSION}").exists()
+
+
+class Ran:
+    """Stands in for subprocess.run: records each command and succeeds."""
+
+    def __init__(self) -> None:
+        self.commands: list[list[str]] = []
+
+    def __call__(self, command, **kwargs):
+        self.commands.append([str(part) for part in command])
+        return type("Done", (), {"returncode": 0})()
+
+
+def refuse_to_build():
+    raise AssertionError("test --quick built dist/")
+
+
+def test_quick_runs_only_the_model_tests_with_no_build(monkeypatch):
+    """`build.py test --quick -x` sets up .venv, never builds, and runs pytest on the tests marked
+    neither browser nor build, with the later arguments after."""
+    ran = Ran()
+    monkeypatch.setattr(build.subprocess, "run", ran)
+    monkeypatch.setattr(build, "build", refuse_to_build)
+    assert build.main(["test", "--quick", "-x"]) == 0
+    assert ran.commands[0][-4:] == ["install", "-q", "-r", str(build.ROOT / "requirements-test.txt")]
+    assert ran.commands[1][1:] == ["-m", "pytest", "-m", "not browser and not build", "-x"]
+    assert len(ran.commands) == 2
+
+
+def test_the_full_test_command_still_builds_first(monkeypatch):
+    """`build.py test -x` builds, then runs the whole suite with the arguments as given."""
+    ran, built = Ran(), []
+    monkeypatch.setattr(build.subprocess, "run", ran)
+    monkeypatch.setattr(build, "build", lambda: built.append(True))
+    assert build.main(["test", "-x"]) == 0
+    assert built == [True]
+    assert ran.commands[-1][1:] == ["-m", "pytest", "-x"]
+
+
+def test_every_subcommand_is_a_plain_named_function():
+    """The dispatch table maps each subcommand to a named module-level function (no lambdas)."""
+    for name, command in build.COMMANDS.items():
+        assert command.__name__ != "<lambda>", name
+        assert getattr(build, command.__name__) is command

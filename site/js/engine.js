@@ -2,27 +2,8 @@
 // All latency arithmetic happens in Python in the worker; this file only carries messages.
 // The page runs two engines: one answers the controls, the other runs the code cell, so a cell that
 // never ends cannot freeze the clocks, and stopping it never touches the lesson's own model.
-// Page <-> worker protocol (engine.js sends, worker.js answers; every request carries an id):
-//   page -> worker  {type: "evaluate", id, state, compare?}  reply {type: "result", id, json}  (twoclocks.web.evaluate_json:
-//                                                         '{"report": {...}}' or '{"error": "...", "context": {...}}';
-//                                                         compare: true adds both schedulers' figures, scheduler_compare)
-//   page -> worker  {type: "load-level", id, state, concurrency, lightestTtftMs}  reply {type: "result", id, json}  (twoclocks.web.
-//                                                         load_level_json: '{"point": {...}}' or '{"error": "..."}')
-//   page -> worker  {type: "validation", id}             reply {type: "result", id, json}  (the roofline validation table)
-//   page -> worker  {type: "analyze", id, text, filename} reply {type: "result", id, analysis} (the log tools)
-//   page -> worker  {type: "run", id, code, limit}       replies {type: "output", id, text}*, {type: "input-request", id}?,
-//                                                         then {type: "done", id, ok, hidden, exited?}
-//   page -> worker  {type: "shareBuffers", interrupt, stdin}  (cross-origin isolated pages only; no reply)
-//   worker -> page  {type: "status", text} while booting, then {type: "ready", bootMs} or {type: "boot-error", message}
-//   worker -> page  {type: "progress", phase, loadedBytes, totalBytes} while booting (bootprogress.js)
-//   worker -> page  {type: "exited"} after the cell's Python exited (the page starts a fresh worker)
-//   worker -> page  {type: "error", id, error} for a request that failed
-//   worker -> page  {type: "warning", text}               a shared worker's console warning, said again here
-//   page -> worker  {type: "disconnect"}                 leaving a shared model worker (early.js; no reply)
-//   page -> worker  {type: "ping", id}                   reply {type: "result", id, json: "{}"} (the watchdog, below)
-//   worker -> page  {type: "started", id}                a cell run has begun (its deadline ends there)
-//   worker -> page  {type: "busy", kind}                 a shared worker starts a slow request (any lesson's):
-//                                                         every page waits that kind's deadline before giving up on it
+// The messages both ways, their fields and their deadlines: protocol.js.
+import { deadlineMs } from "./protocol.js";
 
 const INTERRUPT_EVERY_MS = 10; // Pyodide sometimes misses one write of the interrupt buffer
 const INTERRUPT_DEADLINE_MS = 600; // then fall back to terminating the worker
@@ -35,16 +16,7 @@ const BOOT_DEADLINE_MS = 120_000; // give up (e.g. a CSP without 'wasm-unsafe-ev
 // unanswered for longer than its kind's deadline, counted from the worker's last sign of life (any
 // message), means the worker is gone; it is replaced and the requests are sent again. The worker
 // runs one request at a time (a shared one, every lesson's), so the allowance is the largest
-// deadline among the requests waiting. Each is far above the slowest run seen (on this 2-core
-// machine, in Pyodide) times ten, for a slow phone:
-const DEADLINE_MS = {
-  evaluate: 5_000, // a drag's answer: ~1-15 ms (the load simulation is the slow part)
-  ping: 5_000, // answered at once by a live worker
-  run: 5_000, // only until the cell says it started: a cell may then run for ever (Stop ends it)
-  "load-level": 15_000, // one level of the sweep: up to ~250 ms
-  validation: 15_000, // the validation table: ~50 ms, once
-  analyze: 180_000, // a 50 MB log: seconds of parsing, after the log tools' wheel is fetched and installed
-};
+// deadline among the requests waiting (protocol.js's DEADLINE_MS).
 const WATCH_EVERY_MS = 1_000; // how often the watchdog looks
 const LATE_TICK_MS = 3 * WATCH_EVERY_MS; // a look this late means the page itself was paused (a
 // background or frozen tab): answers may be queued behind it, so nothing is judged on that look
@@ -211,7 +183,7 @@ export class Engine {
       return;
     }
     const since = Math.max(this.lastSign, Math.min(...waiting.map((request) => request.sentAt)));
-    const allowance = Math.max(...waiting.map((request) => DEADLINE_MS[request.type] ?? DEADLINE_MS.evaluate));
+    const allowance = Math.max(...waiting.map((request) => deadlineMs(request.type)));
     if (now > since + allowance && now > this.graceUntil) {
       this.replace(`no answer in ${Math.round((now - since) / 1000)} s`);
     }
@@ -268,7 +240,7 @@ export class Engine {
     this.lastSign = performance.now();
     switch (message.type) {
       case "busy":
-        this.graceUntil = this.lastSign + (DEADLINE_MS[message.kind] ?? 0);
+        this.graceUntil = this.lastSign + deadlineMs(message.kind);
         break;
       case "started":
         if (request) request.started = true;

@@ -42,6 +42,23 @@ export function formatMs(ms) {
   return `${formatNumber(hours / 24)} days`;
 }
 
+// Bytes are counted in thousands (SI: 1 kB = 1,000 bytes), as the model's own sentences and presets
+// write them (an "80 GB" device, "131 kB a slot", bandwidth in GB/s) and as Safari and macOS show file
+// sizes: one rule on the page, so a size here never disagrees with one Python wrote beside it.
+const BYTE_UNITS = [[1e12, "TB"], [1e9, "GB"], [1e6, "MB"], [1e3, "kB"]];
+
+/** A size for reading, to 3 significant digits: "512 bytes", "1.5 kB", "14.2 GB". The unit is
+ *  chosen by the value as shown, so rounding never gives "1000 kB". */
+export function formatBytes(bytes) {
+  if (!Number.isFinite(bytes)) return "–";
+  for (const [scale, unit] of BYTE_UNITS) {
+    const value = +(bytes / scale).toPrecision(3);
+    if (value >= 1) return `${formatNumber(value, 2)} ${unit}`;
+  }
+  const whole = Math.round(bytes);
+  return `${formatNumber(whole)} ${whole === 1 ? "byte" : "bytes"}`;
+}
+
 export function formatPercent(fraction) {
   return `${Math.round(fraction * 100)}%`;
 }

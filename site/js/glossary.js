@@ -2,6 +2,7 @@
 // definition (a tap follows it), and hovering or focusing the link shows the definition in a
 // tooltip. The definitions live once, in the page's glossary (<dl id="glossary-list">); each <dt>
 // names in data-match the words that count as a use of it.
+import { el } from "./dom.js";
 
 // Static prose only: text the page rewrites (readouts, advice, results) would lose its links.
 const PROSE = "header p, main section :is(p, li, h3):not(.help, .model-error, .diagnosis, .lever, .takeaway, " +
@@ -43,10 +44,7 @@ function linkFirstUse(roots, term) {
 
 /** One tooltip for the page, shown beside the term that is hovered or focused. */
 function setupTooltip(root) {
-  const tip = document.createElement("div");
-  tip.id = "term-tip";
-  tip.className = "term-tip";
-  tip.setAttribute("role", "tooltip");
+  const tip = el("div", { cls: "term-tip", attrs: { id: "term-tip", role: "tooltip" } });
   tip.hidden = true;
   root.body.append(tip);
   const show = (link) => {

@@ -10,6 +10,7 @@
 //   cmi.core.lesson_location the step shown
 //   cmi.suspend_data         the progress (progress.js's text); read back at launch
 //   cmi.core.exit            "suspend" (the learner may come back), cmi.core.session_time at the end
+import { el } from "./dom.js";
 
 // ADL's sample findAPI gives up after this many parents: deeper nesting than any LMS player uses.
 const MAX_PARENTS = 7;
@@ -103,11 +104,7 @@ class Lms {
 
 /** A line at the top of the lesson, where its other notices are. */
 function say(text) {
-  const line = document.createElement("p");
-  line.className = "notice";
-  line.id = "lms-notice";
-  line.setAttribute("role", "status");
-  line.textContent = text;
+  const line = el("p", { cls: "notice", text, attrs: { id: "lms-notice", role: "status" } });
   (document.getElementById("notice") ?? document.body.firstChild)?.after(line);
 }
 

@@ -2,6 +2,7 @@
 // (a log-log chart and a table), the overall figures, and the measurements nearest the current
 // configuration. Python computes every prediction, error and ranking; this module only draws them.
 import { CanvasView, prepareCanvas } from "./canvas.js";
+import { decadeDomain, decadeTicks, drawFrame, drawXTicks, drawXTitle, drawYTicks, drawYTitle, extent, logScale } from "./chart.js";
 import { formatMs, formatNumber } from "./format.js";
 
 const METRIC_NAMES = {
@@ -10,7 +11,6 @@ const METRIC_NAMES = {
   e2e_ms_per_token: "total time per token",
 };
 const BAND = 1.5; // the dashed lines: the factor every optimised-server row is held within
-const log10 = Math.log10;
 
 const isTtft = (entry) => entry.metric === "ttft_ms";
 const tickLabel = (ms) => (ms >= 1000 ? `${formatNumber(ms / 1000)} s` : `${formatNumber(ms, 3)} ms`);
@@ -61,12 +61,15 @@ export class ValidationChart extends CanvasView {
     const height = Math.round(Math.min(340, Math.max(240, width * 0.7)));
     const { ctx, colors } = prepareCanvas(canvas, width, height);
     const values = entries.flatMap((e) => [e.measured_ms, e.predicted_ms]);
-    const range = [10 ** Math.floor(log10(Math.min(...values))), 10 ** Math.ceil(log10(Math.max(...values)))];
+    const range = decadeDomain(extent(values)); // the same decades on both axes: the diagonal is exact
     const box = { left: 56, right: width - 22, top: 12, bottom: height - 40 };
-    const scale = (v, lo, hi) => lo + ((log10(v) - log10(range[0])) / (log10(range[1]) - log10(range[0]))) * (hi - lo);
-    const x = (v) => scale(v, box.left, box.right);
-    const y = (v) => scale(v, box.bottom, box.top);
-    this.axes(ctx, colors, box, x, y, range);
+    const x = logScale(range, [box.left, box.right]);
+    const y = logScale(range, [box.bottom, box.top]);
+    drawFrame(ctx, colors, box);
+    drawXTicks(ctx, box, decadeTicks(...range), x, tickLabel);
+    drawYTicks(ctx, box, decadeTicks(...range), y, tickLabel);
+    drawXTitle(ctx, box, "measured (published)");
+    drawYTitle(ctx, box, "predicted");
     ctx.save();
     ctx.beginPath();
     ctx.rect(box.left, box.top, box.right - box.left, box.bottom - box.top);
@@ -87,32 +90,6 @@ export class ValidationChart extends CanvasView {
     }
     canvas.dataset.points = String(drawn);
     canvas.dataset.drawn = String(Number(canvas.dataset.drawn || 0) + 1);
-  }
-
-  axes(ctx, colors, box, x, y, range) {
-    ctx.strokeStyle = colors.line;
-    ctx.fillStyle = colors.muted;
-    ctx.lineWidth = 1;
-    ctx.font = "11px system-ui, sans-serif";
-    ctx.strokeRect(box.left, box.top, box.right - box.left, box.bottom - box.top);
-    for (let e = log10(range[0]); e <= log10(range[1]); e += 1) {
-      const label = tickLabel(10 ** e);
-      ctx.textAlign = "center";
-      ctx.textBaseline = "top";
-      ctx.fillText(label, x(10 ** e), box.bottom + 4);
-      ctx.textAlign = "right";
-      ctx.textBaseline = "middle";
-      ctx.fillText(label, box.left - 4, y(10 ** e));
-    }
-    ctx.textAlign = "center";
-    ctx.textBaseline = "top";
-    ctx.fillText("measured (published)", (box.left + box.right) / 2, box.bottom + 20);
-    ctx.save();
-    ctx.translate(12, (box.top + box.bottom) / 2);
-    ctx.rotate(-Math.PI / 2);
-    ctx.textBaseline = "middle";
-    ctx.fillText("predicted", 0, 0);
-    ctx.restore();
   }
 
   point(ctx, colors, entry, px, py) {

@@ -1,32 +1,13 @@
 // The worker: boots Pyodide, installs our wheel with micropip, and runs the model.
 // It only runs Python; the page sends small {type, id, ...} messages and gets plain data back.
-// Page <-> worker protocol (engine.js sends, worker.js answers; every request carries an id):
-//   page -> worker  {type: "evaluate", id, state, compare?}  reply {type: "result", id, json}  (twoclocks.web.evaluate_json:
-//                                                         '{"report": {...}}' or '{"error": "...", "context": {...}}';
-//                                                         compare: true adds both schedulers' figures, scheduler_compare)
-//   page -> worker  {type: "load-level", id, state, concurrency, lightestTtftMs}  reply {type: "result", id, json}  (twoclocks.web.
-//                                                         load_level_json: '{"point": {...}}' or '{"error": "..."}')
-//   page -> worker  {type: "validation", id}             reply {type: "result", id, json}  (the roofline validation table)
-//   page -> worker  {type: "analyze", id, text, filename} reply {type: "result", id, analysis} (the log tools)
-//   page -> worker  {type: "run", id, code, limit}       replies {type: "output", id, text}*, {type: "input-request", id}?,
-//                                                         then {type: "done", id, ok, hidden, exited?}
-//   page -> worker  {type: "shareBuffers", interrupt, stdin}  (cross-origin isolated pages only; no reply)
-//   worker -> page  {type: "status", text} while booting, then {type: "ready", bootMs} or {type: "boot-error", message}
-//   worker -> page  {type: "progress", phase, loadedBytes, totalBytes} while booting (bootprogress.js)
-//   worker -> page  {type: "exited"} after the cell's Python exited (the page starts a fresh worker)
-//   worker -> page  {type: "error", id, error} for a request that failed
-//   worker -> page  {type: "warning", text} a shared worker's console warning, for the page's console
-//   page -> worker  {type: "disconnect"}                  a page leaving a shared worker (no reply)
-//   page -> worker  {type: "ping", id}                   reply {type: "result", id, json: "{}"} (engine.js's watchdog)
-//   worker -> page  {type: "started", id}                a cell run has begun (its deadline ends there)
-//   worker -> page  {type: "busy", kind}                 a shared worker starts a slow request (any lesson's):
-//                                                         every page waits that kind's deadline before giving up on it
+// The messages both ways, their fields and their deadlines: protocol.js.
 // Lessons in frames (a course page's) share one model worker, a SharedWorker (early.js): each page
 // talks over its own port; answers go to the port that asked, and what the boot says (status,
 // progress, ready or boot-error) to every port, the latest of each again to a page that connects
 // later. The code cell's worker is never shared.
 import { BUILD } from "./build.js";
 import { holdLockWhileBooting, noLessonBooting, quietFor } from "./later.js";
+import { announced } from "./protocol.js";
 import { keepWasm, restoreFromSnapshot, snapshotAvailable, startSnapshotDownloads, unpackWheel } from "./snapshot.js";
 
 const pyodideBase = new URL(`../../${BUILD.pyodideDir}/`, import.meta.url);
@@ -359,9 +340,8 @@ const handlers = { evaluate, "load-level": loadLevel, validation, analyze, run, 
 
 // A shared worker runs every lesson's requests one at a time, so a slow one (another lesson's log)
 // is said to all of them: each waits that kind's deadline before taking the silence for a death.
-const QUICK = new Set(["evaluate", "ping"]);
 function sayBusy(type) {
-  if (shared && !QUICK.has(type)) for (const port of ports) port.postMessage({ type: "busy", kind: type });
+  if (shared && announced(type)) for (const port of ports) port.postMessage({ type: "busy", kind: type });
 }
 
 // The model's code paths are run once (web.warm_up, ~70 ms), one step per task so that a request

@@ -2,9 +2,9 @@
 // It reads nothing itself: each way hands `run(getText, filename, sizeBytes)` a function that gives
 // the text, or `reject(message)` a reason in words.
 import { el } from "../dom.js";
-import { formatBytes } from "./format.js";
+import { formatBytes } from "../format.js";
 
-export const MAX_FILE_BYTES = 50 * 1024 * 1024;
+export const MAX_FILE_BYTES = 50_000_000; // 50 MB as formatBytes writes it (1 kB = 1,000 bytes)
 
 const ACCEPT = ".csv,.tsv,.txt,.log,.json,.jsonl,.ndjson,text/csv,text/tab-separated-values,text/plain,application/json";
 
@@ -37,7 +37,7 @@ export function logInput({ run, reject, isBusy, sampleUrl, readonly }) {
   function runFile(file) {
     if (!file) return;
     if (file.size > MAX_FILE_BYTES) {
-      reject(`${file.name} is ${formatBytes(file.size)}; the limit is 50 MB. Keep a part of it (for ` +
+      reject(`${file.name} is ${formatBytes(file.size)}; the limit is ${formatBytes(MAX_FILE_BYTES)}. Keep a part of it (for ` +
         "example the first 200,000 lines) and try again.");
       return;
     }
@@ -76,7 +76,7 @@ export function logInput({ run, reject, isBusy, sampleUrl, readonly }) {
       return;
     }
     if (text.length > MAX_FILE_BYTES) {
-      reject("The pasted text is over 50 MB; paste a part of it.");
+      reject(`The pasted text is over ${formatBytes(MAX_FILE_BYTES)}; paste a part of it.`);
       return;
     }
     run(async () => text, "the pasted log");

@@ -23,7 +23,8 @@ import { el } from "../dom.js";
 import { formatCount, formatMs } from "../format.js";
 import { downloadProblem, isDownloadError, isOffline, retryWhenOnline } from "../offline.js";
 import { logFigures } from "./figures.js";
-import { formatBytes, plural } from "./format.js";
+import { formatBytes } from "../format.js";
+import { plural } from "./format.js";
 import { logInput } from "./input.js";
 import { renderResults } from "./results.js";
 
