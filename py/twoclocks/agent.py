@@ -31,27 +31,9 @@ from . import toy
 from ._validate import check_bool, check_int
 from .bill import DEFAULT_PRICES, ToyPrices, bill_breakdown
 from .call import MAX_OUTPUT_TOKENS, simulate_call
+from .settings import MAX_TOOL_CALLS_PER_TURN, MAX_TOOL_RESULT_TOKENS, MAX_TURNS, defaults
 
-MAX_TURNS = 20
-"""Most turns (model calls) in one loop."""
-
-MAX_TOOL_CALLS_PER_TURN = 16
-"""Most parallel tool calls between two turns."""
-
-MAX_TOOL_RESULT_TOKENS = 50_000
-"""Longest tool result (and summary), in tokens."""
-
-DEFAULT_AGENT = {
-    "stable_prefix_tokens": 2000,
-    "user_tokens": 100,
-    "turns": 4,
-    "tool_calls_per_turn": 3,
-    "tool_result_tokens": 10_000,
-    "summarise_dumps": False,
-    "summary_tokens": 300,
-    "cache_prefix": False,
-    "output_tokens_per_turn": 30,
-}
+DEFAULT_AGENT = defaults("agent")
 """A realistic agent: a 2,000-token spec and tool definitions, a 100-token user message, 4 turns of
 30-token tool calls, each followed by 3 parallel tools returning 10,000 tokens each (summarised to
 300 when ``summarise_dumps``). ``agent_loop(**DEFAULT_AGENT)`` runs it."""

@@ -18,16 +18,9 @@ from . import toy
 from .advice import advise_call
 from ._validate import check_float, check_int
 from .call import MAX_OUTPUT_TOKENS, CallReport, simulate_call
+from .settings import call_keys
 
-CALL_KEYS = (
-    "prompt_tokens",
-    "output_tokens",
-    "max_tokens",
-    "stop_fires",
-    "streaming",
-    "cached_prefix_tokens",
-    "speculative_speedup",
-)
+CALL_KEYS = call_keys()
 """Keys a call state may hold: the keyword names of :func:`twoclocks.simulate_call`."""
 
 REQUIRED_CALL_KEYS = ("prompt_tokens", "output_tokens", "max_tokens")

@@ -79,34 +79,18 @@ from dataclasses import dataclass
 from typing import Callable
 
 from . import hardware, toy
-from .engines import DEFAULT_ENGINE, engine_settings
 from ._validate import check_float, check_int
 from .call import MAX_SPECULATIVE_SPEEDUP, generated_tokens, timeline_indices
 from .roofline import DEFAULT_SERVING_STACK, RooflineParams, _Setup, make_setup, sum_max_linear
+from .settings import (MAX_CHUNK_TOKENS, MAX_CONCURRENCY, MAX_REQUESTS_PER_S, MAX_RUNNING_LIMIT, MIN_CHUNK_TOKENS,
+                       MIN_REQUESTS_PER_S, SCHEDULERS, STARTS, defaults)
 
-SCHEDULERS = ("prefill-first", "chunked")
-"""The engine's schedulers (see the module docstring)."""
-
-STARTS = ("together", "spread")
-"""How a closed loop's users start: ``"together"``, every user's first request at t = 0, as
-GenAI-Perf/AIPerf, llmperf and ``vllm bench serve --max-concurrency`` do (with fixed lengths the
-users then stay in step, each round's prompts queueing behind one another, while a prompt is
-shorter than a step's budget); ``"spread"``, evenly
-over one unloaded request, as users of a live service arrive."""
-
-MAX_CONCURRENCY = 1024
-MAX_REQUESTS_PER_S = 1000.0
-MIN_REQUESTS_PER_S = 0.01
-MIN_CHUNK_TOKENS = 16
-MAX_CHUNK_TOKENS = 65_536
+# SCHEDULERS, STARTS, the load settings' limits and DEFAULT_LOAD's values: twoclocks.settings.
 MAX_LENGTH_SPREAD = 0.9
 MIN_REQUESTS = 1
 MAX_REQUESTS = 20_000
 
-_DEFAULT_ENGINE = engine_settings(DEFAULT_ENGINE, "h100-sxm")
-DEFAULT_LOAD = {"concurrency": 1, "requests_per_s": None, "scheduler": _DEFAULT_ENGINE["scheduler"],
-                "chunk_tokens": _DEFAULT_ENGINE["chunk_tokens"], "start": "together",
-                "max_running_requests": _DEFAULT_ENGINE["max_running_requests"]}
+DEFAULT_LOAD = defaults("load")
 """The page's ``load`` state: concurrency 1 and no request rate is the single call alone. The engine
 is what current ones do by default: vLLM's V1 engine on the default GPU, an H100 SXM (chunked
 prefill, 8,192 tokens a step, at most 1,024 requests running; :mod:`twoclocks.engines`), and users
@@ -118,9 +102,6 @@ DEFAULT_REQUESTS = 1000
 MAX_RUNNING_REQUESTS = 256
 """Most requests running at once on the replica by default (vLLM's ``max_num_seqs`` default below
 70 GiB of device memory, 256)."""
-
-MAX_RUNNING_LIMIT = 65_536
-"""The largest ``max_running_requests`` accepted (SGLang sizes its own from the KV cache)."""
 
 PREFILL_BATCH_TOKENS = 8192
 """Most prompt tokens one prefill-first step takes (or a single longer prompt): the engine's

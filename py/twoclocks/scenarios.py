@@ -14,15 +14,9 @@ Units: token counts are integers; ``speculative_speedup`` is tokens accepted per
 
 from __future__ import annotations
 
-BASE_STATE = {
-    "prompt_tokens": 8000,
-    "output_tokens": 20,
-    "max_tokens": 256,
-    "stop_fires": True,
-    "streaming": True,
-    "cached_prefix_tokens": 0,
-    "speculative_speedup": 1.0,
-}
+from .settings import by_key, call_keys
+
+BASE_STATE = {key: by_key()[key]["default"] for key in call_keys()}
 """A complete call state, the lesson's agent router; scenarios override only what they change, and
 the page starts from it (``twoclocks.web.DEFAULT_STATE``)."""
 

@@ -14,101 +14,33 @@ import traceback
 from functools import lru_cache, partial
 
 from .advice import advise_agent, advise_call
-from .agent import DEFAULT_AGENT, MAX_TOOL_CALLS_PER_TURN, MAX_TOOL_RESULT_TOKENS, MAX_TURNS, agent_loop
+from . import settings
+from .agent import DEFAULT_AGENT, agent_loop
 from .bill import bill_breakdown
-from .call import MAX_OUTPUT_TOKENS, MAX_SPECULATIVE_SPEEDUP, simulate_call
+from .call import MAX_OUTPUT_TOKENS, simulate_call
 from .lesson import CALL_KEYS, diagnosis_from_advice, sensitivities
-from .load import (DEFAULT_LOAD, MAX_CHUNK_TOKENS, MAX_CONCURRENCY, MAX_REQUESTS_PER_S, MIN_CHUNK_TOKENS,
-                   MAX_RUNNING_LIMIT, MIN_REQUESTS_PER_S, SCHEDULERS, STARTS, check_load_state)
+from .load import DEFAULT_LOAD, MAX_CONCURRENCY, check_load_state
 from .hardware import get_model
 from .roofline import roofline_call, roofline_options
-from .scenarios import BASE_STATE, LOAD_DEMOS, MISTAKES, SCENARIOS
+from .scenarios import LOAD_DEMOS, MISTAKES, SCENARIOS
+from .settings import MAX_CONTEXT_WINDOW_TOKENS, MIN_CONTEXT_WINDOW_TOKENS, MODES
 from ._validate import check_int
 from .toy import MAX_PROMPT_TOKENS, ToyConstants
 from .validation import nearest, validation_table
 
-MODES = ("toy", "roofline")
-ROOFLINE_KEYS = ("accelerator", "model", "weight_dtype", "kv_dtype", "tensor_parallel", "serving_stack")
+ROOFLINE_KEYS = tuple(settings.by_key("hardware"))
 
-TOY_CONTEXT_WINDOW_TOKENS = 262_144
-"""The toy model's default context window, in tokens (256 Ki, as several current open models): the
-lesson's largest scenario, a 200,000-token junk prompt with 512 tokens reserved for output, fits."""
+DEFAULT_STATE = settings.defaults()
+"""The page's starting state (declared in :mod:`twoclocks.settings`): the lesson's agent router
+(8,000-token prompt, 20-token JSON answer) in the toy model, with the default agent loop, alone on its
+server (``load``). ``toy_constants`` None means the lesson's own toy numbers; an object of
+:class:`twoclocks.toy.ToyConstants` fields (e.g. fitted to the learner's log) makes the toy model, and
+the agent loop, run on those instead."""
 
-MIN_CONTEXT_WINDOW_TOKENS = 1_024
-MAX_CONTEXT_WINDOW_TOKENS = MAX_PROMPT_TOKENS + MAX_OUTPUT_TOKENS
-
-DEFAULT_STATE = {
-    **BASE_STATE,
-    "context_window_tokens": TOY_CONTEXT_WINDOW_TOKENS,
-    "mode": "toy",
-    **{key: roofline_options()["defaults"][key] for key in ROOFLINE_KEYS},
-    "toy_constants": None,
-    "agent": dict(DEFAULT_AGENT),
-    "load": dict(DEFAULT_LOAD),
-}
-"""The page's starting state: the lesson's agent router (8,000-token prompt, 20-token JSON answer)
-in the toy model, with the default agent loop, alone on its server (``load``). ``toy_constants`` None means the lesson's own toy
-numbers; an object of :class:`twoclocks.toy.ToyConstants` fields (e.g. fitted to the learner's log)
-makes the toy model, and the agent loop, run on those instead."""
-
-_int = lambda low, high: {"kind": "int", "min": low, "max": high}  # noqa: E731
-_bool = {"kind": "bool"}
-
-CONTROL_LIMITS = {
-    "prompt_tokens": _int(1, MAX_PROMPT_TOKENS),
-    "output_tokens": _int(1, MAX_OUTPUT_TOKENS),
-    "max_tokens": _int(1, MAX_OUTPUT_TOKENS),
-    "stop_fires": _bool,
-    "streaming": _bool,
-    "cached_prefix_tokens": {**_int(0, MAX_PROMPT_TOKENS), "at_most": "prompt_tokens"},
-    "context_window_tokens": _int(MIN_CONTEXT_WINDOW_TOKENS, MAX_CONTEXT_WINDOW_TOKENS),
-    "speculative_speedup": {"kind": "float", "min": 1.0, "max": MAX_SPECULATIVE_SPEEDUP},
-    "mode": {"kind": "choice", "choices": list(MODES)},
-    "accelerator": {"kind": "choice", "choices": [a["id"] for a in roofline_options()["accelerators"]]},
-    "model": {"kind": "choice", "choices": [m["id"] for m in roofline_options()["models"]]},
-    "weight_dtype": {"kind": "choice", "choices": roofline_options()["weight_dtypes"]},
-    "kv_dtype": {"kind": "choice", "choices": roofline_options()["kv_dtypes"]},
-    "tensor_parallel": {"kind": "choice", "choices": roofline_options()["tensor_parallel"]},
-    "serving_stack": {"kind": "choice", "choices": [s["id"] for s in roofline_options()["serving_stacks"]]},
-    "toy_constants": {
-        "kind": "object",
-        "nullable": True,
-        "complete": True,  # every field, or the page would call a half-default model "fitted"
-        "fields": {
-            name: {"kind": "float", "min": 0.0, "max": 1e6}
-            for name in ToyConstants.__dataclass_fields__
-        },
-    },
-    "agent": {
-        "kind": "object",
-        "fields": {
-            "stable_prefix_tokens": _int(0, 100_000),
-            "user_tokens": _int(1, 100_000),
-            "turns": _int(1, MAX_TURNS),
-            "tool_calls_per_turn": _int(0, MAX_TOOL_CALLS_PER_TURN),
-            "tool_result_tokens": _int(0, MAX_TOOL_RESULT_TOKENS),
-            "summarise_dumps": _bool,
-            "summary_tokens": _int(0, MAX_TOOL_RESULT_TOKENS),
-            "cache_prefix": _bool,
-            "output_tokens_per_turn": _int(1, 4096),
-        },
-    },
-    "load": {
-        "kind": "object",
-        "fields": {
-            "concurrency": _int(1, MAX_CONCURRENCY),
-            "requests_per_s": {"kind": "float", "min": MIN_REQUESTS_PER_S, "max": MAX_REQUESTS_PER_S,
-                               "nullable": True},
-            "scheduler": {"kind": "choice", "choices": list(SCHEDULERS)},
-            "chunk_tokens": _int(MIN_CHUNK_TOKENS, MAX_CHUNK_TOKENS),
-            "start": {"kind": "choice", "choices": list(STARTS)},
-            "max_running_requests": _int(1, MAX_RUNNING_LIMIT),
-        },
-    },
-}
-"""Type and range of every state key, exported into the page's ``build.js`` by ``build.py`` so the
-page validates ``TwoClocks.setState`` with the model's own limits (``at_most`` names another key).
-Python re-checks everything in :func:`evaluate`."""
+CONTROL_LIMITS = settings.limits()
+"""Type and range of every state key (from :mod:`twoclocks.settings`), exported into the page's
+``build.js`` by ``build.py`` so the page validates ``TwoClocks.setState`` with the model's own limits
+(``at_most`` names another key). Python re-checks everything in :func:`evaluate`."""
 
 CELL_FILENAME = "<cell>"
 WARM_UP_DRAGS = 8  # drag-like evaluations in WARM_UP_STATES
@@ -608,7 +540,8 @@ def analyze_log_json(text: str, filename: str) -> str:
 
 def page_data() -> dict:
     """Everything static the page needs from the model, written into ``build.js`` by ``build.py``:
-    ``limits`` (``CONTROL_LIMITS``), ``defaults``, ``scenarios``, ``mistakes``, ``options`` (the
+    ``limits`` (``CONTROL_LIMITS``), ``defaults``, ``settings`` (every setting's declaration, controls
+    included: :func:`twoclocks.settings.page_settings`), ``scenarios``, ``mistakes``, ``options`` (the
     roofline presets' ids and display names), ``load_demos`` (:data:`twoclocks.scenarios.LOAD_DEMOS`)
     ``load_sweep_concurrency`` (the sweep's levels) and ``path`` (the guided path's steps,
     :func:`twoclocks.path.path_data`)."""
@@ -617,6 +550,7 @@ def page_data() -> dict:
     return {
         "limits": CONTROL_LIMITS,
         "defaults": DEFAULT_STATE,
+        "settings": settings.page_settings(),
         "scenarios": [{**s, "state": {**s["state"]}} for s in SCENARIOS],
         "mistakes": MISTAKES,
         "options": roofline_options(),

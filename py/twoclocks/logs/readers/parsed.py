@@ -10,14 +10,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from ...settings import by_key
+
 MAX_REQUESTS = 250_000
 """Most requests kept from one file; later rows are counted as skipped (``over_limit``)."""
 
-MAX_PROMPT_TOKENS = 1_000_000
-"""Largest plausible prompt, in tokens (the toy model's limit)."""
+MAX_PROMPT_TOKENS = by_key()["prompt_tokens"]["limit"]["max"]
+"""Largest plausible prompt, in tokens: the page's (the model's) limit, :mod:`twoclocks.settings`."""
 
-MAX_OUTPUT_TOKENS = 131_072
-"""Largest plausible answer, in tokens (the call model's limit)."""
+MAX_OUTPUT_TOKENS = by_key()["output_tokens"]["limit"]["max"]
+"""Largest plausible answer, in tokens: the page's (the call model's) limit."""
 
 MAX_TIME_MS = 86_400_000.0
 """Longest plausible TTFT or TTLT: one day, in ms."""
@@ -42,7 +44,8 @@ SKIP_REASONS = {
     "ttlt_before_ttft": "the end-to-end latency (TTLT) is shorter than TTFT",
     "not_streamed": "TTFT equals TTLT for a multi-token answer, so the stream was not timed",
     "too_large": (
-        "a value is out of range (over 1,000,000 prompt tokens, 131,072 output tokens or one day)"
+        f"a value is out of range (over {MAX_PROMPT_TOKENS:,} prompt tokens, {MAX_OUTPUT_TOKENS:,} output "
+        "tokens or one day)"
     ),
     "over_limit": f"beyond the first {MAX_REQUESTS:,} usable requests",
 }
