@@ -216,9 +216,9 @@ SETTINGS = (
             max=MAX_REQUESTS_PER_S, nullable=True,
             control={**log(3, "Arrival rate", "Past what the GPU can serve, the queue grows for as long as "
                            "calls keep coming.", 0.1, 100, 0.01),
-                     "null_toggle": toggle(3, "Calls arrive at a fixed rate instead", "An open loop: calls "
-                                           "arrive at random (Poisson) at the rate below, whether or not "
-                                           "earlier ones are done.")}),
+                     "null_toggle": {**toggle(3, "Calls arrive at a fixed rate instead", "An open loop: calls "
+                                              "arrive at random (Poisson) at the rate below, whether or not "
+                                              "earlier ones are done."), "key": "open_loop"}}),
     setting("scheduler", "load", "choice", _ENGINE["scheduler"], choices=list(SCHEDULERS),
             control=segmented(4, "Scheduler", "Prefill first runs a new prompt's whole prefill in one step, "
                               "stalling every stream; chunked prefill shares each step.",

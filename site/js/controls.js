@@ -1,121 +1,11 @@
-// The controls, built from tables keyed by the model's keyword names: the tables are the contract
-// between this page and Python. Valid ranges come from the model itself (BUILD.limits, written by
-// build.py); the tables only choose how each control looks (slider range, scale, label, help).
+// The control widgets (log/linear sliders with a number box, toggles, segmented buttons, selects),
+// built from the one declaration of every setting: BUILD.settings, written by build.py from
+// twoclocks/settings.py (kind, unit, range, and how each control looks). Checks are the State's.
 import { formatCount, formatNumber } from "./format.js";
+import { checkValue, nearestAllowed } from "./limits.js";
 import { parseNumber } from "./numbers.js";
 
 const LOG_STEPS = 1000; // positions on a log-scale slider
-
-export const MODEL_CONTROLS = [
-  {
-    key: "mode", group: "mode", kind: "segmented", label: "Cost model",
-    names: { toy: "Toy", roofline: "Roofline" },
-    help: "Toy: invented numbers with the right shape. Roofline: both clocks from a real GPU's FLOP/s and memory bandwidth.",
-  },
-  {
-    key: "accelerator", group: "hardware", kind: "select", label: "Accelerator", optionsFrom: "accelerators",
-    help: "Peak FLOP/s, memory bandwidth and memory size of one device.",
-  },
-  {
-    key: "model", group: "hardware", kind: "select", label: "Model", optionsFrom: "models",
-    help: "Parameter count, layers and KV heads set the FLOPs and bytes per token.",
-  },
-  {
-    key: "weight_dtype", group: "hardware", kind: "select", label: "Weight precision",
-    names: { bf16: "bf16 (2 bytes)", fp8: "fp8 (1 byte)", int8: "int8 (~1 byte)", int4: "int4 (~0.56 bytes)" },
-    help: "Fewer bytes per weight: faster memory-bound decode, less so where unpacking int8/int4 costs time.",
-  },
-  {
-    key: "kv_dtype", group: "hardware", kind: "select", label: "KV-cache precision",
-    names: { bf16: "bf16 (2 bytes)", fp8: "fp8 (1 byte)" },
-    help: "Half the bytes per cached token: twice the users' caches fit, and long contexts read faster.",
-  },
-  {
-    key: "tensor_parallel", group: "hardware", kind: "select", label: "Tensor-parallel devices",
-    names: { 1: "1 device", 2: "2 devices", 4: "4 devices", 8: "8 devices" },
-    help: "Split every layer across devices: more FLOP/s and bandwidth, plus a little communication.",
-  },
-  {
-    key: "serving_stack", group: "hardware", kind: "select", label: "Serving software", optionsFrom: "serving_stacks",
-    help: "At batch 1 the software's fixed cost per token can matter as much as the GPU.",
-  },
-];
-
-export const CALL_CONTROLS = [
-  {
-    key: "prompt_tokens", group: "call", kind: "log", label: "Prompt length", unit: "tokens",
-    sliderMin: 10, sliderMax: 200_000,
-    help: "Everything the model reads before it answers: instructions, tools, history, documents.",
-  },
-  {
-    key: "output_tokens", group: "call", kind: "log", label: "Output length", unit: "tokens",
-    sliderMin: 1, sliderMax: 4096,
-    help: "Tokens the answer needs before its stop fires.",
-  },
-  {
-    key: "max_tokens", group: "call", kind: "log", label: "max_tokens", unit: "tokens",
-    sliderMin: 1, sliderMax: 4096,
-    help: "The generation budget: decode never runs past it.",
-  },
-  {
-    key: "context_window_tokens", group: "call", kind: "log", label: "Context window", unit: "tokens",
-    sliderMin: 1024, sliderMax: 1_131_072,
-    help: "The most tokens one call may hold: prompt plus max_tokens. Roofline mode uses the model's own.",
-  },
-  {
-    key: "stop_fires", group: "call", kind: "toggle", label: "Stop fires",
-    help: "On: a stop sequence ends decode when the answer is complete. Off: decode runs to max_tokens.",
-  },
-  {
-    key: "streaming", group: "serving", kind: "toggle", label: "Streaming",
-    help: "Show tokens as they arrive. It changes when text appears, not either clock.",
-  },
-  {
-    key: "cached_prefix_tokens", group: "serving", kind: "linear", label: "Cached prefix", unit: "tokens",
-    sliderMin: 0, sliderMax: "prompt_tokens", step: 1,
-    help: "Leading prompt tokens (a stable spec) already in the prefix cache: prefill skips them.",
-  },
-  {
-    key: "speculative_speedup", group: "serving", kind: "linear", label: "Speculative decoding",
-    unit: "× decode", sliderMin: 1, sliderMax: 4, step: 0.1,
-    help: "Tokens a draft model gets accepted per verification step; 1 is off. Only decode speeds up.",
-  },
-];
-
-export const AGENT_CONTROLS = [
-  {
-    key: "summarise_dumps", kind: "toggle", label: "Summarise tool dumps",
-    help: "Shrink each result before it goes back into the prompt.",
-  },
-  {
-    key: "cache_prefix", kind: "toggle", label: "Prefix cache",
-    help: "Serve the stable prefix and earlier turns from the KV cache on every later turn.",
-  },
-  {
-    key: "tool_calls_per_turn", kind: "linear", label: "Parallel tool calls", unit: "per turn",
-    sliderMin: 0, sliderMax: 8, step: 1, help: "All their results land in the one next prompt.",
-  },
-  {
-    key: "tool_result_tokens", kind: "linear", label: "Each tool returns", unit: "tokens",
-    sliderMin: 0, sliderMax: 50_000, step: 500, help: "The size of one raw tool dump (logs, pages, rows).",
-  },
-  {
-    key: "summary_tokens", kind: "linear", label: "Summary length", unit: "tokens",
-    sliderMin: 0, sliderMax: 2000, step: 50, help: "Tokens each summarised result keeps.",
-  },
-  {
-    key: "stable_prefix_tokens", kind: "linear", label: "Spec and tool definitions", unit: "tokens",
-    sliderMin: 0, sliderMax: 20_000, step: 100, help: "The stable prefix every turn starts with.",
-  },
-  {
-    key: "turns", kind: "linear", label: "Turns", unit: "model calls", sliderMin: 1, sliderMax: 10, step: 1,
-    help: "Model calls in the loop; tools run between them.",
-  },
-  {
-    key: "output_tokens_per_turn", kind: "linear", label: "Model output", unit: "tokens per turn",
-    sliderMin: 1, sliderMax: 500, step: 1, help: "A tool name and a small JSON object.",
-  },
-];
 
 const clamp = (value, low, high) => Math.min(high, Math.max(low, value));
 const toLogPosition = (value, min, max) =>
@@ -125,49 +15,6 @@ const fromLogPosition = (position, min, max, step = 1) => {
   const value = Math.round((min * Math.exp((position / LOG_STEPS) * Math.log(max / min))) / step) * step;
   return step < 1 ? Number(value.toFixed(String(step).split(".")[1].length)) : value;
 };
-const plain = (value) => formatNumber(value, 3);
-
-/** Check one value against the model's limits; returns an error message naming the key, or null. */
-export function checkValue(key, value, limits, state) {
-  const limit = Object.hasOwn(limits, key) ? limits[key] : null;
-  if (!limit) return `unknown setting "${key}"; known: ${Object.keys(limits).join(", ")}`;
-  switch (limit.kind) {
-    case "bool":
-      return typeof value === "boolean" ? null : `${key} must be true or false`;
-    case "choice":
-      return limit.choices.includes(value) ? null : `${key} must be one of ${limit.choices.join(", ")}`;
-    case "object": {
-      if (value === null && limit.nullable) return null;
-      if (value === null || typeof value !== "object" || Array.isArray(value)) {
-        return `${key} must be an object of settings`;
-      }
-      const missing = Object.keys(limit.fields).filter((field) => !Object.hasOwn(value, field));
-      if (limit.complete && missing.length) return `${key} needs every field; missing: ${missing.join(", ")}`;
-      for (const [field, fieldValue] of Object.entries(value)) {
-        const problem = checkValue(field, fieldValue, limit.fields, value);
-        if (problem) return `${key}: ${problem}`;
-      }
-      return null;
-    }
-    default: {
-      if (value === null && limit.nullable) return null;
-      const max = limit.at_most ? Math.min(limit.max, state[limit.at_most]) : limit.max;
-      const integral = limit.kind === "int" ? Number.isInteger(value) : Number.isFinite(value);
-      if (typeof value !== "number" || !integral || value < limit.min || value > max) {
-        const what = limit.kind === "int" ? "an integer" : "a number";
-        return `${key} must be ${what} from ${plain(limit.min)} to ${plain(max)}`;
-      }
-      return null;
-    }
-  }
-}
-
-/** The allowed value nearest a typed number: rounded for a whole-number setting, then clamped. */
-function nearestAllowed(value, limit, state) {
-  const max = limit.at_most ? Math.min(limit.max, state[limit.at_most]) : limit.max;
-  return clamp(limit.kind === "int" ? Math.round(value) : value, limit.min, max);
-}
-
 // The number box is a text box, not <input type=number>: that one drops a typed comma ("2,5"
 // became 25), so the text is read by numbers.js's parseNumber, which takes a comma or a point.
 // inputmode still asks a phone for its number keyboard; Arrow Up/Down step as in a number box.
@@ -387,6 +234,23 @@ function buildSelect(control, limits, onChange, options) {
   const parse = (text) => limits[key].choices.find((choice) => String(choice) === text);
   select.addEventListener("change", () => onChange(key, parse(select.value)));
   return { row, show: (value) => { if (select.value !== String(value)) select.value = String(value); }, inputs: [select] };
+}
+
+/**
+ * The controls of `groups`, in panel order, from BUILD.settings: each one's look (control), with the
+ * setting's key, group and unit. `idPrefix` names the ids of a nested group's widgets ("agent-turns").
+ * A nullable setting with a `null_toggle` gets that switch (on: a value; off: null) just before it.
+ */
+export function controlTable(settings, groups, idPrefix) {
+  const table = [];
+  for (const { key, group, unit, control } of settings) {
+    if (!control || !groups.includes(group)) continue;
+    const { null_toggle: nullToggle, slider_min: sliderMin, slider_max: sliderMax, options_from: optionsFrom,
+      show_label: showLabel, row, ...look } = control;
+    if (nullToggle) table.push({ ...nullToggle, group, idPrefix });
+    table.push({ ...look, key, group, unit, sliderMin, sliderMax, optionsFrom, showLabel, idPrefix });
+  }
+  return table;
 }
 
 const BUILDERS = {

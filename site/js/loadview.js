@@ -9,43 +9,6 @@ import { formatMs, formatNumber, formatPercent } from "./format.js";
 
 const DEFAULT_RATE_PER_S = 1; // the rate the open-loop switch starts from before the learner sets one
 
-export const LOAD_CONTROLS = [
-  {
-    key: "concurrency", kind: "log", label: "Users sharing the GPU", unit: "calls at once",
-    sliderMin: 1, sliderMax: 1024, idPrefix: "load",
-    help: "Each user sends this call again as soon as the last one ends (a closed loop, like llmperf or vllm bench serve --max-concurrency).",
-  },
-  {
-    key: "start", kind: "segmented", label: "Users start", showLabel: true,
-    names: { together: "Together", spread: "At their own times" },
-    help: "Benchmark tools start every user at once, so the first prompts queue behind one another; with equal lengths, prompts shorter than a step's budget keep arriving together, round after round. Users of a live service arrive at their own times.",
-  },
-  {
-    key: "open_loop", kind: "toggle", label: "Calls arrive at a fixed rate instead", idPrefix: "load",
-    help: "An open loop: calls arrive at random (Poisson) at the rate below, whether or not earlier ones are done.",
-  },
-  {
-    key: "requests_per_s", kind: "log", label: "Arrival rate", unit: "calls per second",
-    sliderMin: 0.1, sliderMax: 100, step: 0.01, idPrefix: "load",
-    help: "Past what the GPU can serve, the queue grows for as long as calls keep coming.",
-  },
-  {
-    key: "scheduler", kind: "segmented", label: "Scheduler", showLabel: true,
-    names: { "prefill-first": "Prefill first", chunked: "Chunked prefill" },
-    help: "Prefill first runs a new prompt's whole prefill in one step, stalling every stream; chunked prefill shares each step.",
-  },
-  {
-    key: "chunk_tokens", kind: "log", label: "Chunk budget", unit: "tokens per step",
-    sliderMin: 16, sliderMax: 65_536, idPrefix: "load",
-    help: "Tokens one engine step may compute: the running streams' next tokens first, prompt chunks take the rest.",
-  },
-  {
-    key: "max_running_requests", kind: "log", label: "Most calls running at once", unit: "calls",
-    sliderMin: 1, sliderMax: 65_536, idPrefix: "load",
-    help: "The engine's limit (vLLM's max_num_seqs, SGLang's max_running_requests): past it, calls queue even with KV cache to spare.",
-  },
-];
-
 const CUSTOM_ENGINE = "custom"; // the engine select's value when the settings are no engine's defaults
 
 /**
@@ -83,9 +46,10 @@ function buildEngineSelect(onPick) {
   };
 }
 
-/** The load controls in `container`. `onLoad(load)` gets the new `load` state. Returns
+/** The load controls of `table` (controls.js's controlTable of BUILD.settings' load group, with its
+ * `open_loop` switch) in `container`. `onLoad(load)` gets the new `load` state. Returns
  * {sync(load), showEngines(report.engines), setLocked(bool)}. */
-export function buildLoadControls(container, limits, onLoad) {
+export function buildLoadControls(container, table, limits, onLoad) {
   let lastRate = DEFAULT_RATE_PER_S;
   let current = null;
   const fieldLimits = { ...limits, open_loop: { kind: "bool" } };
@@ -94,7 +58,7 @@ export function buildLoadControls(container, limits, onLoad) {
     const change = key === "open_loop" ? { requests_per_s: value ? lastRate : null } : { [key]: value };
     onLoad({ ...current, ...change });
   };
-  const controls = buildControls({ default: container }, LOAD_CONTROLS, fieldLimits, onChange);
+  const controls = buildControls({ default: container }, table, fieldLimits, onChange);
   const row = (key) => container.querySelector(`[data-key="${key}"]`);
   const engines = buildEngineSelect((settings) => onLoad({ ...current, ...settings }));
   row("scheduler").before(engines.row);

@@ -6,7 +6,7 @@ import { AgentView } from "./agentview.js";
 import { installApi } from "./api.js";
 import { setupCell } from "./cell.js";
 import { ClocksView } from "./clocks.js";
-import { AGENT_CONTROLS, CALL_CONTROLS, MODEL_CONTROLS, buildControls } from "./controls.js";
+import { buildControls, controlTable } from "./controls.js";
 import { renderDoubling } from "./doubling.js";
 import { setupEmbedding } from "./embedded.js";
 import { removeAttr, setAttr, setHidden, setText, whenNear } from "./dom.js";
@@ -117,19 +117,22 @@ const validationView = setupValidation({
   nearest: $("validation-nearest"), load: () => engine.validation(),
   names: { models: byId(BUILD.options.models), accelerators: byId(BUILD.options.accelerators), stacks: byId(BUILD.options.serving_stacks) },
 });
+// Every control comes from BUILD.settings (twoclocks/settings.py): its look, range and default.
 const modelControls = buildControls(
-  { mode: $("controls-mode"), hardware: $("controls-hardware") }, MODEL_CONTROLS, BUILD.limits, onControl, BUILD.options,
+  { mode: $("controls-mode"), hardware: $("controls-hardware") }, controlTable(BUILD.settings, ["mode", "hardware"]),
+  BUILD.limits, onControl, BUILD.options,
 );
 const callControls = buildControls(
-  { call: $("controls-call"), serving: $("controls-serving") }, CALL_CONTROLS, BUILD.limits, onControl,
+  { call: $("controls-call"), serving: $("controls-serving") }, controlTable(BUILD.settings, ["call", "serving"]),
+  BUILD.limits, onControl,
 );
 const agentControls = buildControls(
-  { default: $("agent-controls") }, AGENT_CONTROLS.map((c) => ({ ...c, idPrefix: "agent" })),
-  BUILD.limits.agent.fields,
+  { default: $("agent-controls") }, controlTable(BUILD.settings, ["agent"], "agent"), BUILD.limits.agent.fields,
   (key, value) => applyState({ agent: { ...lesson.value.agent, [key]: value } }, { byControl: true }),
 );
 
-const loadControls = buildLoadControls($("controls-load"), BUILD.limits.load.fields, (load) => {
+const loadTable = controlTable(BUILD.settings, ["load"], "load");
+const loadControls = buildLoadControls($("controls-load"), loadTable, BUILD.limits.load.fields, (load) => {
   const was = lesson.value.load; // a change of the scheduler or its budget: show both schedulers' figures
   const compare = load.scheduler !== was.scheduler || load.chunk_tokens !== was.chunk_tokens;
   applyState({ load }, { byControl: true, compare });

@@ -16,7 +16,7 @@
 //   with both readings in words. Any other single separator is the decimal one ("0,125", "12,5").
 // - Thousands groups are 1 to 3 digits, then exactly 3 digits each; other groupings are refused.
 // - Every other text ("abc", "0x10", "Infinity", "1/2") is refused, never guessed.
-// Range and whole-number checks are the caller's (controls.js's checkValue, urlstate.js's clamp).
+// Range and whole-number checks are the caller's (limits.js's checkValue, urlstate.js's clamp).
 
 const GROUP_SPACES = /[ \u00a0\u202f\u2009'\u2019]/;
 const SHAPE = /^([+\-\u2212]?)([0-9.,\u0020\u00a0\u202f\u2009'\u2019]*)(?:[eE]([+\-\u2212]?[0-9]+))?$/u;

@@ -1,8 +1,10 @@
 // The lesson's state, in one place: its defaults, the rules that keep it consistent, validation of
 // what a host or a learner asks for, and the address in both directions. Every rule about state is
 // written here once (tensorflow/playground's state.ts is the model); the rest of the page asks it.
-import { checkValue } from "./controls.js";
+// Every key's type, range, default and cost is declared once, in Python (twoclocks/settings.py),
+// and arrives as BUILD.settings (with BUILD.limits and BUILD.defaults derived from it).
 import { formatNumber } from "./format.js";
+import { checkValue } from "./limits.js";
 import { NESTED, parseUrl, toQuery } from "./urlstate.js";
 
 /** The one normalisation rule: a cached prefix is part of the prompt, so never longer than it. */
@@ -19,6 +21,13 @@ export class LessonState {
     this.limits = build.limits;
     this.scenarios = build.scenarios;
     this.value = structuredClone(build.defaults);
+    // What a change of each key invalidates: "model" (re-run it) or "redraw" (both clocks stay).
+    this.costs = Object.fromEntries(build.settings.map((s) => [s.key, s.cost]));
+  }
+
+  /** "redraw" when every key of `partial` leaves both clocks as they are, else "model". */
+  costOf(partial) {
+    return Object.keys(partial).every((key) => this.costs[key] === "redraw") ? "redraw" : "model";
   }
 
   /** A copy of the current state, safe to hand out. */
