@@ -19,7 +19,8 @@ An entry (a dict; :func:`setting` makes one):
   ``"redraw"`` (both clocks stay: only how the answer is shown changes).
 - ``keyword``: False for a page setting the call function does not take (the toy's window).
 - ``control``: how the page shows it (:func:`log`, :func:`linear`, :func:`toggle`,
-  :func:`segmented`, :func:`select`), or None (set through the API and the address only).
+  :func:`segmented`, :func:`select`), or None (set through the API and the address only). A
+  nullable setting's control may add a ``null_toggle``: a switch just above it (off: None).
 """
 
 from __future__ import annotations
