@@ -201,3 +201,16 @@ def test_an_address_whose_only_setting_is_unreadable_opens_the_lab_and_says_why(
     assert 'prompt_tokens="0x10" ignored' in notice and 'readonly="maybe" ignored' in notice, notice
     assert page.is_enabled("#prompt_tokens-slider")  # not read-only
     page.close()
+
+
+@pytest.mark.browser
+def test_a_clamped_rate_in_the_address_is_named_with_its_decimals(browser, server):
+    """A rate below the least allowed is raised to 0.01 calls per second, and the notice says 0.01
+    (not "0", which would read as no rate at all)."""
+    page = browser.new_page()
+    page.goto(f"{server}index.html?load.requests_per_s=0.001")
+    wait_ready(page)
+    assert page.evaluate("() => TwoClocks.getState().load.requests_per_s") == 0.01
+    notice = page.text_content("#notice")
+    assert 'load.requests_per_s="0.001" changed to 0.01 (allowed: 0.01 to 1,000)' in notice, notice
+    page.close()

@@ -3,7 +3,8 @@
 // TwoClocks.setState are checked by the same rule).
 import { formatNumber } from "./format.js";
 
-const plain = (value) => formatNumber(value, 3);
+/** A limit or a value as a message names it: "0.01", "1,000", "0.9" (never rounded to a whole number). */
+export const formatLimit = (value) => formatNumber(value, 3);
 const clamp = (value, low, high) => Math.min(high, Math.max(low, value));
 
 /** Check one value against the model's limits; returns an error message naming the key, or null. */
@@ -34,7 +35,7 @@ export function checkValue(key, value, limits, state) {
       const integral = limit.kind === "int" ? Number.isInteger(value) : Number.isFinite(value);
       if (typeof value !== "number" || !integral || value < limit.min || value > max) {
         const what = limit.kind === "int" ? "an integer" : "a number";
-        return `${key} must be ${what} from ${plain(limit.min)} to ${plain(max)}`;
+        return `${key} must be ${what} from ${formatLimit(limit.min)} to ${formatLimit(max)}`;
       }
       return null;
     }

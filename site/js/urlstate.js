@@ -1,7 +1,7 @@
 // The page's URL as configuration: every control's value, a scenario, which sections show, read-only
 // mode and the theme. Parsing never throws: a bad value is clamped or ignored and named in a notice.
 // Keys are the model's keyword names (agent-loop keys as `agent.turns`); see README, "Embedding".
-import { formatNumber } from "./format.js";
+import { formatLimit } from "./limits.js";
 import { parseNumber } from "./numbers.js";
 
 // The sections an address can name, each after what it holds (index.html's data-section). "lab" is
@@ -44,8 +44,8 @@ function parseValue(name, text, limit) {
       const rounded = limit.kind === "int" ? Math.round(number) : number;
       const value = Math.min(limit.max, Math.max(limit.min, rounded));
       if (value !== number) {
-        return { value, note: `${name}=${shown(text)} changed to ${formatNumber(value)} ` +
-          `(allowed: ${formatNumber(limit.min)} to ${formatNumber(limit.max)})` };
+        return { value, note: `${name}=${shown(text)} changed to ${formatLimit(value)} ` +
+          `(allowed: ${formatLimit(limit.min)} to ${formatLimit(limit.max)})` };
       }
       return parsed.plain ? { value } : { value, note: `${name}=${shown(text)} read as ${String(value)}` };
     }
