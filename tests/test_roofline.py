@@ -652,9 +652,9 @@ def test_new_mixtures_of_experts_read_their_routed_experts_at_batch_1(model):
     assert 0.05 < report["decode_bytes_per_token"] / report["weight_bytes"] < 0.2
 
 
-def test_readme_preset_tables_are_the_presets():
-    """The README's preset tables are exactly what hardware.presets_markdown generates."""
-    readme = (ROOT / "README.md").read_text()
+def test_the_preset_tables_in_the_docs_are_the_presets():
+    """docs/presets.md's tables are exactly what hardware.presets_markdown generates."""
+    readme = (ROOT / "docs" / "presets.md").read_text()
     listed = readme.split("<!-- presets:start -->\n", 1)[1].split("<!-- presets:end -->", 1)[0]
     assert hardware.presets_markdown() == listed
 
