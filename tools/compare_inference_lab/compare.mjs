@@ -7,11 +7,13 @@
 // Each level runs in a worker thread, so a level that never finishes (its scheduler idles forever
 // when a request cannot fit) is ended after LEVEL_TIMEOUT_MS and recorded as such, not a hang.
 import { readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 
 const PACKAGE = '@doublewordai/inference-lab';
 const LEVEL_TIMEOUT_MS = 120_000; // the slowest level takes a few seconds; this is a hang, not a slow run
-const COLUMNS = ['sweep', 'concurrency', 'requests_per_s_offered', 'status', 'ttft_ms_mean', 'ttft_ms_p50',
+const WORKERS = Math.min(2, availableParallelism()); // levels run side by side; more would crowd a laptop
+const COLUMNS = ['variant', 'sweep', 'concurrency', 'requests_per_s_offered', 'status', 'ttft_ms_mean', 'ttft_ms_p50',
   'itl_ms_mean', 'itl_ms_p50', 'tpot_ms_p50', 'output_tokens_per_s', 'completed_requests', 'preemptions',
   'notes', 'tool_version'];
 
@@ -86,16 +88,20 @@ async function main() {
   const version = JSON.parse(readFileSync(
     new URL('./node_modules/@doublewordai/inference-lab/package.json', import.meta.url))).version;
   const levels = readFileSync(levelsPath, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
-  const runner = new Runner();
-  const rows = [COLUMNS.join(',')];
-  for (const [index, level] of levels.entries()) {
-    const answer = level.config ? await runner.post(level.config) : { status: 'not expressible' };
-    const row = { ...level, ...answer, tool_version: `${PACKAGE} ${version}` };
-    rows.push(COLUMNS.map((column) => csvField(row[column])).join(','));
-    if (index % 50 === 0) process.stderr.write(`${index + 1}/${levels.length} ${level.sweep} ${answer.status}\n`);
-  }
-  runner.stop();
-  writeFileSync(outPath, `${rows.join('\n')}\n`);
+  const rows = new Array(levels.length);
+  let next = 0;
+  const drain = async (runner) => { // each runner takes the next level until none is left
+    for (let index = next++; index < levels.length; index = next++) {
+      const level = levels[index];
+      const answer = level.config ? await runner.post(level.config) : { status: 'not expressible' };
+      const row = { ...level, ...answer, tool_version: `${PACKAGE} ${version}` };
+      rows[index] = COLUMNS.map((column) => csvField(row[column])).join(',');
+      if (index % 50 === 0) process.stderr.write(`${index + 1}/${levels.length} ${level.sweep} ${answer.status}\n`);
+    }
+    runner.stop();
+  };
+  await Promise.all(Array.from({ length: WORKERS }, () => drain(new Runner())));
+  writeFileSync(outPath, `${[COLUMNS.join(','), ...rows].join('\n')}\n`);
   process.stderr.write(`wrote ${levels.length} levels to ${outPath}\n`);
 }
 

@@ -2,13 +2,15 @@
 
 Run by ``npm run compare`` (see README.md here); standard library and our own presets only, so the
 hardware and model figures inference-lab gets are the ones our roofline uses (one source of truth).
-Each output line is ``{"sweep", "concurrency", "requests_per_s_offered", "config", "notes"}`` or, for
-a level inference-lab cannot express, ``{..., "config": null, "notes": why}``.
+Each output line is ``{"variant", "sweep", "concurrency", "requests_per_s_offered", "config", "notes"}``
+or, for a level inference-lab cannot express, ``{..., "config": null, "notes": why}``; every level
+comes in two ``VARIANTS``.
 
 What inference-lab 0.2.1 has, and how each column of a row maps onto it:
 - one device, no tensor parallelism: a TP group of N is one device with N times the compute,
   bandwidth and memory (ideal scaling, no all-reduce); ``compute_flops`` is the dense peak for the
-  weights' format and ``memory_bandwidth`` the peak, as our presets give them (it has no MFU/MBU);
+  weights' format and ``memory_bandwidth`` the peak, as our presets give them (it has no MFU/MBU:
+  the ``derated`` variant multiplies them by our serving stack's MFU and MBU);
 - one ``bytes_per_param`` for weights and KV cache alike: a row whose weights and KV cache differ in
   format cannot be expressed;
 - its scheduler runs the running requests' decodes first and then admits prompts into what is left
@@ -33,12 +35,19 @@ sys.path.insert(0, str(ROOT / "py"))
 
 from twoclocks import hardware  # noqa: E402
 from twoclocks.load import KV_MEMORY_FRACTION, PREFILL_BATCH_TOKENS  # noqa: E402
+from twoclocks.roofline import SERVING_STACKS  # noqa: E402
 
 SWEEPS_CSV = ROOT / "tests" / "data" / "load_sweeps.csv"
 CLOSED_REQUESTS = 200  # as tests/test_load_validation.py: at least 4 rounds of every user
 OPEN_REQUESTS = 1000
 BLOCK_TOKENS = 16  # vLLM's default KV block size
 SEED = 0  # our simulation's default seed
+
+VARIANTS = ("datasheet",)
+"""How the devices are given, each level run once per variant: ``datasheet``, at their peaks, as a
+user of inference-lab enters them; ``derated`` (not run yet), the peaks times the row's serving
+stack's MFU and MBU, our calibrated efficiencies, to show what inference-lab's step model does given
+them (it still lacks the per-step, per-prompt and per-stream overheads and the all-reduce)."""
 
 
 def lengths(mean: int, spread: float) -> dict:
@@ -48,14 +57,16 @@ def lengths(mean: int, spread: float) -> dict:
     return {"type": "uniform", "min": max(1, round(mean * (1 - spread))), "max": round(mean * (1 + spread))}
 
 
-def device(row: dict) -> dict:
+def device(row: dict, variant: str) -> dict:
     """The ``hardware`` table: the TP group as one device (inference-lab 0.2.1 has no TP)."""
     accelerator = hardware.get_accelerator(row["accelerator"])
     tp = int(row["tensor_parallel"])
+    stack = SERVING_STACKS[row["serving_stack"]].params
+    mfu, mbu = (stack.mfu, stack.mbu) if variant == "derated" else (1.0, 1.0)
     return {
         "name": f"{tp}x {accelerator.name}",
-        "compute_flops": tp * accelerator.peak_flops_per_s(row["weight_dtype"]),
-        "memory_bandwidth": tp * accelerator.bandwidth_bytes_per_s,
+        "compute_flops": tp * accelerator.peak_flops_per_s(row["weight_dtype"]) * mfu,
+        "memory_bandwidth": tp * accelerator.bandwidth_bytes_per_s * mbu,
         "memory_capacity": int(tp * accelerator.memory_bytes),
         "gpu_memory_utilization": KV_MEMORY_FRACTION,
         "bytes_per_param": int(hardware.BYTES_PER_WEIGHT[row["weight_dtype"]]),
@@ -110,19 +121,21 @@ def notes(row: dict) -> str:
     return "; ".join(parts)
 
 
-def level(row: dict) -> dict:
+def level(row: dict, variant: str) -> dict:
     why = unexpressible(row)
-    config = None if why else {"hardware": device(row), "model": model(row), "scheduler": scheduler(row),
+    config = None if why else {"hardware": device(row, variant), "model": model(row), "scheduler": scheduler(row),
                                "workload": workload(row), "simulation": {"log_interval": 1_000_000}}
-    return {"sweep": row["sweep"], "concurrency": row["concurrency"],
+    return {"variant": variant, "sweep": row["sweep"], "concurrency": row["concurrency"],
             "requests_per_s_offered": row["requests_per_s_offered"], "config": config,
             "notes": why or notes(row)}
 
 
 def main() -> None:
     with SWEEPS_CSV.open(newline="") as handle:
-        for row in csv.DictReader(handle):
-            print(json.dumps(level(row)))
+        rows = list(csv.DictReader(handle))
+    for variant in VARIANTS:
+        for row in rows:
+            print(json.dumps(level(row, variant)))
 
 
 if __name__ == "__main__":
