@@ -71,6 +71,11 @@ def _cost(accelerator, model, weight_dtype, kv_dtype, tensor_parallel, serving_s
                               kv_dtype=kv_dtype, tensor_parallel=tensor_parallel, serving_stack=serving_stack)
 
 
+def requests_simulated(row: dict) -> int:
+    """Requests simulated for one published level (tools/compare_inference_lab/levels.py runs as many)."""
+    return max(CLOSED_REQUESTS, 4 * int(row["concurrency"])) if row["load"] == "closed" else OPEN_REQUESTS
+
+
 def model_point(row: dict) -> dict:
     """The simulation's load point for one published level."""
     cost = _cost(row["accelerator"], row["model"], row["weight_dtype"], row["kv_dtype"],
@@ -80,9 +85,9 @@ def model_point(row: dict) -> dict:
             "max_running_requests": int(row["max_running_requests"])}
     if row["load"] == "closed":
         users = int(row["concurrency"])
-        load.update(concurrency=users, start=row["start"], requests=max(CLOSED_REQUESTS, 4 * users))
+        load.update(concurrency=users, start=row["start"], requests=requests_simulated(row))
     else:
-        load.update(requests_per_s=float(row["requests_per_s_offered"]), requests=OPEN_REQUESTS)
+        load.update(requests_per_s=float(row["requests_per_s_offered"]), requests=requests_simulated(row))
     return simulate_load(prompt_tokens=int(row["prompt_tokens"]), output_tokens=int(row["output_tokens"]),
                          max_tokens=int(row["output_tokens"]), cost=cost, **load)
 
@@ -357,15 +362,17 @@ def test_print_inference_lab_comparison():
 
 
 def test_inference_lab_results_are_for_these_levels_and_the_pinned_version():
-    """The committed results name every level of the sweeps in both variants (run, or not run with
-    the reason) and no other, and come from the version package-lock.json pins (regenerate them with
-    tools/compare_inference_lab when either moves)."""
+    """The committed results name every level of the sweeps in each variant (run, or not run with
+    the reason) and no other, simulated as many requests as ours, with the version package-lock.json
+    pins (regenerate them with tools/compare_inference_lab when any of these moves)."""
     pinned = json.loads(INFERENCE_LAB_LOCK.read_text())["packages"][f"node_modules/{INFERENCE_LAB_PACKAGE}"]
-    levels = {level_key(r) for r in all_rows()}
+    levels = {level_key(r): r for r in all_rows()}
     assert set(inference_lab()) == {(v, *k) for v in INFERENCE_LAB_VARIANTS for k in levels}
-    for row in inference_lab().values():
+    for (_, *key), row in inference_lab().items():
         assert row["tool_version"] == f"{INFERENCE_LAB_PACKAGE} {pinned['version']}"
-        if row["status"] == "not expressible":
+        if row["status"] == "ok":
+            assert int(row["completed_requests"]) == requests_simulated(levels[tuple(key)]), row
+        elif row["status"] == "not expressible":
             assert row["notes"], row  # levels.py says why
 
 

@@ -38,7 +38,7 @@ from twoclocks.load import KV_MEMORY_FRACTION, PREFILL_BATCH_TOKENS  # noqa: E40
 from twoclocks.roofline import SERVING_STACKS  # noqa: E402
 
 SWEEPS_CSV = ROOT / "tests" / "data" / "load_sweeps.csv"
-CLOSED_REQUESTS = 200  # as tests/test_load_validation.py: at least 4 rounds of every user
+CLOSED_REQUESTS = 200  # as tests/test_load_validation.py (its pin test checks the counts): 4+ rounds a user
 OPEN_REQUESTS = 1000
 BLOCK_TOKENS = 16  # vLLM's default KV block size
 SEED = 0  # our simulation's default seed
