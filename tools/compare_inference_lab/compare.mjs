@@ -11,7 +11,7 @@ import { availableParallelism } from 'node:os';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 
 const PACKAGE = '@doublewordai/inference-lab';
-const LEVEL_TIMEOUT_MS = 120_000; // the slowest level takes a few seconds; this is a hang, not a slow run
+const LEVEL_TIMEOUT_MS = 120_000; // levels take seconds; two minutes is a hang, not a slow run
 const WORKERS = Math.min(2, availableParallelism()); // levels run side by side; more would crowd a laptop
 const COLUMNS = ['variant', 'sweep', 'concurrency', 'requests_per_s_offered', 'status', 'ttft_ms_mean', 'ttft_ms_p50',
   'itl_ms_mean', 'itl_ms_p50', 'tpot_ms_p50', 'output_tokens_per_s', 'completed_requests', 'preemptions',
