@@ -275,7 +275,7 @@ INFERENCE_LAB_CSV = SWEEPS_CSV.with_name("inference_lab_results.csv")
 
 INFERENCE_LAB_LOCK = Path(__file__).parents[1] / "tools" / "compare_inference_lab" / "package-lock.json"
 INFERENCE_LAB_PACKAGE = "@doublewordai/inference-lab"
-INFERENCE_LAB_VARIANTS = ("datasheet",)
+INFERENCE_LAB_VARIANTS = ("datasheet", "derated")
 """How inference-lab sees the devices (tools/compare_inference_lab/levels.py): at their datasheet
 peaks, as its users enter them, or derated by our serving stack's MFU and MBU."""
 

@@ -43,11 +43,11 @@ OPEN_REQUESTS = 1000
 BLOCK_TOKENS = 16  # vLLM's default KV block size
 SEED = 0  # our simulation's default seed
 
-VARIANTS = ("datasheet",)
+VARIANTS = ("datasheet", "derated")
 """How the devices are given, each level run once per variant: ``datasheet``, at their peaks, as a
-user of inference-lab enters them; ``derated`` (not run yet), the peaks times the row's serving
-stack's MFU and MBU, our calibrated efficiencies, to show what inference-lab's step model does given
-them (it still lacks the per-step, per-prompt and per-stream overheads and the all-reduce)."""
+user of inference-lab enters them; ``derated``, the peaks times the row's serving stack's MFU and
+MBU, our calibrated efficiencies, to show what inference-lab's step model does given them (it still
+lacks the per-step, per-prompt and per-stream overheads and the all-reduce)."""
 
 
 def lengths(mean: int, spread: float) -> dict:
