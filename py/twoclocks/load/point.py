@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import random
 
-from .. import toy
-from ..call import MAX_SPECULATIVE_SPEEDUP, generated_tokens
+from ..call import MAX_SPECULATIVE_SPEEDUP, Call, generated_tokens
 from .._validate import check_float, check_int
 from .settings import DEFAULT_REQUESTS, MAX_RUNNING_LIMIT, MAX_RUNNING_REQUESTS, check_load
 from .simulation import Simulation
@@ -82,8 +81,7 @@ def simulate_load(
             (prompt plus answer) cannot fit in the KV cache, saying so.
     """
     generated, _ = generated_tokens(output_tokens, max_tokens, stop_fires)
-    n = check_int("prompt_tokens", prompt_tokens, 1, toy.MAX_PROMPT_TOKENS)
-    k = check_int("cached_prefix_tokens", cached_prefix_tokens, 0, n)
+    n, k = Call(prompt_tokens, output_tokens, max_tokens, stop_fires, cached_prefix_tokens=cached_prefix_tokens).prompt()
     speedup = check_float("speculative_speedup", speculative_speedup, 1.0, MAX_SPECULATIVE_SPEEDUP)
     concurrency, rate, chunk, spread, count, seed = check_load(
         concurrency, requests_per_s, scheduler, chunk_tokens, length_spread, requests, seed, start

@@ -7,7 +7,7 @@ Units: token counts are integers (``*_tokens``, ``*_slots``); rates are per seco
 from __future__ import annotations
 
 from ..engines import DEFAULT_ENGINE, engine_settings
-from .._validate import check_float, check_int
+from .._validate import check_float, check_int, check_settings
 
 SCHEDULERS = ("prefill-first", "chunked")
 """The engine's schedulers (see the module docstring)."""
@@ -122,11 +122,7 @@ def check_load_state(load: object) -> dict:
     """
     if load is None:
         return dict(DEFAULT_LOAD)
-    if not isinstance(load, dict):
-        raise ValueError("load must be an object of load settings")
-    unknown = sorted(set(load) - set(DEFAULT_LOAD))
-    if unknown:
-        raise ValueError(f"unknown load setting {unknown[0]!r}; known: {', '.join(DEFAULT_LOAD)}")
+    check_settings(load, DEFAULT_LOAD, "load must be an object of load settings", "load setting")
     merged = {**DEFAULT_LOAD, **load}
     check_load(merged["concurrency"], merged["requests_per_s"], merged["scheduler"],
                 merged["chunk_tokens"], 0.0, DEFAULT_REQUESTS, 0, merged["start"])

@@ -8,11 +8,9 @@ traffic is bytes, rates are FLOP/s and bytes/s, and arithmetic intensity is FLOP
 from __future__ import annotations
 
 from .. import hardware
-from ..call import build_report, generated_tokens
-from .._validate import check_int
-from ..toy import MAX_PROMPT_TOKENS
+from ..call import Call, build_report, generated_tokens
 from .deployment import Deployment, DEFAULT_DEPLOYMENT, deployment, sum_max_linear
-from .stacks import DEFAULT_SERVING_STACK, SERVING_STACKS, RooflineParams, get_serving_stack
+from .stacks import SERVING_STACKS, RooflineParams
 
 
 class OutOfMemoryError(ValueError):
@@ -25,23 +23,7 @@ def _attainable(setup: Deployment, intensity: float) -> float:
 
 
 
-def roofline_call(
-    *,
-    prompt_tokens: int,
-    output_tokens: int,
-    max_tokens: int,
-    stop_fires: bool = True,
-    streaming: bool = True,
-    cached_prefix_tokens: int = 0,
-    speculative_speedup: float = 1.0,
-    accelerator: str = DEFAULT_DEPLOYMENT["accelerator"],
-    model: str = DEFAULT_DEPLOYMENT["model"],
-    weight_dtype: str = DEFAULT_DEPLOYMENT["weight_dtype"],
-    kv_dtype: str = DEFAULT_DEPLOYMENT["kv_dtype"],
-    tensor_parallel: int = DEFAULT_DEPLOYMENT["tensor_parallel"],
-    serving_stack: str = DEFAULT_SERVING_STACK,
-    params: RooflineParams | None = None,
-) -> dict:
+def roofline_call(*, params: RooflineParams | None = None, **keywords) -> dict:
     """Run one batch-1 call through the roofline model and return both clocks and the roofline view.
 
     Example: Llama 3.1 8B in bf16 on one H100 SXM with an 8,000-token prompt and a 20-token answer
@@ -50,15 +32,10 @@ def roofline_call(
     cache at 72% of 3.35 TB/s, plus 0.8 ms; the optimised stack): TTFT ~254 ms, TTLT ~395 ms.
 
     Args:
-        prompt_tokens: tokens in the prompt, 1..1,000,000.
-        output_tokens: tokens the answer needs before its stop fires, 1..131,072.
-        max_tokens: generation budget, 1..131,072.
-        stop_fires: whether the stop sequence fires once the answer is complete.
-        streaming: whether tokens are shown as they arrive (changes only ``first_visible_ms``).
-        cached_prefix_tokens: leading prompt tokens already in the prefix cache, 0..prompt_tokens;
-            only the rest are computed, but they attend over the whole prompt.
-        speculative_speedup: mean tokens accepted per verification step, 1.0 (off) to 4.0; divides
-            every decode step, never prefill.
+        keywords: the call, as :class:`twoclocks.call.Call`'s keywords (``prompt_tokens``,
+            ``output_tokens``, ``max_tokens`` required; ``stop_fires``, ``streaming``,
+            ``cached_prefix_tokens``, ``speculative_speedup``), and the deployment, each
+            defaulting to ``DEFAULT_DEPLOYMENT``'s:
         accelerator: an id from ``hardware.ACCELERATORS`` (e.g. ``"h100-sxm"``).
         model: an id from ``hardware.MODELS`` (e.g. ``"llama-3.1-8b"``).
         weight_dtype: ``"bf16"``, ``"fp8"`` (only on devices with FP8 tensor cores), ``"int8"`` or ``"int4"``.
@@ -95,11 +72,11 @@ def roofline_call(
         OutOfMemoryError: a ``ValueError`` raised when the weights plus the KV cache at the end of
             the call exceed ``tensor_parallel`` devices' memory.
     """
-    generated, _ = generated_tokens(output_tokens, max_tokens, stop_fires)
-    n = check_int("prompt_tokens", prompt_tokens, 1, MAX_PROMPT_TOKENS)
-    k = check_int("cached_prefix_tokens", cached_prefix_tokens, 0, n)
-    setup = deployment(accelerator=accelerator, model=model, weight_dtype=weight_dtype, kv_dtype=kv_dtype,
-                       tensor_parallel=tensor_parallel, serving_stack=serving_stack, params=params)
+    presets = {key: keywords.pop(key) for key in DEFAULT_DEPLOYMENT if key in keywords}
+    call = Call(**keywords)
+    generated, _ = generated_tokens(call.output_tokens, call.max_tokens, call.stop_fires)
+    n, k = call.prompt()
+    setup = deployment(params=params, **presets)
     peak = setup.peak_flops_per_s  # raises for fp8 on a device without FP8
     acc, spec, p = setup.accelerator, setup.model, setup.tensor_parallel
 
@@ -123,18 +100,7 @@ def roofline_call(
     def decode_elapsed_ms(steps: int) -> float:
         return sum_max_linear(c0, c1, m0, m1, n + 1, n + steps) + steps * fixed_ms
 
-    report = build_report(
-        mode="roofline",
-        prompt_tokens=n,
-        cached_prefix_tokens=k,
-        output_tokens=output_tokens,
-        max_tokens=max_tokens,
-        stop_fires=stop_fires,
-        streaming=streaming,
-        speculative_speedup=speculative_speedup,
-        prefill_ms=prefill_ms,
-        decode_elapsed_ms=decode_elapsed_ms,
-    ).to_dict()
+    report = build_report(call, mode="roofline", prefill_ms=prefill_ms, decode_elapsed_ms=decode_elapsed_ms).to_dict()
 
     bandwidth = acc.bandwidth_bytes_per_s
     ridge = peak / bandwidth
@@ -157,7 +123,7 @@ def roofline_call(
         weight_dtype=setup.weight_dtype,
         kv_dtype=setup.kv_dtype,
         tensor_parallel=p,
-        serving_stack=get_serving_stack(serving_stack).id,
+        serving_stack=setup.serving_stack,
         prefill_bound="compute" if prefill_compute_ms >= prefill_memory_ms else "memory",
         decode_bound="compute" if step_compute_ms >= step_memory_ms else "memory",
         prefill_intensity_flops_per_byte=prefill_intensity,

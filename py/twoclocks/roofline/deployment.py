@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 
 from .. import hardware
-from .._validate import check_int
+from .._validate import check_int, check_settings
 from .stacks import DEFAULT_SERVING_STACK, RooflineParams, get_serving_stack
 
 ACTIVATION_BYTES = 2.0
@@ -68,7 +68,8 @@ class Deployment:
     Attributes:
         accelerator, model: the presets (``hardware.Accelerator``, ``hardware.ModelSpec``).
         weight_dtype, kv_dtype: the formats' ids; tensor_parallel: devices, 1, 2, 4 or 8.
-        params: the utilisations and fixed costs in use.
+        params: the utilisations and fixed costs in use; serving_stack: the id of the stack they
+            come from (or that was named beside ``params`` overriding them).
     """
 
     accelerator: hardware.Accelerator
@@ -77,6 +78,7 @@ class Deployment:
     kv_dtype: str
     tensor_parallel: int
     params: RooflineParams
+    serving_stack: str = DEFAULT_SERVING_STACK
 
     @property
     def peak_flops_per_s(self) -> float:
@@ -246,20 +248,18 @@ def deployment(*, params: RooflineParams | None = None, **presets) -> Deployment
     Raises:
         ValueError: naming an unknown keyword, preset, dtype, tensor-parallel degree or serving stack.
     """
-    unknown = sorted(set(presets) - set(DEFAULT_DEPLOYMENT))
-    if unknown:
-        raise ValueError(f"unknown deployment setting {unknown[0]!r}; known: {', '.join(DEFAULT_DEPLOYMENT)}")
+    check_settings(presets, DEFAULT_DEPLOYMENT, "presets must be keywords", "deployment setting")
     chosen = {**DEFAULT_DEPLOYMENT, **presets}
-    serving_stack, accelerator, model = chosen["serving_stack"], chosen["accelerator"], chosen["model"]
-    weight_dtype, kv_dtype, tensor_parallel = chosen["weight_dtype"], chosen["kv_dtype"], chosen["tensor_parallel"]
-    params = get_serving_stack(serving_stack).params if params is None else params
+    stack = get_serving_stack(chosen["serving_stack"])
+    params = stack.params if params is None else params
     if not isinstance(params, RooflineParams):
         raise ValueError(f"params must be a RooflineParams; got {type(params).__name__}")
     return Deployment(
-        accelerator=hardware.get_accelerator(accelerator),
-        model=hardware.get_model(model),
-        weight_dtype=hardware.check_weight_dtype(weight_dtype),
-        kv_dtype=hardware.check_kv_dtype(kv_dtype),
-        tensor_parallel=_check_tensor_parallel(tensor_parallel),
+        accelerator=hardware.get_accelerator(chosen["accelerator"]),
+        model=hardware.get_model(chosen["model"]),
+        weight_dtype=hardware.check_weight_dtype(chosen["weight_dtype"]),
+        kv_dtype=hardware.check_kv_dtype(chosen["kv_dtype"]),
+        tensor_parallel=_check_tensor_parallel(chosen["tensor_parallel"]),
         params=params,
+        serving_stack=stack.id,
     )
