@@ -9,8 +9,10 @@ from __future__ import annotations
 from functools import lru_cache
 
 from .lesson import CALL_KEYS
-from .load import DEFAULT_REQUESTS, roofline_step_cost, simulate_load, toy_step_cost, validation_caveat
+from .load import (DEFAULT_REQUESTS, MAX_CONCURRENCY, roofline_step_cost, simulate_load, toy_step_cost,
+                   validation_caveat)
 from .pagestate import ROOFLINE_KEYS, toy_constants
+from ._validate import check_int
 from .toy import ToyConstants
 
 def load_is_alone(load: dict) -> bool:
@@ -98,3 +100,17 @@ def scheduler_compare(state: dict, load: dict | None) -> dict | None:
         return {"scheduler": point["scheduler"], "chunk_tokens": chunk, **{key: point[key] for key in COMPARED_FIGURES}}
 
     return {"before": side(before), "after": side(load)}
+
+
+def level_point(state: dict, concurrency: int) -> dict:
+    """One level of the load sweep for a complete state: its call and scheduler at ``concurrency``
+    closed-loop users (1..1,024), without the typical request's trace (the chart needs only the figures).
+
+    Raises:
+        ValueError: as :func:`load_point`, and for a concurrency out of range.
+    """
+    level = {**state["load"], "requests_per_s": None,
+             "concurrency": check_int("concurrency", concurrency, 1, MAX_CONCURRENCY)}
+    point = load_point(state, level)
+    del point["typical"]
+    return point

@@ -13,9 +13,8 @@ from __future__ import annotations
 import json
 
 from .cell import CELL_FILENAME, interruptible_sleep, run_cell
-from ._validate import check_int
-from .load import KNEE_TTFT_FACTOR, MAX_CONCURRENCY, SWEEP_CONCURRENCY, mark_knee
-from .loadsection import COMPARED_FIGURES, load_is_alone, load_point, scheduler_compare
+from .load import SWEEP_CONCURRENCY, mark_knee, past_knee
+from .loadsection import COMPARED_FIGURES, level_point, load_is_alone, load_point, scheduler_compare
 from .pagestate import (CONTROL_LIMITS, DEFAULT_STATE, MAX_CONTEXT_WINDOW_TOKENS, MIN_CONTEXT_WINDOW_TOKENS,
                         MODES, ROOFLINE_KEYS, TOY_CONTEXT_WINDOW_TOKENS, complete_state, toy_constants)
 from .report import check_context_window, context_window, cost_model, engines_section, page_report
@@ -99,23 +98,17 @@ def evaluate_load_level(state: dict, concurrency: int) -> dict:
     Raises:
         ValueError: as :func:`evaluate_load`, and for a concurrency out of range.
     """
-    state = complete_state(state)
-    level = {**state["load"], "requests_per_s": None,
-             "concurrency": check_int("concurrency", concurrency, 1, MAX_CONCURRENCY)}
-    point = load_point(state, level)
-    del point["typical"]
-    return point
+    return level_point(complete_state(state), concurrency)
 
 
 def load_level_json(state_json: str, concurrency: int, lightest_ttft_ms: float | None = None) -> str:
     """JSON wrapper of :func:`evaluate_load_level` for the worker: ``{"point": {...}}`` or
     ``{"error": "..."}``. Given the lightest level's p50 TTFT (ms), the point also says whether it is
-    ``past_knee`` (its p50 TTFT more than ``KNEE_TTFT_FACTOR`` times that, as
-    :func:`twoclocks.load.mark_knee` decides), so the page can mark the knee as levels arrive."""
+    ``past_knee`` (:func:`twoclocks.load.past_knee`, the rule :func:`twoclocks.load.mark_knee` applies), so the page can mark the knee as levels arrive."""
     try:
         point = evaluate_load_level(json.loads(state_json), concurrency)
         if lightest_ttft_ms is not None:
-            point["past_knee"] = point["ttft_ms_p50"] > KNEE_TTFT_FACTOR * lightest_ttft_ms
+            point["past_knee"] = past_knee(point, lightest_ttft_ms)
         return json.dumps({"point": point}, allow_nan=False)
     except ValueError as error:
         return json.dumps({"error": str(error)})

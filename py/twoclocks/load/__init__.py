@@ -101,7 +101,7 @@ from .settings import (
     validation_caveat,
 )
 from .stepcost import StepCost, roofline_step_cost, toy_step_cost
-from .sweep import load_sweep, mark_knee
+from .sweep import load_sweep, mark_knee, past_knee
 
 __all__ = [
     "DEFAULT_LOAD",
@@ -130,6 +130,7 @@ __all__ = [
     "check_load_state",
     "load_sweep",
     "mark_knee",
+    "past_knee",
     "roofline_step_cost",
     "simulate_load",
     "toy_step_cost",

@@ -42,8 +42,14 @@ def mark_knee(points: list) -> dict:
     base = points[0]["ttft_ms_p50"]
     knee, doubles_at = len(points) - 1, None
     for index, point in enumerate(points):
-        if point["ttft_ms_p50"] > KNEE_TTFT_FACTOR * base:
+        if past_knee(point, base):
             knee, doubles_at = max(index - 1, 0), point["concurrency"]
             break
     return {"points": points, "knee_index": knee, "ttft_doubles_at": doubles_at}
 
+
+
+def past_knee(point: dict, lightest_ttft_ms: float) -> bool:
+    """Is a load point past the sweep's knee: its p50 TTFT more than ``KNEE_TTFT_FACTOR`` times the
+    lightest level's (``lightest_ttft_ms``)?"""
+    return point["ttft_ms_p50"] > KNEE_TTFT_FACTOR * lightest_ttft_ms
