@@ -13,7 +13,7 @@ import math
 
 import pytest
 
-from twoclocks import web
+from twoclocks import roofline, web
 from twoclocks.call import simulate_call
 from twoclocks.load import (
     MAX_RUNNING_REQUESTS,
@@ -25,6 +25,7 @@ from twoclocks.load import (
     toy_step_cost,
 )
 from twoclocks.roofline import roofline_call
+from twoclocks.stats import weighted_percentile
 from twoclocks.toy import ToyConstants
 
 ROUTER = {"prompt_tokens": 8000, "output_tokens": 20, "max_tokens": 256}
@@ -366,3 +367,24 @@ def test_the_engines_running_limit_queues_calls_with_kv_cache_to_spare():
     capped = simulate_load(**short, max_running_requests=8)
     assert capped["running_mean"] <= 8 + 1e-9 < free["running_mean"]
     assert capped["queue_ms_p50"] > free["queue_ms_p50"]
+
+
+def test_a_step_cost_from_a_deployment_is_the_one_from_its_presets():
+    """The load model builds on roofline's public Deployment: passing one is passing its presets."""
+    presets = {"model": "llama-3.1-70b", "weight_dtype": "fp8", "tensor_parallel": 4}
+    by_presets = roofline_step_cost(**presets)
+    by_deployment = roofline_step_cost(deployment=roofline.deployment(**presets))
+    assert (by_deployment.capacity_slots, by_deployment.source) == (by_presets.capacity_slots, by_presets.source)
+    step = (4096, 8, 16_000, 1, by_presets.pair_work(0, 4000), 4000)
+    assert by_deployment.mixed_ms(*step) == by_presets.mixed_ms(*step)
+    with pytest.raises(ValueError, match="not both"):
+        roofline_step_cost(deployment=roofline.deployment(), model="llama-3.1-8b")
+
+
+def test_the_gaps_percentile_is_the_smallest_gap_reaching_the_share():
+    """Weighted percentiles (a closed-form run records equal gaps once, with their count)."""
+    pairs = [(10.0, 1), (1.0, 3), (5.0, 1)]  # ordered: 1.0 x3, 5.0, 10.0 (5 gaps)
+    assert weighted_percentile(pairs, 50) == 1.0  # 3 of 5 reach 2.5
+    assert weighted_percentile(pairs, 70) == 5.0  # 3 < 3.5 <= 4
+    assert weighted_percentile(pairs, 99) == 10.0
+    assert weighted_percentile([], 50) == 0.0

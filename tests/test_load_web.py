@@ -7,9 +7,11 @@ import json
 
 import pytest
 
-from twoclocks import advice, web
+from twoclocks import advice, loadsection, web
 from twoclocks.call import TIMELINE_POINTS
+from twoclocks.lesson import CALL_KEYS
 from twoclocks.load import DEFAULT_LOAD, SWEEP_CONCURRENCY, mark_knee, simulate_load
+from twoclocks.pagestate import complete_state
 from twoclocks.scenarios import LOAD_DEMOS
 
 REPORT_LOAD_KEYS = ("ttft_ms_p50", "ttft_ms_p99", "queue_ms_p50", "tpot_ms_p50", "itl_ms_p99",
@@ -33,10 +35,9 @@ def test_alone_the_load_point_is_the_call_and_the_clocks_draw_the_call(mode):
 @pytest.mark.parametrize("mode", ["toy", "roofline"])
 def test_one_user_simulated_in_full_is_the_call_within_one_percent(mode):
     """The shortcut for the call alone (one simulated request) against 1,000 simulated requests."""
-    state = web._complete_state({"mode": mode})
-    roofline = tuple((key, state[key]) for key in web.ROOFLINE_KEYS) if mode == "roofline" else ()
-    cost = web._step_cost(mode, roofline, web.toy_constants(state))
-    call_keys = {key: state[key] for key in web.CALL_KEYS if key != "streaming"}
+    state = complete_state({"mode": mode})
+    cost = loadsection.state_step_cost(state)
+    call_keys = {key: state[key] for key in CALL_KEYS if key != "streaming"}
     full = simulate_load(**call_keys, concurrency=1, scheduler="chunked", chunk_tokens=65_536, requests=1000,
                          cost=cost)
     assert web.evaluate_load({"mode": mode})["alone"]
@@ -242,9 +243,9 @@ def test_scheduler_compare_gives_both_schedulers_figures_in_one_report(mode):
     compare = report["scheduler_compare"]
     other = web.evaluate({**state, "load": {**state["load"], "scheduler": "prefill-first"}})["load"]
     assert compare["after"] == {"scheduler": "chunked", "chunk_tokens": 2048,
-                                **{key: report["load"][key] for key in web.COMPARED_FIGURES}}
+                                **{key: report["load"][key] for key in loadsection.COMPARED_FIGURES}}
     assert compare["before"] == {"scheduler": "prefill-first", "chunk_tokens": None,
-                                 **{key: other[key] for key in web.COMPARED_FIGURES}}
+                                 **{key: other[key] for key in loadsection.COMPARED_FIGURES}}
     assert web.evaluate(state)["scheduler_compare"] is None  # only when asked: it costs a load point
     flipped = web.evaluate({**state, "load": {**state["load"], "scheduler": "prefill-first"}}, compare_schedulers=True)
     assert flipped["scheduler_compare"]["before"] == compare["after"]

@@ -348,13 +348,6 @@ def test_every_reader_has_the_registry_interface_and_a_fixture():
     assert list(readers.FORMATS) == [reader.FORMAT for reader in readers.READERS]
 
 
-def test_readme_format_list_is_the_registrys():
-    """The README's list of accepted formats is exactly what the registry generates."""
-    readme = (ROOT / "README.md").read_text()
-    listed = readme.split("<!-- formats:start -->\n", 1)[1].split("<!-- formats:end -->", 1)[0]
-    assert readers.accepted_markdown() == listed, f"README.md's list should read:\n{readers.accepted_markdown()}"
-
-
 def test_error_messages_name_every_reader():
     """The "Accepted:" sentence of an error names each reader's accepted file."""
     error = analyze_log("hello\nworld\n")["error"]

@@ -25,11 +25,15 @@ from hypothesis import strategies as st
 
 from twoclocks import hardware, validation
 from twoclocks.roofline import (
+    DEFAULT_DEPLOYMENT,
     DEFAULT_ROOFLINE,
+    DEFAULT_SERVING_STACK,
     PCIE_ALLREDUCE_EFFICIENCY,
     SERVING_STACKS,
+    Deployment,
     OutOfMemoryError,
     RooflineParams,
+    deployment,
     roofline_call,
     roofline_options,
     sum_max_linear,
@@ -652,9 +656,9 @@ def test_new_mixtures_of_experts_read_their_routed_experts_at_batch_1(model):
     assert 0.05 < report["decode_bytes_per_token"] / report["weight_bytes"] < 0.2
 
 
-def test_readme_preset_tables_are_the_presets():
-    """The README's preset tables are exactly what hardware.presets_markdown generates."""
-    readme = (ROOT / "README.md").read_text()
+def test_the_preset_tables_in_the_docs_are_the_presets():
+    """docs/presets.md's tables are exactly what hardware.presets_markdown generates."""
+    readme = (ROOT / "docs" / "presets.md").read_text()
     listed = readme.split("<!-- presets:start -->\n", 1)[1].split("<!-- presets:end -->", 1)[0]
     assert hardware.presets_markdown() == listed
 
@@ -720,3 +724,24 @@ def test_roofline_chat_is_mostly_decode():
     """A chat call (300-token prompt, 500-token answer) spends most of TTLT in decode."""
     chat = _call(prompt_tokens=300, output_tokens=500, max_tokens=1024)
     assert chat["decode_ms"] > chat["ttlt_ms"] / 2
+
+
+def test_a_deployment_is_public_and_its_defaults_are_the_pages():
+    """roofline.deployment(...) builds the checked Deployment both models charge; its defaults are the
+    ones roofline_call and the page start from."""
+    d = deployment(model="llama-3.1-70b", weight_dtype="fp8", tensor_parallel=4)
+    spec = hardware.get_model("llama-3.1-70b")
+    assert isinstance(d, Deployment) and d.tensor_parallel == 4 and d.serving_stack == DEFAULT_SERVING_STACK
+    assert d.kv_slot_bytes == 2 * spec.layers * spec.kv_heads * spec.head_dim * hardware.BYTES_PER_KV_VALUE["bf16"]
+    assert deployment() == deployment(**DEFAULT_DEPLOYMENT)
+    assert roofline_options()["defaults"] == DEFAULT_DEPLOYMENT
+    assert roofline_call(**ROUTER) == roofline_call(**ROUTER, **DEFAULT_DEPLOYMENT)
+
+
+def test_a_deployment_or_a_call_names_what_it_does_not_know():
+    with pytest.raises(ValueError, match="unknown deployment setting 'gpu'"):
+        deployment(gpu="h100-sxm")
+    with pytest.raises(ValueError, match="serving_stack must be one of"):
+        deployment(serving_stack="triton", params=DEFAULT_ROOFLINE)
+    with pytest.raises(TypeError, match="temperature"):
+        roofline_call(**ROUTER, temperature=0.0)

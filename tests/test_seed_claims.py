@@ -11,7 +11,11 @@ from strategies import page_states
 
 from twoclocks import advice, web
 from twoclocks.logs import analysis, diagnosis
+from twoclocks.lesson import CALL_KEYS
 from twoclocks.load import simulate_load
+from twoclocks.loadsection import state_step_cost
+from twoclocks.pagestate import complete_state
+from twoclocks.report import call_advice
 
 SPEC3 = {"speculative_speedup": 3.0}
 
@@ -83,14 +87,13 @@ def test_a_log_of_identical_calls_gets_the_labs_lever(prompt, answer, budget):
 def _load_advice(state: dict) -> dict:
     """The load section's advice for one user sending the call in turn (several requests, so the
     page's under-load path decides on the typical request's clocks)."""
-    full = web._complete_state(state)
-    call = {key: full[key] for key in web.CALL_KEYS if key != "streaming"}
-    cost = web._step_cost(full["mode"], tuple((k, full[k]) for k in web.ROOFLINE_KEYS)
-                          if full["mode"] == "roofline" else (), web.toy_constants(full))
+    full = complete_state(state)
+    call = {key: full[key] for key in CALL_KEYS if key != "streaming"}
+    cost = state_step_cost(full)
     point = simulate_load(**call, concurrency=1, requests_per_s=None, scheduler="prefill-first",
                           chunk_tokens=2048, requests=3, cost=cost)
     report = web.evaluate(state)
-    return web._advice(report, {**point, "alone": False})
+    return call_advice(report, {**point, "alone": False})
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -5,15 +5,16 @@ model's own."""
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
 
 import pytest
 
 from twoclocks import agent, lesson, load, scenarios, settings, web
-from twoclocks.call import simulate_call
+from twoclocks.call import Call, simulate_call
 from twoclocks.logs.readers import parsed
-from twoclocks.roofline import roofline_call
+from twoclocks.roofline.deployment import DEFAULT_DEPLOYMENT
 
 CONTROL_KINDS = {"log", "linear", "toggle", "segmented", "select"}
 
@@ -54,9 +55,16 @@ def _keywords(function) -> set:
     return {name for name, p in inspect.signature(function).parameters.items() if p.kind == p.KEYWORD_ONLY}
 
 
-def test_the_call_and_hardware_keys_are_the_model_functions_keywords():
-    assert set(lesson.CALL_KEYS) == _keywords(simulate_call) - {"constants"}
-    assert set(lesson.CALL_KEYS) | set(web.ROOFLINE_KEYS) == _keywords(roofline_call) - {"params"}
+def test_the_call_and_hardware_keys_are_the_models_own_with_its_defaults():
+    """The call keys are :class:`Call`'s fields (the cost models' shared keywords) and the hardware
+    keys the roofline deployment's; where the model has a default, the page starts from it."""
+    fields = dataclasses.fields(Call)
+    assert lesson.CALL_KEYS == tuple(f.name for f in fields)
+    for f in fields:
+        if f.default is not dataclasses.MISSING:
+            assert web.DEFAULT_STATE[f.name] == f.default, f.name
+    assert web.ROOFLINE_KEYS == tuple(DEFAULT_DEPLOYMENT)
+    assert {key: web.DEFAULT_STATE[key] for key in web.ROOFLINE_KEYS} == DEFAULT_DEPLOYMENT
     assert set(settings.defaults("agent")) == _keywords(agent.agent_loop) - {"constants", "prices"}
 
 

@@ -60,3 +60,18 @@ def check_bool(name: str, value: object) -> bool:
     if not isinstance(value, bool):
         raise ValueError(f"{name} must be true or false; got {_describe(value)}")
     return value
+
+
+def check_settings(value: object, known, not_object: str, label: str = "setting") -> dict:
+    """Return ``value``, an object whose keys are all in ``known`` (an object of settings).
+
+    Raises:
+        ValueError: ``not_object`` for anything but a dict; for an unknown key, naming it (``unknown
+            {label} 'key'``) and listing the known ones.
+    """
+    if not isinstance(value, dict):
+        raise ValueError(not_object)
+    unknown = sorted(set(value) - set(known))
+    if unknown:
+        raise ValueError(f"unknown {label} {unknown[0]!r}; known: {', '.join(known)}")
+    return value

@@ -114,22 +114,10 @@ def bill_breakdown(
     }
 
 
-def bill_usd(
-    report: CallReport | dict | None = None,
-    *,
-    prompt_tokens: int | None = None,
-    cached_prefix_tokens: int | None = None,
-    output_tokens: int | None = None,
-    prices: ToyPrices = DEFAULT_PRICES,
-) -> float:
+def bill_usd(report: CallReport | dict | None = None, **counts) -> float:
     """The TOY bill of one call, in US dollars: ``bill_breakdown(...)["total_usd"]``.
 
-    Takes the same arguments, with the same ranges and errors, as :func:`bill_breakdown`.
+    Takes the same arguments (``prompt_tokens``, ``cached_prefix_tokens``, ``output_tokens``,
+    ``prices``), with the same ranges and errors, as :func:`bill_breakdown`.
     """
-    return bill_breakdown(
-        report,
-        prompt_tokens=prompt_tokens,
-        cached_prefix_tokens=cached_prefix_tokens,
-        output_tokens=output_tokens,
-        prices=prices,
-    )["total_usd"]
+    return bill_breakdown(report, **counts)["total_usd"]

@@ -28,6 +28,43 @@ from ._validate import check_bool, check_float, check_int
 MAX_SPECULATIVE_SPEEDUP = 4.0
 """Largest speculative-decoding speed-up (accepted tokens per verification step) accepted."""
 
+
+@dataclass(frozen=True)
+class Call:
+    """One call as every cost model takes it: the keywords :func:`simulate_call`,
+    :func:`twoclocks.roofline.roofline_call` and the page's state share, with their defaults.
+    ``Call(**keywords)`` raises ``TypeError`` for a missing or unknown keyword, as a function does;
+    the values are checked where they are used (:meth:`prompt`, :func:`build_report`).
+
+    Attributes:
+        prompt_tokens: tokens in the prompt, 1..1,000,000.
+        output_tokens: tokens the answer needs before its stop fires, 1..131,072.
+        max_tokens: generation budget, 1..131,072.
+        stop_fires: whether the stop sequence fires once the answer is complete.
+        streaming: whether tokens are shown as they arrive (changes only ``first_visible_ms``).
+        cached_prefix_tokens: leading prompt tokens already in the prefix cache, 0..prompt_tokens;
+            only the rest are computed, but they attend over the whole prompt.
+        speculative_speedup: mean tokens accepted per verification step, 1.0 (off) to 4.0; divides
+            every decode step, never prefill.
+    """
+
+    prompt_tokens: int
+    output_tokens: int
+    max_tokens: int
+    stop_fires: bool = True
+    streaming: bool = True
+    cached_prefix_tokens: int = 0
+    speculative_speedup: float = 1.0
+
+    def prompt(self) -> tuple[int, int]:
+        """``(prompt_tokens, cached_prefix_tokens)``, checked.
+
+        Raises:
+            ValueError: naming the parameter and its range (1..``toy.MAX_PROMPT_TOKENS``; 0..the prompt).
+        """
+        n = check_int("prompt_tokens", self.prompt_tokens, 1, toy.MAX_PROMPT_TOKENS)
+        return n, check_int("cached_prefix_tokens", self.cached_prefix_tokens, 0, n)
+
 MAX_OUTPUT_TOKENS = 131_072
 """Largest answer (and ``max_tokens``) the model accepts, in tokens."""
 
@@ -116,35 +153,27 @@ def timeline_indices(generated: int, points: int = TIMELINE_POINTS) -> list[int]
 
 
 def build_report(
-    *,
-    mode: str,
-    prompt_tokens: int,
-    cached_prefix_tokens: int,
-    output_tokens: int,
-    max_tokens: int,
-    stop_fires: bool,
-    streaming: bool,
-    speculative_speedup: float,
-    prefill_ms: float,
-    decode_elapsed_ms: Callable[[int], float],
+    call: Call, *, mode: str, prefill_ms: float, decode_elapsed_ms: Callable[[int], float]
 ) -> CallReport:
     """Assemble a report from a cost model's prefill time and cumulative decode time.
 
     Shared by every cost model so all reports have one shape.
 
     Args:
+        call: the call; mode: ``"toy"`` or ``"roofline"``; prefill_ms: its prefill (its TTFT).
         decode_elapsed_ms: ``f(m)``, total ms of the first ``m`` decode steps (``f(0) == 0``),
             before any speculative speed-up.
-        (other arguments as in :class:`CallReport`).
 
     Raises:
         ValueError: naming the parameter and its range, for any invalid input.
     """
-    generated, stop_reason = generated_tokens(output_tokens, max_tokens, stop_fires)
-    output_tokens = check_int("output_tokens", output_tokens, 1, MAX_OUTPUT_TOKENS)
-    max_tokens = check_int("max_tokens", max_tokens, 1, MAX_OUTPUT_TOKENS)
-    streaming = check_bool("streaming", streaming)
-    speedup = check_float("speculative_speedup", speculative_speedup, 1.0, MAX_SPECULATIVE_SPEEDUP)
+    prompt_tokens, cached_prefix_tokens = call.prompt()
+    stop_fires = call.stop_fires
+    generated, stop_reason = generated_tokens(call.output_tokens, call.max_tokens, stop_fires)
+    output_tokens = check_int("output_tokens", call.output_tokens, 1, MAX_OUTPUT_TOKENS)
+    max_tokens = check_int("max_tokens", call.max_tokens, 1, MAX_OUTPUT_TOKENS)
+    streaming = check_bool("streaming", call.streaming)
+    speedup = check_float("speculative_speedup", call.speculative_speedup, 1.0, MAX_SPECULATIVE_SPEEDUP)
     raw_elapsed = decode_elapsed_ms
 
     def decode_elapsed_ms(m: int) -> float:
@@ -180,30 +209,16 @@ def build_report(
     )
 
 
-def simulate_call(
-    *,
-    prompt_tokens: int,
-    output_tokens: int,
-    max_tokens: int,
-    stop_fires: bool = True,
-    streaming: bool = True,
-    cached_prefix_tokens: int = 0,
-    speculative_speedup: float = 1.0,
-    constants: toy.ToyConstants = toy.DEFAULT_TOY,
-) -> CallReport:
+def simulate_call(*, constants: toy.ToyConstants = toy.DEFAULT_TOY, **call) -> CallReport:
     """Run one call through the toy model and return both clocks.
 
     Example: ``simulate_call(prompt_tokens=8000, output_tokens=20, max_tokens=256)`` gives a TTFT of
     704 ms and a TTLT of about 1,099 ms: the prompt, not the 20-token answer, is the wait.
 
     Args:
-        prompt_tokens: tokens in the prompt, 1..1,000,000.
-        output_tokens: tokens the answer needs before its stop fires, 1..131,072.
-        max_tokens: generation budget, 1..131,072.
-        stop_fires: whether the stop sequence fires once the answer is complete.
-        streaming: whether tokens are shown as they arrive (changes only ``first_visible_ms``).
-        cached_prefix_tokens: leading prompt tokens already in the prefix cache, 0..prompt_tokens.
-        speculative_speedup: mean tokens accepted per verification step, 1.0 (off) to 4.0.
+        call: the keywords of :class:`Call` (``prompt_tokens``, ``output_tokens``, ``max_tokens``
+            required; ``stop_fires``, ``streaming``, ``cached_prefix_tokens``,
+            ``speculative_speedup`` optional).
         constants: the toy model's coefficients.
 
     Returns:
@@ -211,21 +226,12 @@ def simulate_call(
 
     Raises:
         ValueError: naming the parameter and its range, for any invalid input.
+        TypeError: for a missing or unknown keyword.
     """
-    prompt_tokens = check_int("prompt_tokens", prompt_tokens, 1, toy.MAX_PROMPT_TOKENS)
-    cached_prefix_tokens = check_int("cached_prefix_tokens", cached_prefix_tokens, 0, prompt_tokens)
-    ttft_ms = toy.prefill_ms(
-        prompt_tokens, cached_prefix_tokens=cached_prefix_tokens, constants=constants
-    )
+    checked = Call(**call)
+    prompt_tokens, cached_prefix_tokens = checked.prompt()
+    ttft_ms = toy.prefill_ms(prompt_tokens, cached_prefix_tokens=cached_prefix_tokens, constants=constants)
     return build_report(
-        mode="toy",
-        prompt_tokens=prompt_tokens,
-        cached_prefix_tokens=cached_prefix_tokens,
-        output_tokens=output_tokens,
-        max_tokens=max_tokens,
-        stop_fires=stop_fires,
-        streaming=streaming,
-        speculative_speedup=speculative_speedup,
-        prefill_ms=ttft_ms,
+        checked, mode="toy", prefill_ms=ttft_ms,
         decode_elapsed_ms=lambda m: toy.decode_elapsed_ms(prompt_tokens, m, constants=constants),
     )

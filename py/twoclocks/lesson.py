@@ -16,7 +16,7 @@ from typing import Callable
 
 from . import toy
 from .advice import advise_call
-from ._validate import check_float, check_int
+from ._validate import check_float, check_int, check_settings
 from .call import MAX_OUTPUT_TOKENS, CallReport, simulate_call
 from .settings import call_keys
 
@@ -40,11 +40,7 @@ MAX_REPORT_MS = 1e12
 
 def _call_kwargs(state: object) -> dict:
     """Return ``state`` as keyword arguments for :func:`simulate_call`, checking its keys."""
-    if not isinstance(state, dict):
-        raise ValueError(f"state must be an object of settings; got {type(state).__name__}")
-    unknown = sorted(set(state) - set(CALL_KEYS))
-    if unknown:
-        raise ValueError(f"unknown setting {unknown[0]!r}; known: {', '.join(CALL_KEYS)}")
+    check_settings(state, CALL_KEYS, f"state must be an object of settings; got {type(state).__name__}")
     missing = [key for key in REQUIRED_CALL_KEYS if key not in state]
     if missing:
         required = ", ".join(REQUIRED_CALL_KEYS)
@@ -140,35 +136,17 @@ def sensitivities(
     answer = check_int("output_tokens", kwargs["output_tokens"], 1, MAX_OUTPUT_TOKENS)
     budget = check_int("max_tokens", kwargs["max_tokens"], 1, MAX_OUTPUT_TOKENS)
 
-    new_prompt = min(2 * prompt, toy.MAX_PROMPT_TOKENS)
-    prompt_doubled = _variant(
-        base,
-        rerun(**{**kwargs, "prompt_tokens": new_prompt}),
-        "prompt_tokens",
-        new_prompt,
+    changes = (  # the setting, its new value, and whether a limit clamped it
+        ("prompt_tokens", min(2 * prompt, toy.MAX_PROMPT_TOKENS), 2 * prompt > toy.MAX_PROMPT_TOKENS),
+        ("output_tokens", min(2 * answer, MAX_OUTPUT_TOKENS), 2 * answer > MAX_OUTPUT_TOKENS),
+        ("max_tokens", max(budget // 2, 1), budget == 1),
     )
-    prompt_doubled["clamped"] = new_prompt != 2 * prompt
-
-    new_answer = min(2 * answer, MAX_OUTPUT_TOKENS)
-    answer_doubled = _variant(
-        base,
-        rerun(**{**kwargs, "output_tokens": new_answer}),
-        "output_tokens",
-        new_answer,
-    )
-    answer_doubled["clamped"] = new_answer != 2 * answer
-
-    new_budget = max(budget // 2, 1)
-    halved = rerun(**{**kwargs, "max_tokens": new_budget})
-    max_tokens_halved = _variant(base, halved, "max_tokens", new_budget)
-    max_tokens_halved["clamped"] = budget == 1
-    max_tokens_halved["truncates_answer"] = base.stop_fires and new_budget < answer
-
     variants = {  # keyed by the setting each changes
-        "prompt_tokens": prompt_doubled,
-        "output_tokens": answer_doubled,
-        "max_tokens": max_tokens_halved,
+        key: {**_variant(base, rerun(**{**kwargs, key: value}), key, value), "clamped": clamped}
+        for key, value, clamped in changes
     }
+    halved = variants["max_tokens"]
+    halved["truncates_answer"] = base.stop_fires and halved["max_tokens"] < answer
     return {
         "base": {"ttft_ms": base.ttft_ms, "ttlt_ms": base.ttlt_ms},
         **{variant: variants[name] for variant, name in zip(VARIANTS, LEVERS)},

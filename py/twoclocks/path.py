@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .advice import PROMPT_FIX, ROOM_FIX, STOP_FIX, capital, format_ms
+from .pagestate import DEFAULT_STATE, complete_state
+from .report import page_report
 from .scenarios import BASE_STATE
 
 WINDOW_STEP_WINDOW_TOKENS = 8_192
@@ -353,7 +355,12 @@ def _changes(state: dict, base: dict) -> dict:
     return {key: value for key, value in state.items() if base.get(key) != value}
 
 
-def _action_data(action: Action, step: Step, setup: dict, evaluate) -> dict:
+def _evaluate(state: dict) -> dict:
+    """The page's report for ``state`` (what :func:`twoclocks.web.evaluate` answers the page)."""
+    return page_report(complete_state(state))
+
+
+def _action_data(action: Action, step: Step, setup: dict) -> dict:
     """An action as the page needs it: the settings it changes over the step's setup and, when it
     changes the call, its effect on the clocks from its base (or the model's refusal)."""
     data = {"id": action.id, "label": action.label, "play": action.play, "run": action.run}
@@ -368,7 +375,7 @@ def _action_data(action: Action, step: Step, setup: dict, evaluate) -> dict:
     if state == base:
         return data
     try:
-        data["effect"] = effect(evaluate(base), evaluate(state))
+        data["effect"] = effect(_evaluate(base), _evaluate(state))
     except ValueError as error:  # the step that shows a server's refusal
         data["effect"] = {"text": f"Rejected: {error}.", "rejected": True, "moved": []}
     return data
@@ -379,17 +386,15 @@ def path_data() -> list[dict]:
 
     Returns:
         A list of ``{"id", "title", "question", "choices": [{"id", "label"}], "answer",
-        "explanation", "setup": the settings that differ from ``web.DEFAULT_STATE`` (the step starts
+        "explanation", "setup": the settings that differ from ``pagestate.DEFAULT_STATE`` (the step starts
         from the defaults with these over them), "keys", "actions": [{"id", "label", "play", "run",
         "state"? (the settings it changes over the setup), "base"?, "effect"?}], "show", "seed", "veil", "lead", "deeper": [{"section", "label", "state"}], "setup_clocks": {"ttft_ms", "ttlt_ms"}}``; the last
         step also carries ``"checklist": [{"term", "rule"}]``.
     """
-    from .web import DEFAULT_STATE, evaluate  # web imports this module's data at build time
-
     steps = []
     for step in STEPS:
         setup = {**DEFAULT_STATE, **step.setup}
-        report = evaluate(setup)
+        report = _evaluate(setup)
         steps.append({
             "id": step.id,
             "title": step.title,
@@ -399,7 +404,7 @@ def path_data() -> list[dict]:
             "explanation": step.explanation,
             "setup": _changes(setup, DEFAULT_STATE),
             "keys": list(step.keys),
-            "actions": [_action_data(action, step, setup, evaluate) for action in step.actions],
+            "actions": [_action_data(action, step, setup) for action in step.actions],
             "show": step.show,
             "seed": step.seed,
             "veil": step.veil,

@@ -1,9 +1,9 @@
 """Every setting of the page's state, declared once: its type, unit, default, range, what a change
 costs, and how its control looks.
 
-Everything else derives from :data:`SETTINGS`: ``web.DEFAULT_STATE`` and ``web.CONTROL_LIMITS`` (the
-limits the page validates against), ``lesson.CALL_KEYS``, ``scenarios.BASE_STATE``,
-``load.DEFAULT_LOAD``, ``agent.DEFAULT_AGENT``, and the page's controls (``BUILD.settings``, written
+Everything else derives from :data:`SETTINGS`: ``pagestate.DEFAULT_STATE`` and
+``pagestate.CONTROL_LIMITS`` (the limits the page validates against; ``web`` re-exports both),
+``lesson.CALL_KEYS``, ``scenarios.BASE_STATE``, ``load.DEFAULT_LOAD``, ``agent.DEFAULT_AGENT``, and the page's controls (``BUILD.settings``, written
 by ``build.py``; ``site/js/controls.js`` only draws them). A new call slider is one more entry here
 (plus, if the model reads it, the model function's keyword).
 

@@ -35,6 +35,24 @@ def percentile(sorted_values: list, p: float) -> float:
     return sorted_values[low] + (sorted_values[high] - sorted_values[low]) * frac
 
 
+def weighted_percentile(pairs: list, p: float) -> float:
+    """The ``p``-th percentile (0..100) of ``(value, weight)`` pairs in any order: the smallest value
+    whose cumulative weight reaches ``p`` percent of the total (no interpolation); 0 for no pairs.
+
+    The load simulation's gaps between tokens are such pairs: a closed-form run records a part of
+    equal gaps once, weighted by how many gaps it stands for."""
+    if not pairs:
+        return 0.0
+    ordered = sorted(pairs)
+    target = p / 100 * sum(weight for _, weight in ordered)
+    running = 0.0
+    for value, weight in ordered:
+        running += weight
+        if running >= target:
+            return value
+    return ordered[-1][0]
+
+
 def median(values) -> float:
     """The median of ``values`` (any order, at least one): ``percentile(sorted(values), 50)``."""
     return percentile(sorted(values), 50)

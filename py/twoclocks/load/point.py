@@ -1,0 +1,112 @@
+"""One load point: ``requests`` copies of one call on a shared replica (:func:`simulate_load`).
+
+Units: token counts are integers (``*_tokens``); times are milliseconds (``*_ms``); rates are per
+second (``*_per_s``).
+"""
+
+from __future__ import annotations
+
+import random
+
+from ..call import MAX_SPECULATIVE_SPEEDUP, Call, generated_tokens
+from .._validate import check_float, check_int
+from .settings import DEFAULT_REQUESTS, MAX_RUNNING_LIMIT, MAX_RUNNING_REQUESTS, check_load
+from .simulation import Simulation
+from .stepcost import StepCost, toy_step_cost
+
+
+def _spread(rng: random.Random, length: int, spread: float) -> int:
+    if spread == 0:
+        return length
+    return max(1, round(rng.uniform(length * (1 - spread), length * (1 + spread))))
+
+
+def simulate_load(
+    *,
+    prompt_tokens: int,
+    output_tokens: int,
+    max_tokens: int,
+    stop_fires: bool = True,
+    cached_prefix_tokens: int = 0,
+    speculative_speedup: float = 1.0,
+    concurrency: int = 1,
+    requests_per_s: float | None = None,
+    scheduler: str = "prefill-first",
+    chunk_tokens: int = 2048,
+    length_spread: float = 0.0,
+    requests: int = DEFAULT_REQUESTS,
+    seed: int = 0,
+    cost: StepCost | None = None,
+    start: str = "spread",
+    max_running_requests: int = MAX_RUNNING_REQUESTS,
+) -> dict:
+    """Simulate ``requests`` copies of one call on a shared replica and return one load point.
+
+    Example: the toy model's default call (8,000-token prompt, 20-token answer) at concurrency 64:
+    one such prompt fills a prefill step (704 ms), so a new request waits for the prompts ahead of
+    it; p50 TTFT is about 27 s, all but the 704 ms of its own prefill spent in the queue.
+
+    Args:
+        prompt_tokens, output_tokens, max_tokens, stop_fires, cached_prefix_tokens: the call, as in
+            :func:`twoclocks.simulate_call` (each request generates what that call generates).
+        speculative_speedup: 1.0 to 4.0; divides every decode-only step (as in the single call).
+        concurrency: closed-loop users, 1..1,024 (ignored when ``requests_per_s`` is given).
+        requests_per_s: open-loop Poisson arrival rate, 0.01..1,000 per second, or None (closed loop).
+        scheduler: ``"prefill-first"`` or ``"chunked"``.
+        chunk_tokens: the chunked scheduler's per-step token budget, 16..65,536.
+        length_spread: 0..0.9; each request's prompt and answer are drawn uniformly from
+            ``[L (1 - r), L (1 + r)]``.
+        requests: requests simulated, 1..20,000.
+        seed: seeds the arrivals and the lengths, 0..2**32 - 1; the same seed gives the same numbers.
+        cost: a :class:`StepCost`; default ``toy_step_cost()``.
+        start: how a closed loop's users start, ``"together"`` or ``"spread"`` (see ``STARTS``).
+        max_running_requests: most requests admitted and unfinished at once, 1..65,536 (the engine's
+            ``max_num_seqs``/``max_running_requests``/``max_batch_size``).
+
+    Returns:
+        A dict: ``ttft_ms_p50``, ``ttft_ms_p99``, ``ttft_ms_mean``, ``queue_ms_p50``, ``queue_ms_p99``,
+        ``prefill_ms_p50``, ``prefill_ms_p99`` (admission to first token), ``tpot_ms_p50``,
+        ``tpot_ms_p99`` (each request's mean time per output token after the first), ``itl_ms_mean``
+        (that per-request mean gap, averaged over the requests: what AIPerf, GenAI-Perf and llmperf
+        report as mean ITL),
+        ``itl_ms_p50``, ``itl_ms_p99`` (every gap between two tokens of one stream),
+        ``ttlt_ms_p50``, ``output_tokens_per_s``, ``requests_per_s_served``, ``running_mean``
+        (time-weighted requests admitted and unfinished), ``kv_cache_utilisation`` (time-weighted
+        slots in use over capacity, 0..1), ``kv_cache_capacity_slots``, ``kv_cache_source``,
+        ``duration_ms``, ``requests``, ``concurrency``, ``requests_per_s``, ``scheduler``,
+        ``chunk_tokens``, ``start``, ``mode``.
+
+    Raises:
+        ValueError: naming the parameter and its range for invalid input, and when one request
+            (prompt plus answer) cannot fit in the KV cache, saying so.
+    """
+    generated, _ = generated_tokens(output_tokens, max_tokens, stop_fires)
+    n, k = Call(prompt_tokens, output_tokens, max_tokens, stop_fires, cached_prefix_tokens=cached_prefix_tokens).prompt()
+    speedup = check_float("speculative_speedup", speculative_speedup, 1.0, MAX_SPECULATIVE_SPEEDUP)
+    concurrency, rate, chunk, spread, count, seed = check_load(
+        concurrency, requests_per_s, scheduler, chunk_tokens, length_spread, requests, seed, start
+    )
+    cost = toy_step_cost() if cost is None else cost
+    if not isinstance(cost, StepCost):
+        raise ValueError(f"cost must be a StepCost; got {type(cost).__name__}")
+    rng = random.Random(seed)
+    prompts = [_spread(rng, n, spread) for _ in range(count)]
+    answers = [_spread(rng, generated, spread) for _ in range(count)]
+    largest = max(p + a for p, a in zip(prompts, answers))
+    if largest > cost.capacity_slots:
+        raise ValueError(
+            f"one request needs {largest:,} KV-cache slots (prompt plus answer) but the whole cache "
+            f"holds {cost.capacity_slots:,} ({cost.source}), so it can never run; shorten the prompt "
+            f"or the answer, or give the model more memory"
+        )
+    arrivals = None
+    if rate is not None:
+        clock, arrivals = 0.0, []
+        for _ in range(count):
+            clock += rng.expovariate(rate) * 1e3
+            arrivals.append(clock)
+    running = check_int("max_running_requests", max_running_requests, 1, MAX_RUNNING_LIMIT)
+    sim = Simulation(cost, prompts, answers, k, scheduler, chunk, speedup, concurrency, arrivals, start, running)
+    sim.run()
+    return {**sim.summary(concurrency, rate, scheduler, chunk, cost), "start": start}
+

@@ -1,0 +1,112 @@
+"""The load model's settings: the page's ``load`` state (:data:`DEFAULT_LOAD`), every limit, the
+engine's fixed sizes and the sweep's levels, and the checks of a load.
+
+Units: token counts are integers (``*_tokens``, ``*_slots``); rates are per second (``*_per_s``).
+"""
+
+from __future__ import annotations
+
+from .._validate import check_float, check_int, check_settings
+# SCHEDULERS, STARTS, the load state's limits and DEFAULT_LOAD's values are declared in twoclocks.settings.
+from ..settings import (MAX_CHUNK_TOKENS, MAX_CONCURRENCY, MAX_REQUESTS_PER_S, MAX_RUNNING_LIMIT,  # noqa: F401
+                        MIN_CHUNK_TOKENS, MIN_REQUESTS_PER_S, SCHEDULERS, STARTS, defaults)
+
+MAX_LENGTH_SPREAD = 0.9
+MIN_REQUESTS = 1
+MAX_REQUESTS = 20_000
+
+DEFAULT_LOAD = defaults("load")
+"""The page's ``load`` state: concurrency 1 and no request rate is the single call alone. The engine
+is what current ones do by default: vLLM's V1 engine on the default GPU, an H100 SXM (chunked
+prefill, 8,192 tokens a step, at most 1,024 requests running; :mod:`twoclocks.engines`), and users
+start together, as the benchmark tools start them."""
+
+DEFAULT_REQUESTS = 1000
+"""Requests simulated per load point."""
+
+MAX_RUNNING_REQUESTS = 256
+"""Most requests running at once on the replica by default (vLLM's ``max_num_seqs`` default below
+70 GiB of device memory, 256)."""
+
+PREFILL_BATCH_TOKENS = 8192
+"""Most prompt tokens one prefill-first step takes (or a single longer prompt): the engine's
+per-step token limit (vLLM's ``max_num_batched_tokens``; 8,192 is its V1 default on large GPUs)."""
+
+KV_MEMORY_FRACTION = 0.9
+"""Share of device memory the engine may fill with weights and KV cache (vLLM's
+``gpu_memory_utilization`` default, 0.9); the rest is activations, CUDA graphs and the runtime."""
+
+TOY_KV_CAPACITY_SLOTS = 400_000
+"""KV-cache slots in the toy model: the toy's magnitudes are those of an 8B model on one 80 GB GPU
+(see :mod:`twoclocks.toy`): 0.9 x 80 GB minus 16 GB of weights leaves 56 GB, at 131 kB a slot
+about 427,000 slots, rounded down."""
+
+ITL_PARTS = 4
+"""A decode run advanced in one closed-form jump records its token gaps as this many equal parts,
+each at its mean step time (the resolution of the ITL percentiles within a run)."""
+
+
+PROMPT_HEAVY_RATIO = 5
+"""A load is prompt-heavy when each prompt is at least this many times its answer."""
+
+PROMPT_HEAVY_USERS = 25
+"""From this many users starting together, a prompt-heavy load is where the model's TTFT is known to
+run high: published sweeps (``tests/data/load_sweeps.csv``: 2,000-token prompts with 200-token
+answers at 100-250 users, 7,000/1,000 at 25-100) measured it up to 4.6x lower."""
+
+
+def validation_caveat(prompt_tokens: int, output_tokens: int, concurrency: int, requests_per_s, start: str):
+    """The sentence the page shows when a load is in a regime where the model is known to be off
+    against published sweeps, or None.
+
+    Args:
+        prompt_tokens, output_tokens: one request's lengths (tokens, >= 1).
+        concurrency: closed-loop users (1..1,024); requests_per_s: the open loop's rate or None.
+        start: ``"together"`` or ``"spread"``.
+    """
+    heavy = prompt_tokens >= PROMPT_HEAVY_RATIO * output_tokens
+    if requests_per_s is not None or start != "together" or concurrency < PROMPT_HEAVY_USERS or not heavy:
+        return None
+    return ("Read this TTFT as an upper bound: for prompt-heavy loads with many users starting together, "
+            "published sweeps measured it up to 4.6x lower (engines interleave those prompts with decode "
+            "steps; the model makes each wait for the others' prefills).")
+
+
+SWEEP_CONCURRENCY = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
+"""Load levels of :func:`load_sweep` by default (closed loop)."""
+
+KNEE_TTFT_FACTOR = 2.0
+"""The sweep's knee: the last level whose p50 TTFT is within this factor of the lightest level's."""
+
+
+def check_load(concurrency, requests_per_s, scheduler, chunk_tokens, length_spread, requests, seed,
+                start="spread"):
+    concurrency = check_int("concurrency", concurrency, 1, MAX_CONCURRENCY)
+    if start not in STARTS:
+        raise ValueError(f"start must be one of {', '.join(STARTS)}; got {start!r}")
+    if requests_per_s is not None:
+        requests_per_s = check_float("requests_per_s", requests_per_s, MIN_REQUESTS_PER_S, MAX_REQUESTS_PER_S)
+    if scheduler not in SCHEDULERS:
+        raise ValueError(f"scheduler must be one of {', '.join(SCHEDULERS)}; got {scheduler!r}")
+    chunk_tokens = check_int("chunk_tokens", chunk_tokens, MIN_CHUNK_TOKENS, MAX_CHUNK_TOKENS)
+    length_spread = check_float("length_spread", length_spread, 0.0, MAX_LENGTH_SPREAD)
+    requests = check_int("requests", requests, MIN_REQUESTS, MAX_REQUESTS)
+    seed = check_int("seed", seed, 0, 2**32 - 1)
+    return concurrency, requests_per_s, chunk_tokens, length_spread, requests, seed
+
+
+def check_load_state(load: object) -> dict:
+    """Validate the page's ``load`` state and fill in defaults.
+
+    Raises:
+        ValueError: for a non-object, an unknown key (naming it) or a value out of range.
+    """
+    if load is None:
+        return dict(DEFAULT_LOAD)
+    check_settings(load, DEFAULT_LOAD, "load must be an object of load settings", "load setting")
+    merged = {**DEFAULT_LOAD, **load}
+    check_load(merged["concurrency"], merged["requests_per_s"], merged["scheduler"],
+                merged["chunk_tokens"], 0.0, DEFAULT_REQUESTS, 0, merged["start"])
+    check_int("max_running_requests", merged["max_running_requests"], 1, MAX_RUNNING_LIMIT)
+    return merged
+

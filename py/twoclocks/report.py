@@ -1,0 +1,241 @@
+"""The page's report for one complete state: the call in the state's cost model, its context
+window, bill, advice, sensitivities, agent loop, engines and load sections, assembled once
+(:func:`page_report`, the body of :func:`twoclocks.web.evaluate`).
+
+Units follow the rest of the package: tokens as integers, times in milliseconds, money in (toy) US
+dollars.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache, partial
+
+from .advice import advise_agent, advise_call
+from .agent import agent_loop
+from .bill import bill_breakdown
+from .call import MAX_OUTPUT_TOKENS, simulate_call
+from .engines import TOY_ENGINE_ACCELERATOR, engines_for
+from .hardware import get_model
+from .lesson import CALL_KEYS, diagnosis_from_advice, sensitivities
+from .loadsection import load_section, scheduler_compare, state_step_cost
+from .pagestate import MAX_CONTEXT_WINDOW_TOKENS, MIN_CONTEXT_WINDOW_TOKENS, MODES, ROOFLINE_KEYS, toy_constants
+from .roofline import roofline_call
+from ._validate import check_int
+from .toy import MAX_PROMPT_TOKENS, ToyConstants
+from .validation import nearest
+
+def cost_model(state: dict):
+    """Return ``call(**call_state) -> report dict`` for the state's ``mode``.
+
+    Raises:
+        ValueError: for an unknown mode (listing the valid ones).
+    """
+    mode = state["mode"]
+    if mode == "toy":
+        constants = toy_constants(state)
+        return lambda **call: simulate_call(**call, constants=constants).to_dict()
+    if mode == "roofline":
+        return partial(roofline_call, **{key: state[key] for key in ROOFLINE_KEYS})
+    raise ValueError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
+
+
+def context_window(state: dict) -> dict:
+    """The state's context window and how the call fills it.
+
+    The window is the model preset's ``context_window_tokens`` in roofline mode and the state's own
+    ``context_window_tokens`` (adjustable, toy) otherwise. A server reserves ``max_tokens`` of it for
+    the answer when the request arrives, so a call fits when ``prompt_tokens + max_tokens`` does.
+
+    Args:
+        state: a complete page state (see :func:`evaluate`).
+
+    Returns:
+        ``{"window_tokens", "prompt_tokens", "reserved_output_tokens" (= max_tokens),
+        "requested_tokens" (prompt + max_tokens), "free_tokens" (window - requested, negative when
+        it does not fit), "fits": bool, "model": display name of whose window it is}``.
+
+    Raises:
+        ValueError: for an out-of-range window, prompt or ``max_tokens``, or an unknown model.
+    """
+    prompt = check_int("prompt_tokens", state["prompt_tokens"], 1, MAX_PROMPT_TOKENS)
+    reserved = check_int("max_tokens", state["max_tokens"], 1, MAX_OUTPUT_TOKENS)
+    if state["mode"] == "roofline":
+        spec = get_model(state["model"])
+        window, whose = spec.context_window_tokens, spec.name
+    else:
+        window = check_int("context_window_tokens", state["context_window_tokens"],
+                           MIN_CONTEXT_WINDOW_TOKENS, MAX_CONTEXT_WINDOW_TOKENS)
+        whose = "the toy model"
+    requested = prompt + reserved
+    return {
+        "window_tokens": window,
+        "prompt_tokens": prompt,
+        "reserved_output_tokens": reserved,
+        "requested_tokens": requested,
+        "free_tokens": window - requested,
+        "fits": requested <= window,
+        "model": whose,
+    }
+
+
+def check_context_window(context: dict) -> None:
+    """Reject a call that does not fit its context window, as serving engines do (vLLM answers
+    "This model's maximum context length is N tokens. However, you requested M tokens ...").
+
+    Raises:
+        ValueError: saying how many tokens were asked for and how many fit.
+    """
+    if context["fits"]:
+        return
+    raise ValueError(
+        f"{context['model']}'s context window holds {context['window_tokens']:,} tokens, but this call "
+        f"asks for {context['requested_tokens']:,}: {context['prompt_tokens']:,} of prompt plus "
+        f"{context['reserved_output_tokens']:,} reserved by max_tokens. A server rejects it before "
+        f"prefill: shorten the prompt or lower max_tokens"
+    )
+
+
+@lru_cache(maxsize=32)
+def _agent_report(agent_items: tuple, constants: ToyConstants, window_tokens: int) -> dict:
+    """The agent loop for one set of settings, cached: a slider drag of the single call re-runs
+    :func:`evaluate` every frame while the agent settings stay the same. Every turn must fit the toy
+    context window, as a single call must."""
+    report = agent_loop(**dict(agent_items), constants=constants)
+    output = dict(agent_items)["output_tokens_per_turn"]
+    for row in report["rows"]:
+        if row["prompt_tokens"] + output > window_tokens:
+            raise ValueError(
+                f"turn {row['turn']} asks for {row['prompt_tokens'] + output:,} tokens "
+                f"({row['prompt_tokens']:,} of prompt plus {output:,} of answer), past the toy "
+                f"context window of {window_tokens:,} tokens: summarise the tool dumps or use fewer turns"
+            )
+    return {**report, "advice": advise_agent(report["totals"])}
+
+
+def agent_section(state: dict) -> tuple[dict | None, str | None]:
+    """The agent loop's report and advice, or ``(None, message)``: an agent setting that cannot run
+    is the agent section's error, never the single call's."""
+    try:
+        window = check_int("context_window_tokens", state["context_window_tokens"],
+                           MIN_CONTEXT_WINDOW_TOKENS, MAX_CONTEXT_WINDOW_TOKENS)
+        items = tuple(sorted(state["agent"].items()))
+        return _agent_report(items, toy_constants(state), window), None
+    except ValueError as error:
+        return None, str(error)
+
+
+def engines_section(state: dict) -> dict:
+    """The engines' defaults on the state's deployment and which one its load runs
+    (:func:`twoclocks.engines.engines_for`); the toy takes an 80 GB GPU's."""
+    toy = state["mode"] != "roofline"
+    try:
+        capacity = state_step_cost(state).capacity_slots
+    except ValueError:  # the weights leave no KV cache: the load section says so
+        capacity = None
+    return engines_for(state["load"], TOY_ENGINE_ACCELERATOR if toy else state["accelerator"], capacity,
+                       context_window(state)["window_tokens"], toy=toy)
+
+
+def page_report(state: dict, *, compare_schedulers: bool = False) -> dict:
+    """Return the report for a complete page state, as a plain JSON-safe dict.
+
+    Args:
+        state: a complete page state (:func:`twoclocks.pagestate.complete_state`).
+        compare_schedulers: as for :func:`twoclocks.web.evaluate`.
+
+    Returns:
+        The call's report (``CallReport.to_dict()``, or the roofline report in roofline mode) plus
+        ``generated_tokens`` (tokens decode produced; the same as ``output_tokens``, kept for old
+        callers), ``needed_tokens`` (tokens the answer needs before its stop: the state's
+        ``output_tokens``, the report's ``answer_tokens``), ``advice``
+        (:func:`twoclocks.advice.advise_call`: ``{"lever", "label", "text", "short",
+        "first_token_slow", "stream_slow", "slow_first_token_ms", "slow_stream_ms", ...}``, the one
+        recommendation everything on the page repeats, from :func:`twoclocks.advice.decide`), ``diagnosis``
+        (:func:`twoclocks.lesson.diagnose`, the same decision), ``context`` (:func:`context_window`),
+        ``bill`` and ``bill_usd`` (toy prices), ``sensitivities`` (:func:`twoclocks.lesson.sensitivities`
+        in the same mode, figures only: the lever is ``advice``'s; ``prompt_doubled.exceeds_window`` says a server would reject the doubled
+        prompt), ``agent`` (the agent loop's rows, totals and ``advice``, on the toy model, shared
+        between reports with the same settings: treat reports as read-only; None when the agent
+        settings cannot run) and ``agent_error`` (why, or None), ``engines``
+        (:func:`engines_section`: each serving engine's default scheduler and limits on this deployment,
+        ``match``, the one the load runs, and a ``sentence`` saying so). In roofline mode also
+        ``validation``: ``{"nearest": [...]}``, the published measurements nearest the current
+        configuration beside their predictions (:func:`twoclocks.validation.nearest`). Always
+        ``scheduler_compare`` (:func:`twoclocks.loadsection.scheduler_compare`): None unless ``compare_schedulers`` was asked and the load runs.
+
+    Raises:
+        ValueError: for an unknown key (naming it), an invalid value (naming the key and range), or a
+            call that does not fit its context window (:func:`check_context_window`). The agent
+            settings never raise here: their errors are ``agent_error``.
+    """
+    call_state = {key: state[key] for key in CALL_KEYS}
+    model = cost_model(state)
+    context = context_window(state)
+    check_context_window(context)
+    report = model(**call_state)
+
+    def rerun(**call: object) -> dict:  # sensitivities re-runs the base state first: reuse it
+        return report if call == call_state else model(**call)
+
+    bill = bill_breakdown(report)
+    load, load_error = load_section(state)
+    advice = call_advice(report, load)
+    diagnosis = diagnosis_from_advice(advice)  # the same decision, made once
+    sens = sensitivities(call_state, call=rerun)
+    doubled = sens["prompt_doubled"]
+    doubled["exceeds_window"] = doubled["prompt_tokens"] + state["max_tokens"] > context["window_tokens"]
+    agent, agent_error = agent_section(state)
+    extra = {"validation": {"nearest": nearest({**state, **call_state})}} if state["mode"] == "roofline" else {}
+    return {
+        **report,
+        **extra,
+        "generated_tokens": report["output_tokens"],
+        "needed_tokens": report["answer_tokens"],
+        "advice": advice,
+        "diagnosis": diagnosis,
+        "context": context,
+        "bill": bill,
+        "bill_usd": bill["total_usd"],
+        "sensitivities": sens,
+        "agent": agent,
+        "agent_error": agent_error,
+        "load": load,
+        "load_error": load_error,
+        "engines": engines_section(state),
+        "clocks": _loaded_clocks(report, load, state["streaming"]),
+        "scheduler_compare": scheduler_compare(state, load) if compare_schedulers else None,
+    }
+
+
+def _loaded_clocks(report: dict, load: dict | None, streaming: bool) -> dict | None:
+    """What the clocks draw under load: the typical request (``load["typical"]``, its TTFT split
+    into ``waiting_ms`` and ``prefill_ms``, its stream's ``stalls_ms``), with the report's clock
+    fields (``tpot_ms``, ``first_visible_ms``, ``answer_tokens``, ``streaming``). None when the call
+    is alone (or the load cannot run): the clocks then draw the call itself."""
+    if load is None or load["alone"]:
+        return None
+    typical = load["typical"]
+    ttft, ttlt, generated = typical["ttft_ms"], typical["ttlt_ms"], typical["output_tokens"]
+    return {
+        **typical,
+        "tpot_ms": (ttlt - ttft) / (generated - 1) if generated > 1 else 0.0,
+        "first_visible_ms": ttft if streaming else ttlt,
+        "answer_tokens": report["answer_tokens"],
+        "streaming": streaming,
+    }
+
+
+def call_advice(report: dict, load: dict | None) -> dict:
+    """The one advice for the call (:func:`twoclocks.advice.advise_call`): alone, on its own clocks;
+    under load, on the clocks of the typical request the page then draws (its TTFT includes the wait
+    in the queue, passed as ``waiting_ms``), so the load section never decides on its own."""
+    clocks = {"ttft_ms": report["ttft_ms"], "ttlt_ms": report["ttlt_ms"], "waiting_ms": 0.0, "prefill_wait_ms": 0.0,
+              "stalled_ms": 0.0}
+    if load is not None and not load["alone"]:
+        typical = load["typical"]
+        clocks = {key: typical[key] for key in clocks}
+    return advise_call(
+        **clocks, prompt_tokens=report["prompt_tokens"],
+        needed_tokens=report["answer_tokens"], generated_tokens=report["output_tokens"],
+        max_tokens=report["max_tokens"], stop_reason=report["stop_reason"],
+    )
