@@ -4,9 +4,10 @@
 // from Python is drawn by showing it in every view of the list. Python (through engine.js) computes
 // every number and sentence; the views render them. The first paint shows the report build.py
 // embedded; Python takes over once it is live.
+import { Address } from "./address.js";
 import { BUILD } from "./build.js";
 import { AgentPanel } from "./agentview.js";
-import { installApi } from "./api.js";
+import { installApi, publicOptions, publicSteps } from "./api.js";
 import { setupCellPanel } from "./cellpanel.js";
 import { ChangeMarks } from "./changemarks.js";
 import { ScenarioChips, buildLoadDemos, wireWrongPictures } from "./chips.js";
@@ -31,61 +32,28 @@ import { SECTIONS } from "./urlstate.js";
 import { buildLoadControls } from "./loadview.js";
 import { loadFiguresView, loadLineView } from "./loadfigures.js";
 import { LoadChart, LoadSweep } from "./loadsweep.js";
-import { hideBootProgress, showBootProgress, showNote } from "./bootprogress.js";
-import { GuidedPath } from "./path.js";
-import { Progress } from "./progress.js";
+import { GuidedPath, startingStep } from "./path.js";
+import { Progress, ProgressListeners } from "./progress.js";
+import { PythonStatus } from "./pythonstatus.js";
 import { downloadProblem, isDownloadError, isOffline, keepForOffline, retryWhenOnline } from "./offline.js";
 import { connectLms } from "./scorm.js";
 
 const $ = (id) => document.getElementById(id);
-const URL_SYNC_MS = 300; // the address follows the controls, at most this often
-const WAITING = "Python is still loading: your changes are kept and the clocks will follow them once it is ready…";
 const initial = JSON.parse($("initial-state").textContent);
 const lesson = new LessonState(BUILD);
 let drawnState = structuredClone(initial.state); // the state whose report the clocks show
 
 // The worker starts first: Pyodide's boot is the long pole, everything else overlaps it.
-// A worker that stops answering after its boot is replaced (engine.js's watchdog); until the fresh
-// one has answered for the current state, the note by the clocks and the status line say so, the
-// clocks are dimmed, and nothing says "ready".
-const READY = "Python is ready: everything runs in your browser, nothing is sent to a server.";
-const STALLED = "Python stopped answering; starting it again…";
-const STALLED_READY = "Python was restarted (it had stopped answering) and is ready: everything runs in your browser.";
-let stalled = false;
+const status = new PythonStatus({ isReady: () => engine.ready, retryBoot });
 const engine = new Engine({
-  // While loading, the worker's progress lines keep saying that the learner's changes are queued.
-  onStatus: (text) => {
-    if (!stalled) setStatus($("lab")?.classList.contains("lab-pending") ? `${text} ${WAITING}` : text);
-  },
-  onProgress: (message) => { if (!stalled) showBootProgress($("python-loading"), message); },
+  onStatus: (text) => status.progress(text),
+  onProgress: (message) => status.bootProgress(message),
   onReady: () => {
-    if (stalled) {
-      setStatus("Python started again: bringing the clocks up to date…");
-    } else {
-      hideBootProgress($("python-loading"));
-      setStatus(READY);
-    }
+    status.ready();
     requestUpdate();
   },
-  onStall: () => {
-    stalled = true;
-    showNote($("python-loading"), STALLED);
-    setStatus(STALLED);
-    setAttr(document.body, "data-settled", "false");
-    $("lab").classList.add("lab-pending");
-  },
-  onBootError: (reason) => {
-    const what = stalled ? "Python stopped answering" : "Python could not start";
-    if (stalled) showNote($("python-loading"), "Python stopped answering: Retry is at the top.");
-    else hideBootProgress($("python-loading"));
-    if (isOffline() && isDownloadError(reason)) {
-      setStatus(downloadProblem("Python", "The lesson text still works; Python starts by itself"), { error: true, retry: true });
-      retryWhenOnline(retryBoot);
-      return;
-    }
-    setStatus(`${what}: ${reason}. The lesson text still works; try again, or reload.`,
-      { error: true, retry: true });
-  },
+  onStall: () => status.stall(),
+  onBootError: (reason) => status.bootError(reason),
   adoptEarly: true,
 });
 engine.start();
@@ -178,24 +146,16 @@ function showModelError(reply) {
   if (reply.error) showContext(reply.context); // the bar shows how far past the window the call is
 }
 
-function setStatus(text, { error = false, retry = false } = {}) {
-  $("status").classList.toggle("status-error", error);
-  $("status").classList.toggle("status-ready", engine.ready && !error);
-  $("status-text").textContent = text;
-  setHidden($("retry"), !retry);
-}
-
 // --- model calls: at most one in flight, plus the latest state waiting behind it ---------------
 
 // compareFor: the state (as JSON) whose answers also run the load under the other scheduler, for
 // the before/after label by the clocks: the state a scheduler change made, until the next change
 // (it costs one more load point, so never for a drag of anything else)
-const updates = { inFlight: false, pending: false, slow: false, compareFor: null };
+const updates = { inFlight: false, pending: false, compareFor: null };
 // A drag's answer takes milliseconds; one that takes this long is said by the clocks (dimmed, with a
 // note) until it comes, so the clocks never stand unmarked beside controls they no longer match.
 // (engine.js's watchdog replaces a worker that does not answer at all, after its own deadline.)
 const SLOW_ANSWER_MS = 1000;
-const SLOW_ANSWER = "Python is taking longer than usual to answer: the clocks show the last answer until it comes…";
 let resolveReady;
 const ready = new Promise((resolve) => { resolveReady = resolve; });
 keepForOffline(ready); // after the first visit, the lesson opens and reloads offline
@@ -212,13 +172,7 @@ function requestUpdate() {
 async function sendUpdate() {
   updates.inFlight = true;
   updates.pending = false;
-  const slowTimer = setTimeout(() => {
-    if (stalled) return; // the watchdog's words already stand
-    updates.slow = true;
-    $("lab").classList.add("lab-pending");
-    showNote($("python-loading"), SLOW_ANSWER);
-    setStatus(SLOW_ANSWER);
-  }, SLOW_ANSWER_MS);
+  const slowTimer = setTimeout(() => status.slowAnswer(), SLOW_ANSWER_MS);
   try {
     const state = lesson.copy();
     const compare = updates.compareFor === JSON.stringify(state);
@@ -251,27 +205,12 @@ function settle() {
   // The most model calls the controls had in flight at once since the last settled state.
   setAttr(document.body, "data-max-in-flight", String(engine.takePeak("controls")));
   $("lab").classList.toggle("lab-pending", false); // (remove() would write the attribute every time)
-  if (stalled) { // the fresh worker has answered for the current state
-    stalled = false;
-    updates.slow = false;
-    hideBootProgress($("python-loading"));
-    setStatus(STALLED_READY);
-  } else if (updates.slow) { // the slow answer came
-    updates.slow = false;
-    hideBootProgress($("python-loading"));
-    setStatus(READY);
-  }
+  status.answered(); // a restarted worker, or a slow answer, has answered for the current state
   resolveReady();
   loadSweep.pump(); // the curve's next level, now that no drag is waiting
 }
 
-let urlTimer = 0;
-function syncUrl() {
-  clearTimeout(urlTimer);
-  urlTimer = setTimeout(() => {
-    history.replaceState(history.state, "", `${location.pathname}${lesson.toQuery(view)}${location.hash}`);
-  }, URL_SYNC_MS);
-}
+const syncUrl = () => address.sync();
 
 // A learner's drag: the controls around the slider are brought up to date together with the
 // model's answer (a millisecond or two later), so the frame that shows the slider's move has no
@@ -307,9 +246,7 @@ function applyState(partial, { byControl = false, marked = false, compare = fals
   player.cancel();
   if (byControl && engine.ready) syncTimer ||= setTimeout(syncControls, SYNC_FALLBACK_MS);
   else syncControls();
-  if ($("lab").classList.contains("lab-pending") && !$("status").classList.contains("status-error") && !stalled) {
-    setStatus(WAITING);
-  }
+  status.changed();
   requestUpdate();
 }
 
@@ -348,6 +285,7 @@ wireWrongPictures(document.querySelectorAll("#wrong .show-me"), { scenarios: BUI
 
 const view = lesson.fromUrl(location.search);
 const openedWith = lesson.copy(); // the state the address opened with: the lab-only view's Start over
+const address = new Address(lesson, view);
 view.embed ||= document.documentElement.classList.contains("embed");
 
 // A plain address opens the guided path; an address that sets something of the lab opens the lab.
@@ -411,28 +349,15 @@ const guidedPath = new GuidedPath($("path"), BUILD.path, progress, {
       view.step = step.id;
       syncUrl();
     }
-    tellProgress({ ...summary, step: step.id });
+    progressListeners.tell({ ...summary, step: step.id });
   },
 });
 /** A step's whole starting state: the defaults with the step's own settings over them. */
 const stepState = (step) => ({ ...structuredClone(BUILD.defaults), ...step.setup });
 
-const progressListeners = [];
-function addProgressListener(listener) {
-  if (typeof listener !== "function") throw new TypeError("TwoClocks.lesson.onProgress expects a function");
-  progressListeners.push(listener);
-}
-function tellProgress(progress) {
-  for (const listener of progressListeners) {
-    try {
-      listener(progress);
-    } catch (error) { // one host's broken listener never stops the path, nor the other listeners
-      console.error("A TwoClocks.lesson.onProgress listener failed:", error);
-    }
-  }
-}
+const progressListeners = new ProgressListeners();
 // Launched by a course site from the SCORM package: it records the path and keeps the progress.
-connectLms({ progress, steps: BUILD.path, onProgress: addProgressListener });
+connectLms({ progress, steps: BUILD.path, onProgress: (listener) => progressListeners.add(listener) });
 
 /** Show the guided path or the whole lab (no reload: the state stays). */
 function showView(name) {
@@ -469,27 +394,7 @@ for (const button of document.querySelectorAll(".start-over")) {
   });
 }
 
-/** The step an address or the saved progress asks for (the first step otherwise). */
-function startingStep() {
-  if (view.asked) view.notes.push("the guided path starts each step from its own settings, so the address's settings " +
-    "were not used: open the full lab (view=lab) to use them");
-  if (view.step && BUILD.path.some((s) => s.id === view.step)) return view.step;
-  if (view.step) view.notes.push(`step=${JSON.stringify(view.step)} ignored: use one of ${BUILD.path.map((s) => s.id).join(", ")}`);
-  return progress.currentId && BUILD.path.some((s) => s.id === progress.currentId) ? progress.currentId : BUILD.path[0].id;
-}
-
-$("copy-link").addEventListener("click", async () => {
-  clearTimeout(urlTimer);
-  const link = new URL(`${location.pathname}${lesson.toQuery({ ...view, embed: false })}`, location.href);
-  // A fitted model stays in this tab: a log's coefficients are not put in links.
-  const caveat = lesson.value.toy_constants ? " It opens with the toy numbers: your fitted model is not part of links." : "";
-  try {
-    await navigator.clipboard.writeText(link.href);
-    $("copy-status").textContent = caveat ? `Link copied.${caveat}` : "Link copied: it opens this exact view.";
-  } catch {
-    $("copy-status").textContent = `Copy this link: ${link.href}${caveat}`;
-  }
-});
+$("copy-link").addEventListener("click", () => address.copy($("copy-status")));
 
 // --- the log tools, loaded when near ------------------------------------------------------------
 
@@ -512,7 +417,7 @@ const logs = lazyLogs($("logs-root"), {
 
 // --- start ------------------------------------------------------------------------------------
 
-const firstStep = view.view === "path" ? startingStep() : null;
+const firstStep = view.view === "path" ? startingStep(view, BUILD.path, progress.currentId) : null;
 if (view.view === "lab" && view.step) view.notes.push(`step=${JSON.stringify(view.step)} ignored: steps are the guided path's (view=path)`);
 applyView();
 // Once Python has filled every section (its first report), so each is skipped at its real size.
@@ -524,7 +429,7 @@ setupGlossary(document);
 $("model-reset").addEventListener("click", () => applyState({ mode: "toy", toy_constants: null }));
 $("play").addEventListener("click", async () => {
   if (player.playing) return player.stop(); // a toggle: pressed while the call plays
-  if (!engine.ready) setStatus("Python is still loading: the call will play once it is ready…");
+  if (!engine.ready) status.set("Python is still loading: the call will play once it is ready…");
   try {
     player.play(clockReport(await evaluateState({})));
   } catch (error) {
@@ -542,8 +447,7 @@ setupCellPanel({
 });
 function retryBoot() {
   if (engine.ready) return;
-  setStatus("Retrying: downloading the Python runtime…");
-  if (stalled) showNote($("python-loading"), STALLED);
+  status.retrying();
   engine.restart();
 }
 $("retry").addEventListener("click", retryBoot);
@@ -556,18 +460,10 @@ const api = installApi({
   },
   report: () => evaluateState({}),
   drawn: () => clocks.drawnState(),
-  options: () => structuredClone({
-    accelerators: BUILD.options.accelerators.map(({ id, name }) => ({ id, name })),
-    models: BUILD.options.models.map(({ id, name }) => ({ id, name })),
-    weight_dtypes: BUILD.options.weight_dtypes,
-    kv_dtypes: BUILD.options.kv_dtypes,
-    tensor_parallel: BUILD.options.tensor_parallel,
-    serving_stacks: BUILD.options.serving_stacks.map(({ id, name }) => ({ id, name })),
-    scenarios: BUILD.scenarios.map(({ id, name }) => ({ id, name })),
-  }),
+  options: publicOptions(BUILD),
   version: BUILD.version,
   lesson: {
-    steps: BUILD.path.map(({ id, title, keys, choices }) => ({ id, title, keys: [...keys], choices: choices.map((c) => c.id) })),
+    steps: publicSteps(BUILD.path),
     current: () => guidedPath.current.id,
     go: async (id) => {
       guidedPath.step(id); // throws, naming the steps, for an unknown id
@@ -577,7 +473,7 @@ const api = installApi({
     },
     predict: (id, choice) => guidedPath.predict(id, choice),
     progress: () => progress.summary(BUILD.path),
-    onProgress: addProgressListener,
+    onProgress: (listener) => progressListeners.add(listener),
   },
 });
 
