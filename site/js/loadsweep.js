@@ -3,7 +3,7 @@
 // back), and the log-log chart that draws it. Python computes every point (twoclocks/load.py).
 import { CanvasView, placeLabel, prepareCanvas } from "./canvas.js";
 import { AXIS_FONT, drawAxisLines, extent, logScale, logTicks } from "./chart.js";
-import { setAttr, setText } from "./dom.js";
+import { setAttr, setText, whenNear } from "./dom.js";
 import { formatMs, formatNumber } from "./format.js";
 
 /**
@@ -13,13 +13,18 @@ import { formatMs, formatNumber } from "./format.js";
  * nothing would pump it again when they end.
  */
 export class LoadSweep {
-  constructor({ engine, chart, status, levels }) {
+  /** `section`: the curve is computed once the learner comes near it (it costs ~11 load points). */
+  constructor({ engine, chart, status, levels, section }) {
     Object.assign(this, { engine, chart, status, levels });
     this.key = "";
     this.points = [];
     this.asking = false;
     this.active = false; // the section has come near the view once: from then on, keep it current
     this.state = null;
+    whenNear(section).then(() => {
+      this.active = true;
+      this.pump();
+    });
   }
 
   /** A view in main.js's list: the state changed (or was answered); the chart's current point

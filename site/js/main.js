@@ -15,7 +15,7 @@ import { ClocksPanel, clockReport } from "./clockspanel.js";
 import { AGENT_CONTROLS, CALL_CONTROLS, MODEL_CONTROLS, buildControls } from "./controls.js";
 import { doublingView } from "./doubling.js";
 import { setupEmbedding } from "./embedded.js";
-import { keepInView, removeAttr, setAttr, setHidden, setText, whenNear } from "./dom.js";
+import { keepInView, setAttr, setHidden, setText, whenNear } from "./dom.js";
 import { Engine } from "./engine.js";
 import { lazyLogs } from "./lazylogs.js";
 import { CallLog } from "./log.js";
@@ -32,10 +32,11 @@ import { SECTIONS } from "./urlstate.js";
 import { buildLoadControls } from "./loadview.js";
 import { loadFiguresView, loadLineView } from "./loadfigures.js";
 import { LoadChart, LoadSweep } from "./loadsweep.js";
-import { GuidedPath, startingStep } from "./path.js";
+import { applyLook, openingView } from "./pageview.js";
+import { GuidedPath, markStepKeys, startingStep } from "./path.js";
 import { Progress, ProgressListeners } from "./progress.js";
 import { PythonStatus } from "./pythonstatus.js";
-import { downloadProblem, isDownloadError, isOffline, keepForOffline, retryWhenOnline } from "./offline.js";
+import { keepForOffline } from "./offline.js";
 import { connectLms } from "./scorm.js";
 
 const $ = (id) => document.getElementById(id);
@@ -105,6 +106,7 @@ const rooflineView = new RooflineView({
 });
 const loadSweep = new LoadSweep({
   engine, chart: new LoadChart($("load-canvas")), status: $("load-sweep-status"), levels: BUILD.load_sweep_concurrency,
+  section: $("load"),
 });
 const scenarios = new ScenarioChips($("scenario-buttons"), BUILD.scenarios, {
   lesson, takeaway: $("takeaway"), pick: (state) => applyState(state),
@@ -269,10 +271,6 @@ const showMe = new ShowMe({
 });
 const showOnClocks = (partial, options) => showMe.show(partial, options);
 buildLoadDemos($("load-demos"), BUILD.load_demos, { note: $("load-demo-note"), showOnClocks });
-whenNear($("load")).then(() => {
-  loadSweep.active = true; // the curve costs ~11 load points: only once the learner is near it
-  loadSweep.pump();
-});
 
 const mistakeRunners = buildMistakes($("mistake-cards"), BUILD.mistakes, {
   evaluate: (states) => Promise.all(states.map(evaluateState)),
@@ -283,30 +281,13 @@ wireWrongPictures(document.querySelectorAll("#wrong .show-me"), { scenarios: BUI
 
 // --- the view the address asks for: sections, theme, read-only, embedding ---------------------
 
-const view = lesson.fromUrl(location.search);
+const view = openingView(lesson);
 const openedWith = lesson.copy(); // the state the address opened with: the lab-only view's Start over
 const address = new Address(lesson, view);
-view.embed ||= document.documentElement.classList.contains("embed");
-
-// A plain address opens the guided path; an address that sets something of the lab opens the lab.
-view.view ??= view.step ? "path" : view.embed || view.asked ? "lab" : "path";
 
 function applyView() {
-  const root = document.documentElement;
-  root.classList.toggle("embed", view.embed);
+  applyLook(view, [modelControls, callControls, agentControls, loadControls]);
   showView(view.view);
-  if (view.theme === "auto") delete root.dataset.theme;
-  else root.dataset.theme = view.theme;
-  if (view.readonly) {
-    for (const controls of [modelControls, callControls, agentControls, loadControls]) controls.setLocked(true);
-    for (const button of document.querySelectorAll(".chip, .show-me, #model-reset")) button.disabled = true;
-    $("code").readOnly = true;
-    document.body.classList.add("readonly");
-  }
-  if (view.notes.length) {
-    $("notice").hidden = false;
-    $("notice").textContent = `Some settings in the address were adjusted: ${view.notes.join("; ")}.`;
-  }
 }
 
 // --- the guided path ----------------------------------------------------------------------------
@@ -329,12 +310,7 @@ const guidedPath = new GuidedPath($("path"), BUILD.path, progress, {
     showOnClocks({ ...stepState(guidedPath.current), ...action.state }, { scroll: false });
   },
   gate: (step, unlocked) => {
-    for (const row of $("controls").querySelectorAll("[data-key]")) {
-      row.classList.toggle("path-key", step.keys.includes(row.dataset.key));
-    }
-    for (const group of [$("controls"), ...$("controls").querySelectorAll("fieldset")]) {
-      group.classList.toggle("path-has-key", Boolean(group.querySelector(".path-key")));
-    }
+    markStepKeys($("controls"), step.keys);
     if (view.view === "path") callControls.setLocked(!unlocked || view.readonly);
   },
   show: (step) => { document.documentElement.dataset.pathShow = step.show ?? ""; },

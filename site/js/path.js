@@ -238,3 +238,11 @@ export function startingStep(view, steps, savedId) {
   if (view.step) view.notes.push(`step=${JSON.stringify(view.step)} ignored: use one of ${steps.map((s) => s.id).join(", ")}`);
   return savedId && steps.some((s) => s.id === savedId) ? savedId : steps[0].id;
 }
+
+/** Marks the controls (rows with data-key) a step uses, and the groups holding one, in `root`. */
+export function markStepKeys(root, keys) {
+  for (const row of root.querySelectorAll("[data-key]")) row.classList.toggle("path-key", keys.includes(row.dataset.key));
+  for (const group of [root, ...root.querySelectorAll("fieldset")]) {
+    group.classList.toggle("path-has-key", Boolean(group.querySelector(".path-key")));
+  }
+}
