@@ -290,6 +290,25 @@ function applyView() {
   showView(view.view);
 }
 
+// --- the log tools, loaded when near ------------------------------------------------------------
+
+const fittedModel = () => Boolean(lesson.value.toy_constants) && lesson.value.mode === "toy";
+const logs = lazyLogs($("logs-root"), {
+  analyze: async (text, filename) => {
+    await ready;
+    return (await engine.analyze(text, filename)).analysis;
+  },
+  useFitted: (toyConstants) => applyState({ toy_constants: toyConstants, mode: "toy" }),
+  // A log's load, prompt and answer into the lab (its answer needs max_tokens room to end by its stop).
+  useLoad: ({ load, prompt_tokens, output_tokens }) => {
+    const partial = { load: { ...lesson.value.load, ...load }, prompt_tokens, output_tokens,
+      max_tokens: Math.max(lesson.value.max_tokens, output_tokens) };
+    showOnClocks(lesson.validate(partial)); // throws, naming the setting, if the log's values cannot be set
+  },
+  sampleUrl: new URL("../sample-log.csv", import.meta.url).href,
+  readonly: view.readonly,
+}, fittedModel);
+
 // --- the guided path ----------------------------------------------------------------------------
 
 const progress = new Progress(`twoclocks:path:${location.pathname}`);
@@ -371,25 +390,6 @@ for (const button of document.querySelectorAll(".start-over")) {
 }
 
 $("copy-link").addEventListener("click", () => address.copy($("copy-status")));
-
-// --- the log tools, loaded when near ------------------------------------------------------------
-
-const fittedModel = () => Boolean(lesson.value.toy_constants) && lesson.value.mode === "toy";
-const logs = lazyLogs($("logs-root"), {
-  analyze: async (text, filename) => {
-    await ready;
-    return (await engine.analyze(text, filename)).analysis;
-  },
-  useFitted: (toyConstants) => applyState({ toy_constants: toyConstants, mode: "toy" }),
-  // A log's load, prompt and answer into the lab (its answer needs max_tokens room to end by its stop).
-  useLoad: ({ load, prompt_tokens, output_tokens }) => {
-    const partial = { load: { ...lesson.value.load, ...load }, prompt_tokens, output_tokens,
-      max_tokens: Math.max(lesson.value.max_tokens, output_tokens) };
-    showOnClocks(lesson.validate(partial)); // throws, naming the setting, if the log's values cannot be set
-  },
-  sampleUrl: new URL("../sample-log.csv", import.meta.url).href,
-  readonly: view.readonly,
-}, fittedModel);
 
 // --- start ------------------------------------------------------------------------------------
 
