@@ -124,12 +124,13 @@ def test_format_bytes_counts_in_thousands_and_never_shows_1000_of_a_unit(size, t
     assert node("format.js", f"m.formatBytes({value})") == text
 
 
-def test_the_roofline_chart_takes_format_bytes_from_format_js():
-    """rooflinechart.js re-exports format.js's formatBytes (main.js imports it there) and defines none."""
+def test_the_roofline_panel_takes_format_bytes_from_format_js():
+    """The roofline panel's sentence (rooflineview.js) writes sizes with format.js's formatBytes; no
+    chart module defines its own."""
     assert node("format.js", "typeof m.formatBytes") == "function"
-    source = (JS / "rooflinechart.js").read_text()
-    assert 'export { formatBytes } from "./format.js";' in source
-    assert "function formatBytes" not in source
+    assert re.search(r'import \{[^}]*\bformatBytes\b[^}]*\} from "\./format\.js"', (JS / "rooflineview.js").read_text())
+    for name in ("rooflinechart.js", "rooflineview.js", "chart.js"):
+        assert "function formatBytes" not in (JS / name).read_text(), name
 
 
 def test_log_scale_maps_decades_evenly_pads_and_floors():

@@ -1,7 +1,9 @@
 // The agent loop's picture: one bar per turn (prefill hatched, then decode), a totals line, and the
 // same figures as a table for screen readers. It draws what Python returned; it computes no latency.
 import { CanvasView, hatch, niceCeil, placeLabel, prepareCanvas } from "./canvas.js";
+import { setText } from "./dom.js";
 import { formatCount, formatMs, formatUsd } from "./format.js";
+import { showAgentAdvice } from "./readouts.js";
 
 const ROW_HEIGHT = 34;
 
@@ -75,5 +77,31 @@ export class AgentView extends CanvasView {
     ctx.textAlign = "left";
     placeLabel(ctx, "0", x0, axisY); // dropped where it would meet the end's label
     canvas.dataset.drawn = String(Number(canvas.dataset.drawn || 0) + 1);
+  }
+}
+
+/**
+ * The agent section as a view in main.js's list: the bars, totals and advice of report.agent, or,
+ * when the loop cannot run (report.agent_error), why, over the last loop that ran (dimmed). The
+ * figures rarely change while dragging: an agent loop equal to the one shown is not drawn again.
+ */
+export class AgentPanel {
+  constructor({ section, canvas, totals, table, error }) {
+    Object.assign(this, { section, canvas, totals, error });
+    this.bars = new AgentView({ canvas, totals, table });
+    this.shown = ""; // report.agent as last drawn, as JSON
+  }
+
+  show(report) {
+    setText(this.error, report.agent_error ? `The agent loop cannot run with these settings: ${report.agent_error}. ` +
+      "The dimmed bars, advice and totals are the last loop that ran." : "");
+    this.section.classList.toggle("agent-stale", Boolean(report.agent_error));
+    if (!report.agent) return; // the bars keep the last loop that ran, dimmed
+    const agent = JSON.stringify(report.agent);
+    if (agent === this.shown) return;
+    this.shown = agent;
+    this.bars.show(report.agent);
+    showAgentAdvice(report.agent);
+    this.canvas.setAttribute("aria-label", `Agent loop bars. ${this.totals.textContent}`);
   }
 }

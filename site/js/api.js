@@ -12,3 +12,18 @@ export function installApi({ ready, getState, setState, report, drawn, options, 
   Object.defineProperty(window, "TwoClocks", { value: api, enumerable: true });
   return api;
 }
+
+/** options(): the ids and display names a host may set, from the page's BUILD (copied per call). */
+export const publicOptions = (BUILD) => () => structuredClone({
+  accelerators: BUILD.options.accelerators.map(({ id, name }) => ({ id, name })),
+  models: BUILD.options.models.map(({ id, name }) => ({ id, name })),
+  weight_dtypes: BUILD.options.weight_dtypes,
+  kv_dtypes: BUILD.options.kv_dtypes,
+  tensor_parallel: BUILD.options.tensor_parallel,
+  serving_stacks: BUILD.options.serving_stacks.map(({ id, name }) => ({ id, name })),
+  scenarios: BUILD.scenarios.map(({ id, name }) => ({ id, name })),
+});
+
+/** lesson.steps: each guided step's id, title, the controls it uses and its answers' ids. */
+export const publicSteps = (path) =>
+  path.map(({ id, title, keys, choices }) => ({ id, title, keys: [...keys], choices: choices.map((c) => c.id) }));

@@ -47,3 +47,20 @@ export function el(tag, { cls, text, attrs, data } = {}, children = []) {
   node.append(...children.filter(Boolean));
   return node;
 }
+
+/**
+ * A control in `controls` that takes focus where `chart` (sticky) is not wholly in view (the first
+ * Tab into the controls, before the sticky chart has reached the top) scrolls just enough to show
+ * it, keeping the control itself in view.
+ */
+export function keepInView(controls, chart) {
+  controls.addEventListener("focusin", (event) => {
+    // Keyboard focus only: scrolling on a pointer's mousedown would move the control from under the
+    // pointer, and the click would be lost.
+    if (!event.target.matches(":focus-visible") || getComputedStyle(chart).position !== "sticky") return;
+    const box = chart.getBoundingClientRect();
+    const control = event.target.getBoundingClientRect();
+    const below = box.bottom - innerHeight;
+    if (below > 0) scrollBy({ top: Math.min(below, box.top, control.top - 8), behavior: "instant" });
+  });
+}

@@ -48,3 +48,6 @@ export function renderDoubling(container, sensitivities) {
     fill(container.children[index], detail(sensitivities[key]), sensitivities[key]);
   });
 }
+
+/** The cards as a view for main.js's list: `show(report)` draws report.sensitivities. */
+export const doublingView = (container) => ({ show: (report) => renderDoubling(container, report.sensitivities) });

@@ -1,103 +1,71 @@
-// Entry point: only wires. The state lives in state.js, the text in readouts.js, the canvases in
-// clocks.js and the other views; Python (through engine.js) computes every number and sentence.
-// The first paint shows the report build.py embedded; Python takes over once it is live.
+// Entry point: boot, the update queue and the wiring. The state lives in state.js; each part of the
+// lab that shows a report is a view with `show(report, state)` in its own module (clockspanel.js,
+// readouts.js, loadfigures.js, rooflineview.js, agentview.js, doubling.js, loadsweep.js); an answer
+// from Python is drawn by showing it in every view of the list. Python (through engine.js) computes
+// every number and sentence; the views render them. The first paint shows the report build.py
+// embedded; Python takes over once it is live.
+import { Address } from "./address.js";
 import { BUILD } from "./build.js";
-import { AgentView } from "./agentview.js";
-import { installApi } from "./api.js";
-import { setupCell } from "./cell.js";
-import { ClocksView } from "./clocks.js";
+import { AgentPanel } from "./agentview.js";
+import { installApi, publicOptions, publicSteps } from "./api.js";
+import { setupCellPanel } from "./cellpanel.js";
+import { ChangeMarks } from "./changemarks.js";
+import { ScenarioChips, buildLoadDemos, wireWrongPictures } from "./chips.js";
+import { ClocksPanel, clockReport } from "./clockspanel.js";
 import { buildControls, controlTable } from "./controls.js";
-import { renderDoubling } from "./doubling.js";
+import { doublingView } from "./doubling.js";
 import { setupEmbedding } from "./embedded.js";
-import { removeAttr, setAttr, setHidden, setText, whenNear } from "./dom.js";
+import { keepInView, setAttr, setHidden, setText, whenNear } from "./dom.js";
 import { Engine } from "./engine.js";
+import { lazyLogs } from "./lazylogs.js";
 import { CallLog } from "./log.js";
 import { buildMistakes } from "./mistakes.js";
 import { Player } from "./play.js";
-import {
-  describeAgentModel, describeClocks, describeModel, showAdvice, showAgentAdvice, showContext, showReadouts,
-} from "./readouts.js";
-import { RooflineChart, formatBytes } from "./rooflinechart.js";
+import { adviceView, contextView, describeAgentModel, describeModel, modelLineView, showContext } from "./readouts.js";
+import { RooflineView } from "./rooflineview.js";
+import { ShowMe } from "./showme.js";
 import { LessonState } from "./state.js";
-import { formatPercent } from "./format.js";
 import { setupGlossary } from "./glossary.js";
 import { setupValidation } from "./validation.js";
 import { applySections, layOutSectionsOnlyNear } from "./sections.js";
 import { SECTIONS } from "./urlstate.js";
-import { LoadChart, LoadSweep, buildLoadControls, showLoadFigures, showLoadLine, showSchedulerCompare } from "./loadview.js";
-import { hideBootProgress, showBootProgress, showNote } from "./bootprogress.js";
-import { GuidedPath } from "./path.js";
-import { Progress } from "./progress.js";
-import { downloadProblem, isDownloadError, isOffline, keepForOffline, retryWhenOnline } from "./offline.js";
+import { buildLoadControls } from "./loadview.js";
+import { loadFiguresView, loadLineView } from "./loadfigures.js";
+import { LoadChart, LoadSweep } from "./loadsweep.js";
+import { applyLook, openingView } from "./pageview.js";
+import { GuidedPath, markStepKeys, startingStep } from "./path.js";
+import { Progress, ProgressListeners } from "./progress.js";
+import { PythonStatus } from "./pythonstatus.js";
+import { keepForOffline } from "./offline.js";
 import { connectLms } from "./scorm.js";
 
 const $ = (id) => document.getElementById(id);
-const ANNOUNCE_AFTER_MS = 700; // the live region speaks once the learner stops dragging
-const URL_SYNC_MS = 300; // the address follows the controls, at most this often
-const WAITING = "Python is still loading: your changes are kept and the clocks will follow them once it is ready…";
 const initial = JSON.parse($("initial-state").textContent);
-let logsView = null; // set once the log section is built; applyState may run before
 const lesson = new LessonState(BUILD);
 let drawnState = structuredClone(initial.state); // the state whose report the clocks show
 
 // The worker starts first: Pyodide's boot is the long pole, everything else overlaps it.
-// A worker that stops answering after its boot is replaced (engine.js's watchdog); until the fresh
-// one has answered for the current state, the note by the clocks and the status line say so, the
-// clocks are dimmed, and nothing says "ready".
-const READY = "Python is ready: everything runs in your browser, nothing is sent to a server.";
-const STALLED = "Python stopped answering; starting it again…";
-const STALLED_READY = "Python was restarted (it had stopped answering) and is ready: everything runs in your browser.";
-let stalled = false;
+const status = new PythonStatus({ isReady: () => engine.ready, retryBoot });
 const engine = new Engine({
-  // While loading, the worker's progress lines keep saying that the learner's changes are queued.
-  onStatus: (text) => {
-    if (!stalled) setStatus($("lab")?.classList.contains("lab-pending") ? `${text} ${WAITING}` : text);
-  },
-  onProgress: (message) => { if (!stalled) showBootProgress($("python-loading"), message); },
+  onStatus: (text) => status.progress(text),
+  onProgress: (message) => status.bootProgress(message),
   onReady: () => {
-    if (stalled) {
-      setStatus("Python started again: bringing the clocks up to date…");
-    } else {
-      hideBootProgress($("python-loading"));
-      setStatus(READY);
-    }
+    status.ready();
     requestUpdate();
   },
-  onStall: () => {
-    stalled = true;
-    showNote($("python-loading"), STALLED);
-    setStatus(STALLED);
-    setAttr(document.body, "data-settled", "false");
-    $("lab").classList.add("lab-pending");
-  },
-  onBootError: (reason) => {
-    const what = stalled ? "Python stopped answering" : "Python could not start";
-    if (stalled) showNote($("python-loading"), "Python stopped answering: Retry is at the top.");
-    else hideBootProgress($("python-loading"));
-    if (isOffline() && isDownloadError(reason)) {
-      setStatus(downloadProblem("Python", "The lesson text still works; Python starts by itself"), { error: true, retry: true });
-      retryWhenOnline(retryBoot);
-      return;
-    }
-    setStatus(`${what}: ${reason}. The lesson text still works; try again, or reload.`,
-      { error: true, retry: true });
-  },
+  onStall: () => status.stall(),
+  onBootError: (reason) => status.bootError(reason),
   adoptEarly: true,
 });
 engine.start();
 
 // --- views ------------------------------------------------------------------------------------
 
-// Under load the clocks, their readouts and Play show the typical loaded call (report.clocks, from
-// Python) over the call's other fields; alone, the call itself.
-const clockReport = (report) => (report.clocks ? { ...report, ...report.clocks } : report);
-let shownReport = initial.report;
-const clocks = new ClocksView($("clocks-canvas"), {
-  onDrawn: (drawn) => setAttr($("clocks-canvas"), "aria-label", describeClocks(shownReport, drawn)),
+// Drawn before anything else touches the DOM (the first view, the one the learner watches).
+const clocksPanel = new ClocksPanel({
+  canvas: $("clocks-canvas"), announce: $("announce"), first: initial.report, isPlaying: () => player.playing,
 });
-// Drawn before anything else touches the DOM, so this first draw needs no second layout pass.
-clocks.show(initial.report);
-const agentView = new AgentView({ canvas: $("agent-canvas"), totals: $("agent-totals"), table: $("agent-table") });
+const clocks = clocksPanel.clocks;
 const callLog = new CallLog({
   table: $("log-table"), empty: $("log-empty"), copyButton: $("log-copy"), clearButton: $("log-clear"),
   status: $("log-status"),
@@ -106,7 +74,6 @@ const player = new Player({
   button: $("play"), screen: $("screen"), screenText: $("screen-text"), clockLine: $("play-clock"),
   clocks, onFinish: (report) => callLog.add(report),
 });
-const rooflineChart = new RooflineChart($("roofline-canvas"));
 const onControl = (key, value) => {
   applyState({ [key]: value }, { byControl: true });
   if (view.view === "path") guidedPath.acted(); // the learner moved a step's control: show the answer
@@ -137,95 +104,44 @@ const loadControls = buildLoadControls($("controls-load"), loadTable, BUILD.limi
   const compare = load.scheduler !== was.scheduler || load.chunk_tokens !== was.chunk_tokens;
   applyState({ load }, { byControl: true, compare });
 });
+const rooflineView = new RooflineView({
+  panel: $("roofline-panel"), bounds: $("bounds"), canvas: $("roofline-canvas"), validation: validationView,
+});
 const loadSweep = new LoadSweep({
   engine, chart: new LoadChart($("load-canvas")), status: $("load-sweep-status"), levels: BUILD.load_sweep_concurrency,
+  section: $("load"),
 });
+const scenarios = new ScenarioChips($("scenario-buttons"), BUILD.scenarios, {
+  lesson, takeaway: $("takeaway"), pick: (state) => applyState(state),
+});
+const marks = new ChangeMarks(); // what a "Show me" moved
 
-let announceTimer = 0;
-let shownAgent = ""; // the agent loop's figures as last drawn (they rarely change while dragging)
-let markChanges = false; // "Show me" asked for the readouts that change to be marked
+// Every answer is shown in each of these, in this order: the clocks first.
+const views = [
+  clocksPanel,
+  loadLineView,
+  adviceView(() => scenarios.active()),
+  contextView,
+  modelLineView(BUILD.options),
+  doublingView($("doubling-cards")),
+  rooflineView,
+  new AgentPanel({
+    section: $("agent"), canvas: $("agent-canvas"), totals: $("agent-totals"), table: $("agent-table"), error: $("agent-error"),
+  }),
+  loadFiguresView,
+  { show: (report) => loadControls.showEngines(report.engines) },
+  loadSweep,
+];
 
 function showReport(report, state) {
-  const shown = clockReport(report);
-  shownReport = shown;
   drawnState = state;
-  if (!player.playing) clocks.show(shown); // the clocks first: what the learner is watching
-  const before = markChanges && readoutValues(); // only a "Show me" marks what moved
-  showReadouts(shown);
-  showLoadLine(report, state);
-  showSchedulerCompare(report);
-  if (before) markChanged(before);
-  showAdvice(report, activeScenario());
-  showContext(report.context);
-  setText($("model-name"), describeModel(state, BUILD.options));
-  renderDoubling($("doubling-cards"), report.sensitivities);
-  showRoofline(report);
-  showAgent(report);
-  showLoadFigures(report, state);
-  loadControls.showEngines(report.engines);
-  loadSweep.update(state, report);
-  clearTimeout(announceTimer);
-  announceTimer = setTimeout(() => { $("announce").textContent = describeClocks(shown, clocks.drawnState()); }, ANNOUNCE_AFTER_MS);
-}
-
-function showAgent(report) {
-  setText($("agent-error"), report.agent_error ? `The agent loop cannot run with these settings: ${report.agent_error}. ` +
-    "The dimmed bars, advice and totals are the last loop that ran." : "");
-  $("agent").classList.toggle("agent-stale", Boolean(report.agent_error));
-  if (!report.agent) return; // the bars keep the last loop that ran, dimmed
-  const agent = JSON.stringify(report.agent);
-  if (agent === shownAgent) return;
-  shownAgent = agent;
-  agentView.show(report.agent);
-  showAgentAdvice(report.agent);
-  $("agent-canvas").setAttribute("aria-label", `Agent loop bars. ${$("agent-totals").textContent}`);
-}
-
-// As shown: a readout whose text stays "6.22 s" did not visibly change.
-function readoutValues() {
-  return { ttft: $("ttft-ms").textContent, ttlt: $("ttlt-ms").textContent, visible: $("visible-ms").textContent,
-    compare: $("load-compare").hidden ? "" : $("load-compare").textContent };
-}
-
-/** Mark the readouts a "Show me" changed, so the learner sees what moved. */
-function markChanged(before) {
-  markChanges = false;
-  for (const [key, id] of [["ttft", "ttft-ms"], ["ttlt", "ttlt-ms"], ["visible", "visible-ms"]]) {
-    const readout = $(id).closest(".readout");
-    readout.classList.remove("changed");
-    if (before[key] !== $(id).textContent) {
-      void readout.offsetWidth; // restart the highlight's animation
-      readout.classList.add("changed");
-    }
-  }
-  const compare = $("load-compare"); // a scheduler's gain, by the clocks
-  compare.classList.remove("changed");
-  if (!compare.hidden && before.compare !== compare.textContent) {
-    void compare.offsetWidth;
-    compare.classList.add("changed");
-  }
-}
-
-function showRoofline(report) {
-  setHidden($("roofline-panel"), report.mode !== "roofline");
-  if (report.mode !== "roofline") return;
-  const prefill = report.prefill_bound === "compute"
-    ? `compute-bound at ${formatPercent(report.prefill_fraction_of_peak)} of peak FLOP/s`
-    : "memory-bound";
-  const decode = report.decode_bound === "memory"
-    ? `memory-bound, reading ${formatBytes(report.decode_bytes_per_token)} per token`
-    : "compute-bound";
-  $("bounds").textContent = `Prefill: ${prefill}. Decode: ${decode}. KV cache at the end of the call: ` +
-    `${formatBytes(report.kv_cache_bytes)}.`;
-  rooflineChart.show(report);
-  validationView.show(report);
+  marks.around(() => { for (const view of views) view.show(report, state); });
 }
 
 function showModelError(reply) {
-  const scenario = activeScenario();
+  const scenario = scenarios.active();
   if (reply.error && scenario) { // the pressed scenario's own words, not the last call's advice
-    setText($("takeaway"), `${scenario.setup} It cannot run with these settings: see the message above the clocks.`);
-    removeAttr($("takeaway"), "data-lever");
+    scenarios.say(`${scenario.setup} It cannot run with these settings: see the message above the clocks.`);
   }
   const text = reply.error
     ? `The model rejected this setting: ${reply.error}. The dimmed clocks show the last call that ran; ` +
@@ -235,25 +151,16 @@ function showModelError(reply) {
   if (reply.error) showContext(reply.context); // the bar shows how far past the window the call is
 }
 
-function setStatus(text, { error = false, retry = false } = {}) {
-  $("status").classList.toggle("status-error", error);
-  $("status").classList.toggle("status-ready", engine.ready && !error);
-  $("status-text").textContent = text;
-  setHidden($("retry"), !retry);
-}
-
 // --- model calls: at most one in flight, plus the latest state waiting behind it ---------------
 
 // compareFor: the state (as JSON) whose answers also run the load under the other scheduler, for
 // the before/after label by the clocks: the state a scheduler change made, until the next change
 // (it costs one more load point, so never for a drag of anything else)
-const updates = { inFlight: false, pending: false, slow: false, compareFor: null };
+const updates = { inFlight: false, pending: false, compareFor: null };
 // A drag's answer takes milliseconds; one that takes this long is said by the clocks (dimmed, with a
 // note) until it comes, so the clocks never stand unmarked beside controls they no longer match.
 // (engine.js's watchdog replaces a worker that does not answer at all, after its own deadline.)
 const SLOW_ANSWER_MS = 1000;
-const SLOW_ANSWER = "Python is taking longer than usual to answer: the clocks show the last answer until it comes…";
-const showing = { id: 0, between: false }; // the latest "Show me"; between its two pictures
 let resolveReady;
 const ready = new Promise((resolve) => { resolveReady = resolve; });
 keepForOffline(ready); // after the first visit, the lesson opens and reloads offline
@@ -270,13 +177,7 @@ function requestUpdate() {
 async function sendUpdate() {
   updates.inFlight = true;
   updates.pending = false;
-  const slowTimer = setTimeout(() => {
-    if (stalled) return; // the watchdog's words already stand
-    updates.slow = true;
-    $("lab").classList.add("lab-pending");
-    showNote($("python-loading"), SLOW_ANSWER);
-    setStatus(SLOW_ANSWER);
-  }, SLOW_ANSWER_MS);
+  const slowTimer = setTimeout(() => status.slowAnswer(), SLOW_ANSWER_MS);
   try {
     const state = lesson.copy();
     const compare = updates.compareFor === JSON.stringify(state);
@@ -303,33 +204,18 @@ function settle() {
   // "true": what is shown is the model's answer for the current state; "error": the model
   // rejected the current state, and the (dimmed) clocks still show the last valid one. A "Show me"
   // between its two pictures is not settled.
-  setAttr(document.body, "data-settled", showing.between ? "false" : updates.error ? "error" : "true");
+  setAttr(document.body, "data-settled", showMe.between ? "false" : updates.error ? "error" : "true");
   for (const resolve of settledWaiters.splice(0)) resolve();
   $("lab").classList.toggle("lab-stale", Boolean(updates.error));
   // The most model calls the controls had in flight at once since the last settled state.
   setAttr(document.body, "data-max-in-flight", String(engine.takePeak("controls")));
   $("lab").classList.toggle("lab-pending", false); // (remove() would write the attribute every time)
-  if (stalled) { // the fresh worker has answered for the current state
-    stalled = false;
-    updates.slow = false;
-    hideBootProgress($("python-loading"));
-    setStatus(STALLED_READY);
-  } else if (updates.slow) { // the slow answer came
-    updates.slow = false;
-    hideBootProgress($("python-loading"));
-    setStatus(READY);
-  }
+  status.answered(); // a restarted worker, or a slow answer, has answered for the current state
   resolveReady();
   loadSweep.pump(); // the curve's next level, now that no drag is waiting
 }
 
-let urlTimer = 0;
-function syncUrl() {
-  clearTimeout(urlTimer);
-  urlTimer = setTimeout(() => {
-    history.replaceState(history.state, "", `${location.pathname}${lesson.toQuery(view)}${location.hash}`);
-  }, URL_SYNC_MS);
-}
+const syncUrl = () => address.sync();
 
 // A learner's drag: the controls around the slider are brought up to date together with the
 // model's answer (a millisecond or two later), so the frame that shows the slider's move has no
@@ -346,15 +232,15 @@ function syncControls() {
   setAttr($("controls-call"), "data-mode", state.mode); // the toy's own window control shows in toy mode only
   setText($("agent-model"), describeAgentModel(state));
   setHidden($("model-reset"), !state.toy_constants && state.mode === "toy");
-  logsView?.setFitted(Boolean(state.toy_constants) && state.mode === "toy");
+  logs.setFitted(fittedModel());
   callControls.sync(state);
   agentControls.sync(state.agent);
   loadControls.sync(state.load);
-  markScenario();
+  scenarios.mark();
 }
 
 function applyState(partial, { byControl = false, marked = false, compare = false } = {}) {
-  markChanges = marked; // only a "Show me" marks the readouts its change moves
+  marks.arm(marked); // only a "Show me" marks the readouts its change moves
   lesson.apply(partial);
   if (compare) updates.compareFor = JSON.stringify(lesson.value);
   // Until Python is live the clocks show the report embedded for the default state: dim them when
@@ -365,9 +251,7 @@ function applyState(partial, { byControl = false, marked = false, compare = fals
   player.cancel();
   if (byControl && engine.ready) syncTimer ||= setTimeout(syncControls, SYNC_FALLBACK_MS);
   else syncControls();
-  if ($("lab").classList.contains("lab-pending") && !$("status").classList.contains("status-error") && !stalled) {
-    setStatus(WAITING);
-  }
+  status.changed();
   requestUpdate();
 }
 
@@ -379,225 +263,54 @@ async function evaluateState(partial) {
   return reply.report;
 }
 
-/**
- * A control that takes focus where the clocks are not wholly in view (the first Tab into the
- * controls, before the sticky clocks have reached the top) scrolls just enough to show them,
- * keeping the control itself in view.
- */
-function keepInView(controls, chart) {
-  controls.addEventListener("focusin", (event) => {
-    // Keyboard focus only: scrolling on a pointer's mousedown would move the control from under the
-    // pointer, and the click would be lost.
-    if (!event.target.matches(":focus-visible") || getComputedStyle(chart).position !== "sticky") return;
-    const clocks = chart.getBoundingClientRect();
-    const control = event.target.getBoundingClientRect();
-    const below = clocks.bottom - innerHeight;
-    if (below > 0) scrollBy({ top: Math.min(below, clocks.top, control.top - 8), behavior: "instant" });
-  });
-}
 keepInView($("controls"), $("clocks-wrap"));
 keepInView($("agent-controls"), document.querySelector(".agent-chart"));
 
-// --- scenarios, wrong pictures, mistakes ------------------------------------------------------
+// --- Show me, demos, wrong pictures, mistakes --------------------------------------------------
 
-const scenarioButtons = new Map();
-function activeScenario() {
-  for (const scenario of scenarioButtons.keys()) if (lesson.matches(scenario.state)) return scenario;
-  return null;
-}
-
-let markedScenario = null;
-function markScenario() {
-  const active = activeScenario();
-  for (const [scenario, button] of scenarioButtons) setAttr(button, "aria-pressed", String(scenario === active));
-  if (active && active !== markedScenario) { // its advice arrives with its report
-    setText($("takeaway"), active.setup);
-    removeAttr($("takeaway"), "data-lever");
-  }
-  markedScenario = active;
-  if (!active) { // a takeaway belongs to its scenario only
-    setText($("takeaway"), "");
-    removeAttr($("takeaway"), "data-lever");
-  }
-}
-
-for (const scenario of BUILD.scenarios) {
-  const button = document.createElement("button");
-  button.type = "button";
-  button.className = "chip";
-  button.dataset.scenario = scenario.id;
-  button.textContent = scenario.name;
-  button.addEventListener("click", () => applyState(scenario.state));
-  $("scenario-buttons").append(button);
-  scenarioButtons.set(scenario, button);
-}
-
-const SHOW_FIRST_MS = 900; // how long a "Show me" holds its first picture before the change
-const SCROLL_REST_FRAMES = 120; // a Show me's scroll comes to rest within about 2 s (or the learner is scrolling)
-
-/**
- * "Show me" from far below: bring the clocks into view and mark the readouts that change. With
- * `from`, the clocks first show that call (unmarked), then, after a pause, `partial`: so a Show me
- * always shows its own change, whatever the lab showed before. A newer Show me, or any change the
- * learner makes in the pause, cancels the second picture. With `compare`, `partial`'s answers also
- * carry both schedulers' figures (report.scheduler_compare), shown by the clocks.
- */
-async function showOnClocks(partial, { from = null, scroll = true, compare = false } = {}) {
-  const id = ++showing.id;
-  showing.between = false;
-  const smooth = !matchMedia("(prefers-reduced-motion: reduce)").matches;
-  for (const readout of document.querySelectorAll(".readout.changed, .load-compare.changed")) readout.classList.remove("changed");
-  applyState(from ?? partial, { marked: !from, compare: compare && !from });
-  if (scroll) {
-    // A long smooth scroll over sections laid out only near the view is cut short as they change
-    // height (a phone's lab is several screens tall): jump when the clocks are far away.
-    const far = Math.abs(clocksTarget().getBoundingClientRect().top) > 2 * innerHeight;
-    clocksTarget().scrollIntoView({ behavior: smooth && !far ? "smooth" : "auto", block: "start" });
-  }
-  if (from) {
-    const first = JSON.stringify(lesson.value);
-    showing.between = true;
-    await whenSettled();
-    await new Promise((resolve) => setTimeout(resolve, SHOW_FIRST_MS));
-    if (id !== showing.id) return;
-    showing.between = false;
-    if (JSON.stringify(lesson.value) !== first) { // the learner moved on
-      if (engine.ready && !updates.inFlight) settle();
-      return;
-    }
-  }
-  applyState(partial, { marked: true, compare });
-  if (scroll) clocksBackInView(id);
-}
-
-/** Where a Show me scrolls: the top of the clocks' column, where the sticky clocks sit unpushed
- * (scrolling to the clocks stuck at the column's end leaves no room for readouts that grow); where
- * the column has no box of its own (display: contents, narrow screens) the clocks themselves. */
-function clocksTarget() {
-  const column = $("clocks-wrap").parentElement;
-  return getComputedStyle(column).display === "contents" ? $("clocks-wrap") : column;
-}
-
-/** An answer can make the clocks taller (the before/after label by them). On a phone, where the
- * controls below the clocks come first in the page, the browser's scroll anchoring then holds a
- * control still and pushes the clocks up out of view: once the answer is drawn, bring them back
- * (unless a newer Show me has taken over). */
-async function clocksBackInView(id) {
-  await whenSettled();
-  // Once the scroll has come to rest (a smooth one takes a few hundred ms; the anchoring's
-  // adjustment comes with a frame), at most SCROLL_REST_FRAMES frames.
-  const frame = () => new Promise(requestAnimationFrame);
-  for (let y = NaN, frames = 0; y !== scrollY && frames < SCROLL_REST_FRAMES; frames += 2) {
-    y = scrollY;
-    await frame();
-    await frame();
-  }
-  if (id !== showing.id) return;
-  const target = clocksTarget();
-  if (Math.abs(target.getBoundingClientRect().top) > 2) target.scrollIntoView({ behavior: "auto", block: "start" });
-}
-
-for (const demo of BUILD.load_demos) {
-  const button = document.createElement("button");
-  Object.assign(button, { type: "button", className: "chip", textContent: demo.name });
-  button.dataset.loadDemo = demo.id;
-  button.addEventListener("click", () => {
-    setText($("load-demo-note"), demo.note);
-    showOnClocks(demo.state, { compare: Boolean(demo.compare_schedulers) }); // its gain, by the clocks
-  });
-  $("load-demos").append(button);
-}
-whenNear($("load")).then(() => {
-  loadSweep.active = true; // the curve costs ~11 load points: only once the learner is near it
-  loadSweep.pump();
+const showMe = new ShowMe({
+  lesson, apply: applyState, whenSettled: () => whenSettled(), clocksWrap: $("clocks-wrap"), marks,
+  settleIfIdle: () => { if (engine.ready && !updates.inFlight) settle(); },
 });
+const showOnClocks = (partial, options) => showMe.show(partial, options);
+buildLoadDemos($("load-demos"), BUILD.load_demos, { note: $("load-demo-note"), showOnClocks });
 
 const mistakeRunners = buildMistakes($("mistake-cards"), BUILD.mistakes, {
   evaluate: (states) => Promise.all(states.map(evaluateState)),
   show: (from, to) => showOnClocks(to, { from }),
 });
 whenNear($("mistakes")).then(() => { for (const run of Object.values(mistakeRunners)) run(); });
-
-// Each wrong picture's Show me: its call (a scenario's, or a mistake's) after the call it differs
-// from (data-from, a partial over the scenario's state; a mistake's own situation).
-for (const button of document.querySelectorAll("#wrong .show-me")) {
-  button.addEventListener("click", () => {
-    const scenario = BUILD.scenarios.find((s) => s.id === button.dataset.scenario);
-    const mistake = BUILD.mistakes.find((m) => m.id === button.dataset.mistake);
-    if (mistake) showOnClocks(mistake.mistake.state, { from: mistake.before });
-    else showOnClocks(scenario.state, { from: { ...scenario.state, ...JSON.parse(button.dataset.from) } });
-  });
-}
-
-// The log tools (a module and a stylesheet, a fifth of the page's own bytes) load when the learner
-// comes within a screen of their section; most visits never need them.
-async function loadLogs() {
-  const link = Object.assign(document.createElement("link"), {
-    rel: "stylesheet", href: new URL("../css/logs.css", import.meta.url).href,
-  });
-  const styled = new Promise((resolve) => { link.onload = link.onerror = resolve; });
-  document.head.append(link);
-  try {
-    const [{ setupLogs }] = await Promise.all([import("./logs/logsview.js"), styled]);
-    $("logs-root").replaceChildren(); // a message from a failed attempt (offline) goes
-    logsView = setupLogs($("logs-root"), {
-      analyze: async (text, filename) => {
-        await ready;
-        return (await engine.analyze(text, filename)).analysis;
-      },
-      useFitted: (toyConstants) => applyState({ toy_constants: toyConstants, mode: "toy" }),
-      // A log's load, prompt and answer into the lab (its answer needs max_tokens room to end by its stop).
-      useLoad: ({ load, prompt_tokens, output_tokens }) => {
-        const partial = { load: { ...lesson.value.load, ...load }, prompt_tokens, output_tokens,
-          max_tokens: Math.max(lesson.value.max_tokens, output_tokens) };
-        showOnClocks(lesson.validate(partial)); // throws, naming the setting, if the log's values cannot be set
-      },
-      sampleUrl: new URL("../sample-log.csv", import.meta.url).href,
-      readonly: view.readonly,
-    });
-    logsView.setFitted(Boolean(lesson.value.toy_constants) && lesson.value.mode === "toy");
-  } catch (error) {
-    if (!isDownloadError(error)) {
-      $("logs-root").textContent = `The log tools could not load (${error.message}); reload the page to try again.`;
-    } else if (isOffline()) {
-      $("logs-root").textContent = downloadProblem("the log tools", "They load by themselves");
-      retryWhenOnline(loadLogs);
-    } else {
-      $("logs-root").textContent = downloadProblem("the log tools", "");
-      $("logs-root").append(" ", Object.assign(document.createElement("button"), {
-        type: "button", textContent: "Try again", onclick: loadLogs,
-      }));
-    }
-  }
-}
-whenNear($("logs-root")).then(loadLogs);
+wireWrongPictures(document.querySelectorAll("#wrong .show-me"), { scenarios: BUILD.scenarios, mistakes: BUILD.mistakes, showOnClocks });
 
 // --- the view the address asks for: sections, theme, read-only, embedding ---------------------
 
-const view = lesson.fromUrl(location.search);
+const view = openingView(lesson);
 const openedWith = lesson.copy(); // the state the address opened with: the lab-only view's Start over
-view.embed ||= document.documentElement.classList.contains("embed");
-
-// A plain address opens the guided path; an address that sets something of the lab opens the lab.
-view.view ??= view.step ? "path" : view.embed || view.asked ? "lab" : "path";
+const address = new Address(lesson, view);
 
 function applyView() {
-  const root = document.documentElement;
-  root.classList.toggle("embed", view.embed);
+  applyLook(view, [modelControls, callControls, agentControls, loadControls]);
   showView(view.view);
-  if (view.theme === "auto") delete root.dataset.theme;
-  else root.dataset.theme = view.theme;
-  if (view.readonly) {
-    for (const controls of [modelControls, callControls, agentControls, loadControls]) controls.setLocked(true);
-    for (const button of document.querySelectorAll(".chip, .show-me, #model-reset")) button.disabled = true;
-    $("code").readOnly = true;
-    document.body.classList.add("readonly");
-  }
-  if (view.notes.length) {
-    $("notice").hidden = false;
-    $("notice").textContent = `Some settings in the address were adjusted: ${view.notes.join("; ")}.`;
-  }
 }
+
+// --- the log tools, loaded when near ------------------------------------------------------------
+
+const fittedModel = () => Boolean(lesson.value.toy_constants) && lesson.value.mode === "toy";
+const logs = lazyLogs($("logs-root"), {
+  analyze: async (text, filename) => {
+    await ready;
+    return (await engine.analyze(text, filename)).analysis;
+  },
+  useFitted: (toyConstants) => applyState({ toy_constants: toyConstants, mode: "toy" }),
+  // A log's load, prompt and answer into the lab (its answer needs max_tokens room to end by its stop).
+  useLoad: ({ load, prompt_tokens, output_tokens }) => {
+    const partial = { load: { ...lesson.value.load, ...load }, prompt_tokens, output_tokens,
+      max_tokens: Math.max(lesson.value.max_tokens, output_tokens) };
+    showOnClocks(lesson.validate(partial)); // throws, naming the setting, if the log's values cannot be set
+  },
+  sampleUrl: new URL("../sample-log.csv", import.meta.url).href,
+  readonly: view.readonly,
+}, fittedModel);
 
 // --- the guided path ----------------------------------------------------------------------------
 
@@ -619,12 +332,7 @@ const guidedPath = new GuidedPath($("path"), BUILD.path, progress, {
     showOnClocks({ ...stepState(guidedPath.current), ...action.state }, { scroll: false });
   },
   gate: (step, unlocked) => {
-    for (const row of $("controls").querySelectorAll("[data-key]")) {
-      row.classList.toggle("path-key", step.keys.includes(row.dataset.key));
-    }
-    for (const group of [$("controls"), ...$("controls").querySelectorAll("fieldset")]) {
-      group.classList.toggle("path-has-key", Boolean(group.querySelector(".path-key")));
-    }
+    markStepKeys($("controls"), step.keys);
     if (view.view === "path") callControls.setLocked(!unlocked || view.readonly);
   },
   show: (step) => { document.documentElement.dataset.pathShow = step.show ?? ""; },
@@ -639,28 +347,15 @@ const guidedPath = new GuidedPath($("path"), BUILD.path, progress, {
       view.step = step.id;
       syncUrl();
     }
-    tellProgress({ ...summary, step: step.id });
+    progressListeners.tell({ ...summary, step: step.id });
   },
 });
 /** A step's whole starting state: the defaults with the step's own settings over them. */
 const stepState = (step) => ({ ...structuredClone(BUILD.defaults), ...step.setup });
 
-const progressListeners = [];
-function addProgressListener(listener) {
-  if (typeof listener !== "function") throw new TypeError("TwoClocks.lesson.onProgress expects a function");
-  progressListeners.push(listener);
-}
-function tellProgress(progress) {
-  for (const listener of progressListeners) {
-    try {
-      listener(progress);
-    } catch (error) { // one host's broken listener never stops the path, nor the other listeners
-      console.error("A TwoClocks.lesson.onProgress listener failed:", error);
-    }
-  }
-}
+const progressListeners = new ProgressListeners();
 // Launched by a course site from the SCORM package: it records the path and keeps the progress.
-connectLms({ progress, steps: BUILD.path, onProgress: addProgressListener });
+connectLms({ progress, steps: BUILD.path, onProgress: (listener) => progressListeners.add(listener) });
 
 /** Show the guided path or the whole lab (no reload: the state stays). */
 function showView(name) {
@@ -697,31 +392,11 @@ for (const button of document.querySelectorAll(".start-over")) {
   });
 }
 
-/** The step an address or the saved progress asks for (the first step otherwise). */
-function startingStep() {
-  if (view.asked) view.notes.push("the guided path starts each step from its own settings, so the address's settings " +
-    "were not used: open the full lab (view=lab) to use them");
-  if (view.step && BUILD.path.some((s) => s.id === view.step)) return view.step;
-  if (view.step) view.notes.push(`step=${JSON.stringify(view.step)} ignored: use one of ${BUILD.path.map((s) => s.id).join(", ")}`);
-  return progress.currentId && BUILD.path.some((s) => s.id === progress.currentId) ? progress.currentId : BUILD.path[0].id;
-}
-
-$("copy-link").addEventListener("click", async () => {
-  clearTimeout(urlTimer);
-  const link = new URL(`${location.pathname}${lesson.toQuery({ ...view, embed: false })}`, location.href);
-  // A fitted model stays in this tab: a log's coefficients are not put in links.
-  const caveat = lesson.value.toy_constants ? " It opens with the toy numbers: your fitted model is not part of links." : "";
-  try {
-    await navigator.clipboard.writeText(link.href);
-    $("copy-status").textContent = caveat ? `Link copied.${caveat}` : "Link copied: it opens this exact view.";
-  } catch {
-    $("copy-status").textContent = `Copy this link: ${link.href}${caveat}`;
-  }
-});
+$("copy-link").addEventListener("click", () => address.copy($("copy-status")));
 
 // --- start ------------------------------------------------------------------------------------
 
-const firstStep = view.view === "path" ? startingStep() : null;
+const firstStep = view.view === "path" ? startingStep(view, BUILD.path, progress.currentId) : null;
 if (view.view === "lab" && view.step) view.notes.push(`step=${JSON.stringify(view.step)} ignored: steps are the guided path's (view=path)`);
 applyView();
 // Once Python has filled every section (its first report), so each is skipped at its real size.
@@ -733,62 +408,25 @@ setupGlossary(document);
 $("model-reset").addEventListener("click", () => applyState({ mode: "toy", toy_constants: null }));
 $("play").addEventListener("click", async () => {
   if (player.playing) return player.stop(); // a toggle: pressed while the call plays
-  if (!engine.ready) setStatus("Python is still loading: the call will play once it is ready…");
+  if (!engine.ready) status.set("Python is still loading: the call will play once it is ready…");
   try {
     player.play(clockReport(await evaluateState({})));
   } catch (error) {
     setText($("play-clock"), `Nothing to play: ${error.message}.`);
   }
 });
-// After a Stop or an exit that restarted the cell's worker, the status line says so (instead of the
-// loading progress) until the fresh one is ready.
-let cellRestarting = false;
-const setCellStatus = (text) => {
-  cellRestarting = /was restarted/.test(text);
-  $("cell-status").textContent = text;
-};
-const cellStatus = (text) => {
-  if (!cellRestarting) $("cell-status").textContent = text;
-};
-const cellEngine = new Engine({
-  logTools: true,
-  onStatus: cellStatus,
-  onReady: () => {
-    $("cell-status").textContent = cellRestarting
-      ? "Python for the cell was restarted and is ready; your code is kept."
-      : "Python for the cell is ready.";
-    cellRestarting = false;
-  },
-  onExited: () => setCellStatus("Python in the cell exited (os._exit or a fatal error), so it was restarted; your code is kept."),
-  onStall: () => setCellStatus("The cell's Python stopped answering, so it was restarted; your code is kept."),
-  onBootError: (reason) => {
-    if (!isDownloadError(reason)) {
-      $("cell-status").textContent = `The cell's Python could not start: ${reason}.`;
-    } else if (isOffline()) {
-      $("cell-status").textContent = downloadProblem("the cell's Python", "It starts by itself");
-      retryWhenOnline(restartCellEngine);
-    } else {
-      $("cell-status").textContent = downloadProblem("the cell's Python", "Press Run to try again");
-    }
-  },
-});
-function restartCellEngine() {
-  if (cellEngine.failed) cellEngine.start();
-}
-setupCell({
+setupCellPanel({
+  status: $("cell-status"),
   elements: {
     textarea: $("code"), runButton: $("run"), stopButton: $("stop"), resetButton: $("reset-cell"),
     packageButton: $("package-example"), packageExample: $("package-example-code"),
     output: $("output"), inputForm: $("cell-input"), inputLine: $("cell-input-line"),
   },
-  engine: cellEngine,
   waitForModel: ready,
-  setStatus: setCellStatus,
 });
 function retryBoot() {
   if (engine.ready) return;
-  setStatus("Retrying: downloading the Python runtime…");
-  if (stalled) showNote($("python-loading"), STALLED);
+  status.retrying();
   engine.restart();
 }
 $("retry").addEventListener("click", retryBoot);
@@ -801,18 +439,10 @@ const api = installApi({
   },
   report: () => evaluateState({}),
   drawn: () => clocks.drawnState(),
-  options: () => structuredClone({
-    accelerators: BUILD.options.accelerators.map(({ id, name }) => ({ id, name })),
-    models: BUILD.options.models.map(({ id, name }) => ({ id, name })),
-    weight_dtypes: BUILD.options.weight_dtypes,
-    kv_dtypes: BUILD.options.kv_dtypes,
-    tensor_parallel: BUILD.options.tensor_parallel,
-    serving_stacks: BUILD.options.serving_stacks.map(({ id, name }) => ({ id, name })),
-    scenarios: BUILD.scenarios.map(({ id, name }) => ({ id, name })),
-  }),
+  options: publicOptions(BUILD),
   version: BUILD.version,
   lesson: {
-    steps: BUILD.path.map(({ id, title, keys, choices }) => ({ id, title, keys: [...keys], choices: choices.map((c) => c.id) })),
+    steps: publicSteps(BUILD.path),
     current: () => guidedPath.current.id,
     go: async (id) => {
       guidedPath.step(id); // throws, naming the steps, for an unknown id
@@ -822,7 +452,7 @@ const api = installApi({
     },
     predict: (id, choice) => guidedPath.predict(id, choice),
     progress: () => progress.summary(BUILD.path),
-    onProgress: addProgressListener,
+    onProgress: (listener) => progressListeners.add(listener),
   },
 });
 

@@ -225,3 +225,24 @@ export class GuidedPath {
     this.hooks.onChange(this.progress.summary(this.steps), this.current);
   }
 }
+
+/**
+ * The step the guided path opens at: the one the address asks for (view.step), else the saved one
+ * (`savedId`), else the first of `steps`. What the address asked and the path does not use is added
+ * to view.notes, the page's note of adjusted settings.
+ */
+export function startingStep(view, steps, savedId) {
+  if (view.asked) view.notes.push("the guided path starts each step from its own settings, so the address's settings " +
+    "were not used: open the full lab (view=lab) to use them");
+  if (view.step && steps.some((s) => s.id === view.step)) return view.step;
+  if (view.step) view.notes.push(`step=${JSON.stringify(view.step)} ignored: use one of ${steps.map((s) => s.id).join(", ")}`);
+  return savedId && steps.some((s) => s.id === savedId) ? savedId : steps[0].id;
+}
+
+/** Marks the controls (rows with data-key) a step uses, and the groups holding one, in `root`. */
+export function markStepKeys(root, keys) {
+  for (const row of root.querySelectorAll("[data-key]")) row.classList.toggle("path-key", keys.includes(row.dataset.key));
+  for (const group of [root, ...root.querySelectorAll("fieldset")]) {
+    group.classList.toggle("path-has-key", Boolean(group.querySelector(".path-key")));
+  }
+}

@@ -98,3 +98,26 @@ export class Progress {
     return { done, predictions, complete: done.length === order.length, score, current: this.data.current };
   }
 }
+
+/** The hosts' progress listeners (TwoClocks.lesson.onProgress): each hears every change of step or
+ * answer; one host's broken listener never stops the path, nor the other listeners. */
+export class ProgressListeners {
+  constructor() {
+    this.listeners = [];
+  }
+
+  add(listener) {
+    if (typeof listener !== "function") throw new TypeError("TwoClocks.lesson.onProgress expects a function");
+    this.listeners.push(listener);
+  }
+
+  tell(progress) {
+    for (const listener of this.listeners) {
+      try {
+        listener(progress);
+      } catch (error) {
+        console.error("A TwoClocks.lesson.onProgress listener failed:", error);
+      }
+    }
+  }
+}

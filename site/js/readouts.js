@@ -104,3 +104,16 @@ export function describeClocks(report, drawn) {
   return `${scale}First token after ${formatMs(report.ttft_ms)}${waiting}; last token after ${formatMs(report.ttlt_ms)}; ` +
     `${waiting ? "the first token" : "prefill"} is ${formatPercent(report.advice.prefill_share)} of the wait.`;
 }
+
+// The text above as views for main.js's list, each `show(report, state)`.
+
+/** The advice; `activeScenario()` is the scenario chip the current state matches (or null). */
+export const adviceView = (activeScenario) => ({ show: (report) => showAdvice(report, activeScenario()) });
+
+/** The context-window bar. */
+export const contextView = { show: (report) => showContext(report.context) };
+
+/** The line naming the cost model and its settings. */
+export const modelLineView = (options) => ({
+  show: (report, state) => setText($("model-name"), describeModel(state, options)),
+});

@@ -4,9 +4,6 @@ import { CanvasView, prepareCanvas } from "./canvas.js";
 import { decadeTicks, drawFrame, drawXTicks, drawXTitle, drawYTicks, logScale } from "./chart.js";
 import { formatNumber } from "./format.js";
 
-// main.js imports formatBytes from here; it lives in format.js now (one rule for bytes on the page).
-export { formatBytes } from "./format.js";
-
 const X_RANGE = [0.1, 1e5]; // FLOP per byte
 const Y_TICK_EVERY = 3; // decades between FLOP/s labels: one per unit (GFLOP/s, TFLOP/s, PFLOP/s)
 

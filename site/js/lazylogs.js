@@ -1,0 +1,41 @@
+// The log tools (a module and a stylesheet, a fifth of the page's own bytes) load when the learner
+// comes within a screen of their section; most visits never need them. A failed load says why in
+// the section, and offline it loads by itself once the network is back.
+import { whenNear } from "./dom.js";
+import { downloadProblem, isDownloadError, isOffline, retryWhenOnline } from "./offline.js";
+
+/**
+ * The log section in `root`, loaded when near. `tools` is what logs/logsview.js's setupLogs takes
+ * (analyze, useFitted, useLoad, sampleUrl, readonly); `fitted()` says whether the lab runs a fitted
+ * model. Returns {setFitted(bool)}, harmless before the tools have loaded.
+ */
+export function lazyLogs(root, tools, fitted) {
+  let logsView = null;
+  async function load() {
+    const link = Object.assign(document.createElement("link"), {
+      rel: "stylesheet", href: new URL("../css/logs.css", import.meta.url).href,
+    });
+    const styled = new Promise((resolve) => { link.onload = link.onerror = resolve; });
+    document.head.append(link);
+    try {
+      const [{ setupLogs }] = await Promise.all([import("./logs/logsview.js"), styled]);
+      root.replaceChildren(); // a message from a failed attempt (offline) goes
+      logsView = setupLogs(root, tools);
+      logsView.setFitted(fitted());
+    } catch (error) {
+      if (!isDownloadError(error)) {
+        root.textContent = `The log tools could not load (${error.message}); reload the page to try again.`;
+      } else if (isOffline()) {
+        root.textContent = downloadProblem("the log tools", "They load by themselves");
+        retryWhenOnline(load);
+      } else {
+        root.textContent = downloadProblem("the log tools", "");
+        root.append(" ", Object.assign(document.createElement("button"), {
+          type: "button", textContent: "Try again", onclick: load,
+        }));
+      }
+    }
+  }
+  whenNear(root).then(load);
+  return { setFitted: (on) => logsView?.setFitted(on) };
+}

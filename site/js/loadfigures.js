@@ -1,0 +1,101 @@
+// "When many calls share the GPU", what a report says of the load: the line under the clocks, the
+// before/after label by them after a scheduler change, and the section's table of figures. Each is a
+// view, `show(report, state)`, in main.js's list; Python computes every figure (twoclocks/load.py).
+import { setAttr, setHidden, setText } from "./dom.js";
+import { formatMs, formatNumber, formatPercent } from "./format.js";
+import { describeLoad } from "./loadview.js";
+
+/** The line under the clocks: what the clocks show under load, or why the load cannot run. */
+function showLoadLine(report, state) {
+  const line = document.getElementById("load-line");
+  const error = document.getElementById("load-error");
+  setText(error, report.load_error ? `This load cannot run: ${report.load_error}. The clocks show the call alone.` : "");
+  setHidden(document.querySelector(".legend-load"), !report.clocks);
+  const [ttft, ttlt, , tpot] = document.querySelectorAll("#clocks-wrap .dt-more");
+  setText(ttft, report.clocks ? ", waiting plus prefill" : ", mostly prefill");
+  setText(ttlt, report.clocks ? ", plus the stream" : ", prefill plus decode");
+  setText(tpot, report.clocks ? ", mean per token" : ", one step");
+  setHidden(line, !report.clocks);
+  if (!report.clocks) return setText(line, "");
+  const c = report.clocks;
+  const load = report.load;
+  const steps = `${formatNumber(c.stalls_ms.length)} ${c.stalls_ms.length === 1 ? "step" : "steps"}`;
+  const stalls = !c.stalls_ms.length ? "" : state.load.scheduler === "chunked"
+    ? ` Its stream shared ${steps} with other calls' prompt chunks (${formatMs(c.stalled_ms)} in all, red on the timeline): slower there, never stopped.`
+    : ` Its stream stalled for ${steps} of other calls' prefill (${formatMs(c.stalled_ms)} in all, red on the timeline).`;
+  setText(line, `Under load: ${describeLoad(state.load)}. The clocks show a typical call (the median TTFT): ` +
+    `${formatMs(c.waiting_ms)} waiting in the queue, then ${formatMs(c.prefill_ms)} in its prefill step (shared with the prompts admitted with it).${stalls} ` +
+    `All calls: TTFT p50 ${formatMs(load.ttft_ms_p50)}, p99 ${formatMs(load.ttft_ms_p99)}; ` +
+    `the longest gaps between tokens (ITL p99) ${formatMs(load.itl_ms_p99)}; ` +
+    `${formatNumber(load.output_tokens_per_s)} output tokens per second.` + (load.caveat ? ` ${load.caveat}` : ""));
+}
+
+/** A scheduler as the before/after label names it. */
+function schedulerName({ scheduler, chunk_tokens: chunk }) {
+  return scheduler === "chunked" ? `chunked (${formatNumber(chunk)} tokens a step)` : "prefill first";
+}
+
+/**
+ * The before/after label by the clocks, after a change of the scheduler (or its chunk budget): the
+ * longest gaps between tokens (ITL p99, all calls) under the other scheduler, ghosted, and under
+ * this one, as Python reported both (report.scheduler_compare); hidden when the report has none.
+ */
+function showSchedulerCompare(report) {
+  const line = document.getElementById("load-compare");
+  const compare = report.scheduler_compare;
+  setHidden(line, !compare);
+  if (!compare) return;
+  for (const [name, side] of [["before", compare.before], ["after", compare.after]]) {
+    const figure = document.getElementById(`load-compare-${name}`);
+    setAttr(figure, "data-ms", String(side.itl_ms_p99));
+    setText(figure.querySelector(".compare-ms"), formatMs(side.itl_ms_p99));
+    setText(figure.querySelector(".compare-scheduler"), schedulerName(side));
+  }
+}
+
+// [name, p50 key, p99 key, mean key or null]: the means are what AIPerf, GenAI-Perf and llmperf print
+const FIGURES = [
+  ["TTFT", "ttft_ms_p50", "ttft_ms_p99", "ttft_ms_mean"],
+  ["of which waiting in the queue", "queue_ms_p50", "queue_ms_p99", null],
+  ["of which prefill", "prefill_ms_p50", "prefill_ms_p99", null],
+  ["TPOT (each call's mean time per token)", "tpot_ms_p50", "tpot_ms_p99", "itl_ms_mean"],
+  ["ITL (every gap between two tokens)", "itl_ms_p50", "itl_ms_p99", null],
+];
+
+/** The section's table of the current load point: p50 and p99 of each clock, and the throughput. */
+function showLoadFigures(report, state) {
+  const body = document.querySelector("#load-figures tbody");
+  const load = report.load;
+  setText(document.getElementById("load-now"), load
+    ? `Now: ${describeLoad(state.load)}${load.alone ? " (the call alone on an idle server)" : ""}. ` +
+      report.engines.sentence + (load.caveat ? ` ${load.caveat}` : "")
+    : `Now: this load cannot run (${report.load_error}).`);
+  setHidden(document.getElementById("load-figures").closest(".table-scroll"), !load); // no stale figures
+  setText(document.getElementById("load-kv"), load ? `KV cache: ${load.kv_cache_source}.` : "");
+  if (!load) return;
+  const rows = FIGURES.map(([name, p50, p99, mean]) =>
+    [name, formatMs(load[p50]), formatMs(load[p99]), mean ? formatMs(load[mean]) : ""]);
+  rows.push(["Output tokens per second, all calls", formatNumber(load.output_tokens_per_s), "", ""]);
+  rows.push(["Calls running at once, on average", formatNumber(load.running_mean, 1), "", ""]);
+  rows.push(["KV cache in use, on average", formatPercent(load.kv_cache_utilisation), "", ""]);
+  if (body.rows.length !== rows.length) { // built once, then updated cell by cell (a drag changes them all)
+    body.replaceChildren(...rows.map(() => {
+      const row = document.createElement("tr");
+      row.append(Object.assign(document.createElement("th"), { scope: "row" }),
+        ...[0, 1, 2].map(() => document.createElement("td")));
+      return row;
+    }));
+  }
+  rows.forEach((values, index) => values.forEach((text, cell) => setText(body.rows[index].cells[cell], text)));
+}
+
+/** The line under the clocks and the before/after label by them. */
+export const loadLineView = {
+  show(report, state) {
+    showLoadLine(report, state);
+    showSchedulerCompare(report);
+  },
+};
+
+/** The section's "Now:" sentence, its table and its KV cache line. */
+export const loadFiguresView = { show: showLoadFigures };
