@@ -7,8 +7,6 @@ and reset the state they change. Tests that need a fresh page open their own fro
 from __future__ import annotations
 
 import os
-import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -19,12 +17,7 @@ from hypothesis import settings
 settings.register_profile("twoclocks", deadline=None)
 settings.load_profile("twoclocks")
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-import build  # noqa: E402  (the project's build script: builds dist/ and serves it)
-
-CHROMIUM, CHROMIUM_ARGS = build.CHROMIUM, build.CHROMIUM_ARGS
+from harness import CHROMIUM, CHROMIUM_ARGS, ROOT, RequestLog, Server, build  # noqa: E402,F401
 
 
 # Markers by need, so `build.py test --quick` can run the model tests alone (-m "not browser and not
@@ -48,20 +41,6 @@ def dist_dir() -> Path:
     if os.environ.get("TWOCLOCKS_BUILT") != "1" or not (build.DIST / "index.html").exists():
         build.build()
     return build.DIST
-
-
-class Server:
-    """A quiet dev server on a free port, run in a thread for the test session."""
-
-    def __init__(self, directory: Path, *, isolated: bool = False, csp: bool = True, gz_encoded: bool = False) -> None:
-        self.httpd = build.make_server(directory, 0, isolated=isolated, quiet=True, csp=csp, gz_encoded=gz_encoded)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
 
 
 @pytest.fixture(scope="session")
@@ -90,18 +69,6 @@ def browser_type_launch_args(browser_type_launch_args):
             "CHROMIUM_PATH. Browser tests never download a browser."
         )
     return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
-
-
-class RequestLog:
-    """Every request a page makes, to check none leaves the page's origin."""
-
-    def __init__(self, page, origin: str) -> None:
-        self.origin = origin
-        self.urls: list[str] = []
-        page.on("request", lambda request: self.urls.append(request.url))
-
-    def foreign(self) -> list[str]:
-        return [url for url in self.urls if not url.startswith(self.origin)]
 
 
 @pytest.fixture(scope="session")

@@ -7,7 +7,7 @@ Each step asks one question with a few choices (or none), starts from one comple
 named changes of the setup state the learner can apply with one press. Every number a step shows
 is computed here by the model, at build time, by :func:`path_data` (the page embeds it), so the
 page only places text; where a step names a fix, it is the advisor's own phrase
-(:mod:`twoclocks.advice`), so the path and the advice under the clocks say it in one voice. The step's ``answer`` is a claim about the model; ``tests/test_path.py``
+(:mod:`twoclocks.advice`), so the path and the advice under the clocks say it in one voice. The step's ``answer`` is a claim about the model; ``tests/page/test_path.py``
 checks each claim against the model's own numbers, so a step can never teach what the model does
 not do.
 """

@@ -14,7 +14,7 @@ once and the whole cache once, so it costs a fixed part plus a little per cached
     decode_step_ms(s) = d + e * s
 
 The defaults are not measurements of any real model; they are chosen so the lesson's claims hold
-(each is a unit test in ``tests/test_toy.py``): a 4,000-token prompt costs more than 8x a 500-token
+(each is a unit test in ``tests/call/test_toy.py``): a 4,000-token prompt costs more than 8x a 500-token
 one, an 8,000-token prompt outweighs a 20-token answer, a missing stop on a 2,048-token budget costs
 over 50x a stopped 1-token answer, and a 500-token chat answer outweighs its 300-token prompt. The
 magnitudes are loosely those of a 7-8B model on one data-centre GPU: ~12,500 prompt tokens/s of

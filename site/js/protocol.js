@@ -1,5 +1,5 @@
 // The page <-> worker message protocol, written once: engine.js (the page's side) and worker.js (the
-// worker's) both import it, and tests/test_js_kitchen.py checks that every type either side sends or
+// worker's) both import it, and tests/hosting/test_js_kitchen.py checks that every type either side sends or
 // handles is declared here. Messages are small plain objects {type, ...fields}; every request the
 // page sends with an `id` is answered with that id.
 //

@@ -1,6 +1,6 @@
 // Runs inference-lab (the npm package pinned in package-lock.json) on every level levels.py maps
 // and writes one CSV row per level: its TTFT, ITL and output tokens/s in each of the statistics the
-// published sweeps use (tests/test_load_validation.py picks the one each row publishes).
+// published sweeps use (tests/load/test_load_validation.py picks the one each row publishes).
 //
 //   node compare.mjs LEVELS.jsonl OUT.csv
 //

@@ -19,7 +19,7 @@ What inference-lab 0.2.1 has, and how each column of a row maps onto it:
   of its own, whole prompts up to 8,192 tokens) has no equivalent and maps to the nearest, a budget
   of max(8,192, prompt) with the chunking threshold off;
 - closed loop: ``closed_loop`` with every user's first request at t = 0 (it has no other start);
-  open loop: ``poisson`` at the offered rate; request counts as in tests/test_load_validation.py;
+  open loop: ``poisson`` at the offered rate; request counts as in tests/load/test_load_validation.py;
 - lengths: ``fixed``, or ``uniform`` over [L (1 - r), L (1 + r)] as our ``length_spread`` draws them.
 """
 
@@ -38,7 +38,7 @@ from twoclocks.load import KV_MEMORY_FRACTION, PREFILL_BATCH_TOKENS  # noqa: E40
 from twoclocks.roofline import SERVING_STACKS  # noqa: E402
 
 SWEEPS_CSV = ROOT / "tests" / "data" / "load_sweeps.csv"
-CLOSED_REQUESTS = 200  # as tests/test_load_validation.py (its pin test checks the counts): 4+ rounds a user
+CLOSED_REQUESTS = 200  # as tests/load/test_load_validation.py (its pin test checks the counts): 4+ rounds a user
 OPEN_REQUESTS = 1000
 BLOCK_TOKENS = 16  # vLLM's default KV block size
 SEED = 0  # our simulation's default seed

@@ -21,8 +21,8 @@ from twoclocks.logs.readers import parsed as parsed_module
 from twoclocks.toy import ToyConstants
 from twoclocks.logs.analysis import analyze_log
 
-DATA = Path(__file__).parent / "data" / "logs"
-SAMPLE_LOG = Path(__file__).parent.parent / "site" / "sample-log.csv"
+DATA = Path(__file__).parents[1] / "data" / "logs"
+SAMPLE_LOG = Path(__file__).parents[2] / "site" / "sample-log.csv"
 
 
 def read(name: str) -> bytes:

@@ -15,7 +15,7 @@ from twoclocks.web import DEFAULT_STATE, evaluate
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LOGS = ROOT / "tests" / "data" / "logs"
 SAMPLE = ROOT / "site" / "sample-log.csv"
 MAX_FILE_BYTES = 50_000_000  # site/js/logs/input.js

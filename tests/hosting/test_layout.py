@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parent.parent / "py" / "twoclocks"
+PACKAGE = Path(__file__).resolve().parents[2] / "py" / "twoclocks"
 
 MAX_MODULE_LINES = 450
 """Lines a code file of the package may hold: one job, readable in one sitting."""

@@ -13,7 +13,7 @@ import pytest
 
 from twoclocks import simulate_call
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "site" / "example_cell.py"
+EXAMPLE = Path(__file__).resolve().parents[2] / "site" / "example_cell.py"
 
 
 def call(prompt: int, answer: int):

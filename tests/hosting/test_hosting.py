@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Error as PlaywrightError
-from conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, Server
+from harness import CHROMIUM, CHROMIUM_ARGS, ROOT, Server
 from pagewait import DEADLINE_MS, open_logs, run_cell, wait_for_readouts, wait_ready
 
 import build

@@ -13,7 +13,7 @@ from twoclocks import toy
 from twoclocks.path import STEPS, path_data
 from twoclocks.web import DEFAULT_STATE, evaluate
 
-SEED = Path(__file__).resolve().parents[2] / "shared" / "seed"
+SEED = Path(__file__).resolve().parents[3] / "shared" / "seed"
 def _complete(step: dict) -> dict:
     """A step as the page completes it: its setup over the defaults, each action's over the setup."""
     setup = {**DEFAULT_STATE, **step["setup"]}
@@ -374,7 +374,7 @@ def test_the_path_works_by_touch_and_without_storage(browser, server):
 @pytest.mark.browser
 def test_a_host_page_receives_progress_messages(browser, server, tmp_path_factory):
     """A lesson on the path in an iframe posts twoclocks:progress (step, done, score, complete)."""
-    from conftest import Server
+    from harness import Server
 
     host_root = tmp_path_factory.mktemp("host")
     (host_root / "course.html").write_text(

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-JS = Path(__file__).resolve().parent.parent / "site" / "js"
+JS = Path(__file__).resolve().parents[2] / "site" / "js"
 SIDES = {"page": JS / "engine.js", "worker": JS / "worker.js"}
 
 

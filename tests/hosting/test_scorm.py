@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import build
-from conftest import RequestLog, Server
+from harness import RequestLog, Server
 from pagewait import wait_ready, wait_until
 
 CP = "{http://www.imsproject.org/xsd/imscp_rootv1p1p2}"

@@ -116,7 +116,7 @@ def test_the_same_evidence_gets_the_same_lever_everywhere(state):
         assert lever == _load_advice(state)["lever"]
 
 
-LOGS = Path(__file__).resolve().parent / "data" / "logs"
+LOGS = Path(__file__).resolve().parents[1] / "data" / "logs"
 
 
 @pytest.mark.parametrize("path", sorted(LOGS.iterdir()), ids=lambda p: p.name)

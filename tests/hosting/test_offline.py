@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from conftest import ROOT, Server
+from harness import ROOT, Server
 from pagewait import DEADLINE_MS, open_logs, run_cell, wait_for_readouts, wait_ready
 from playwright.sync_api import Error as PlaywrightError
 from test_hosting import PlainServer, unzip

@@ -44,7 +44,7 @@ TARGET_FACTOR = 1.5
 HELD_OUT_RATIO = 1.3
 DECODE_METRICS = ("tpot_ms", "e2e_ms_per_token")
 ROUTER = {"prompt_tokens": 8000, "output_tokens": 20, "max_tokens": 256}
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _numbers(value: object):

@@ -17,8 +17,8 @@ from twoclocks.logs import readers, waiting
 from twoclocks.logs.analysis import analyze_log
 from twoclocks.logs.diagnosis import diagnose
 
-DATA = Path(__file__).parent / "data" / "logs"
-PY = Path(__file__).parent.parent / "py" / "twoclocks"
+DATA = Path(__file__).parents[1] / "data" / "logs"
+PY = Path(__file__).parents[2] / "py" / "twoclocks"
 
 
 def analyse(name: str) -> dict:
@@ -168,7 +168,7 @@ def test_guidellm_concurrent_strategy_records_its_streams():
 @pytest.mark.parametrize("name", ["llmperf_individual_responses.json", "aiperf_profile_export.jsonl", "table_ms.csv"])
 def test_formats_whose_per_request_file_records_no_load_give_none(name):
     """llmperf's and AIPerf's per-request files carry no load setting (their summaries do); a level
-    read from AIPerf's timestamps is marked as such (tests/test_logs_inflight.py)."""
+    read from AIPerf's timestamps is marked as such (tests/logs/test_logs_inflight.py)."""
     found = analyse(name)["diagnosis"]["waiting"]["load_levels"]
     assert [x for x in found if x["source"] != "timestamps"] == []
 

@@ -15,8 +15,8 @@ import pytest
 from twoclocks.logs import fit, readers
 from twoclocks.logs.analysis import MIN_USED_SHARE, analyze_log
 
-ROOT = Path(__file__).parent.parent
-DATA = Path(__file__).parent / "data" / "logs"
+ROOT = Path(__file__).parents[2]
+DATA = Path(__file__).parents[1] / "data" / "logs"
 
 
 def analyse(name: str) -> dict:

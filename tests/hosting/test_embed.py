@@ -10,7 +10,7 @@ import shutil
 from urllib.parse import urlencode
 
 import pytest
-from conftest import Server
+from harness import Server
 from pagewait import DEADLINE_MS, wait_ready, wait_until
 
 from twoclocks.web import DEFAULT_STATE, evaluate

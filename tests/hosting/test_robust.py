@@ -4,7 +4,7 @@ failed loads, event storms, saved work, the CSP and untrusted strings (issue 5).
 from __future__ import annotations
 
 import pytest
-from conftest import CHROMIUM_ARGS, Server
+from harness import CHROMIUM_ARGS, Server
 from pagewait import DEADLINE_MS, open_logs, run_cell, wait_for_readouts, wait_for_text, wait_ready
 
 from twoclocks.web import DEFAULT_STATE, evaluate

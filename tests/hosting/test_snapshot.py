@@ -15,7 +15,7 @@ import re
 import struct
 
 import pytest
-from conftest import Server
+from harness import Server
 from pagewait import DEADLINE_MS, open_logs, run_cell, wait_for_readouts, wait_ready, wait_until
 
 import build

@@ -9,7 +9,7 @@ with ``ttft_ms_mean`` and a median with ``ttft_ms_p50``; a mean gap per request 
 GenAI-Perf, llmperf "ITL") with ``itl_ms_mean``, a median gap over all tokens with ``itl_ms_p50``,
 a median per-request TPOT with ``tpot_ms_p50``.
 
-``pytest -s tests/test_load_validation.py`` prints the table per sweep and level (measured, model,
+``pytest -s tests/load/test_load_validation.py`` prints the table per sweep and level (measured, model,
 ratio; TTFT, ITL, tokens/s) and the summary docs/validation.md's table holds (a test checks it). Targets (issue
 27): TTFT median |error| <= 25 % with every level within 2x; ITL median |error| <= 15 %; output
 tokens/s within 1.3x. What holds is asserted; what does not yet is a strict xfail naming the regime.
@@ -31,7 +31,7 @@ from twoclocks.engines import ENGINES, engine_settings
 from twoclocks.hardware import get_model
 from twoclocks.load import roofline_step_cost, simulate_load
 
-SWEEPS_CSV = Path(__file__).parent / "data" / "load_sweeps.csv"
+SWEEPS_CSV = Path(__file__).parents[1] / "data" / "load_sweeps.csv"
 CLOSED_REQUESTS = 200  # per closed-loop level (at least 4 rounds of every user)
 OPEN_REQUESTS = 1000
 MEDIAN_TTFT_ERROR = 0.25
@@ -212,7 +212,7 @@ def markdown_summary() -> str:
 def test_the_docs_table_is_the_model_today():
     """docs/validation.md holds this run's summary line and per-deployment table (regenerate them
     from ``pytest -s`` when the model or the sweeps change)."""
-    docs = (Path(__file__).parents[1] / "docs" / "validation.md").read_text()
+    docs = (Path(__file__).parents[2] / "docs" / "validation.md").read_text()
     assert summary_line() in docs
     assert markdown_summary() in docs
 
@@ -310,7 +310,7 @@ def test_ttft_rises_from_the_first_users_as_measured():
 INFERENCE_LAB_CSV = SWEEPS_CSV.with_name("inference_lab_results.csv")
 """inference-lab's figures per level, written by ``tools/compare_inference_lab`` (see its README)."""
 
-INFERENCE_LAB_LOCK = Path(__file__).parents[1] / "tools" / "compare_inference_lab" / "package-lock.json"
+INFERENCE_LAB_LOCK = Path(__file__).parents[2] / "tools" / "compare_inference_lab" / "package-lock.json"
 INFERENCE_LAB_PACKAGE = "@doublewordai/inference-lab"
 INFERENCE_LAB_VARIANTS = ("datasheet", "derated")
 """How inference-lab sees the devices (tools/compare_inference_lab/levels.py): at their datasheet

@@ -15,7 +15,7 @@ from twoclocks.logs import diagnosis
 from twoclocks.scenarios import SCENARIOS
 from twoclocks.web import DEFAULT_STATE, evaluate, evaluate_json
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def report_for(state: dict) -> dict:

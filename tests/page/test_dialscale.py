@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-DIALSCALE = Path(__file__).resolve().parent.parent / "site" / "js" / "dialscale.js"
+DIALSCALE = Path(__file__).resolve().parents[2] / "site" / "js" / "dialscale.js"
 GRID = [10 * 1.01 ** i for i in range(1_200)]  # 10 ms to past 10 min, 1 % apart
 
 

@@ -15,7 +15,7 @@ from pagewait import settle, wait_for_readouts, wait_ready
 
 from twoclocks.web import DEFAULT_STATE, evaluate
 
-NUMBERS = Path(__file__).resolve().parent.parent / "site" / "js" / "numbers.js"
+NUMBERS = Path(__file__).resolve().parents[2] / "site" / "js" / "numbers.js"
 
 
 def parse_in_node(cases: list[tuple[str, bool]]) -> list[dict]:
