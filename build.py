@@ -408,6 +408,25 @@ def log_tools() -> str:
     return tools_phrase()
 
 
+PRESET_DOCS = ROOT / "docs" / "presets.md"
+PRESET_MARKERS = ("<!-- presets:start -->\n", "<!-- presets:end -->")
+
+
+def write_preset_docs() -> None:
+    """Regenerate docs/presets.md's tables from the presets (twoclocks.hardware), so a new preset
+    needs no hand edit there; the file changes only when the presets do (a test checks it)."""
+    model()  # puts py/ on the path
+    from twoclocks.hardware import presets_markdown
+
+    text = PRESET_DOCS.read_text()
+    start, end = PRESET_MARKERS
+    head, rest = text.split(start, 1)
+    new = head + start + presets_markdown() + end + rest.split(end, 1)[1]
+    if new != text:
+        step(f"regenerating the preset tables in {PRESET_DOCS.name}")
+        PRESET_DOCS.write_text(new)
+
+
 def site_assets() -> dict[str, bytes]:
     """Our static files, except the HTML templates (they are rendered per build)."""
     return {
@@ -534,6 +553,7 @@ def build(dist: Path = DIST, version: str | None = None) -> Path:
     micropip_bytes = fetch_micropip().read_bytes()
     step("building the twoclocks wheels from py/")
     wheels = build_wheels()
+    write_preset_docs()
     version = version or project_metadata()["version"]
     assets = site_assets()
     snapshot = memory_snapshot(runtime, micropip_bytes, wheels["model"][1])

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .lesson import CALL_KEYS
-from .load import (DEFAULT_REQUESTS, MAX_CONCURRENCY, roofline_step_cost, simulate_load, toy_step_cost,
+from .load import (CALL_KEYWORDS, DEFAULT_REQUESTS, MAX_CONCURRENCY, roofline_step_cost, simulate_load, toy_step_cost,
                    validation_caveat)
 from .pagestate import ROOFLINE_KEYS, toy_constants
 from ._validate import check_int
@@ -50,7 +49,7 @@ def load_point(state: dict, load: dict | None = None) -> dict:
     """
     load = state["load"] if load is None else load
     cost = state_step_cost(state)
-    call = {key: state[key] for key in CALL_KEYS if key != "streaming"}
+    call = {key: state[key] for key in CALL_KEYWORDS}
     alone = load_is_alone(load)
     # Alone, the call itself: an idle engine's lone prompt is the call's one prefill (the point
     # still names the engine's settings).

@@ -9,7 +9,7 @@ from __future__ import annotations
 from . import settings
 from .agent import DEFAULT_AGENT
 from .load import check_load_state
-from ._validate import check_settings
+from ._validate import check_float, check_int, check_settings
 from .settings import MAX_CONTEXT_WINDOW_TOKENS, MIN_CONTEXT_WINDOW_TOKENS, MODES, TOY_CONTEXT_WINDOW_TOKENS  # noqa: F401
 from .toy import ToyConstants
 
@@ -36,10 +36,24 @@ def complete_state(state: object) -> dict:
             :func:`twoclocks.load.check_load_state`.
     """
     check_settings(state, DEFAULT_STATE, f"state must be an object of settings; got {type(state).__name__}")
+    _check_ranges(state)
     agent = check_settings(state.get("agent", {}), DEFAULT_AGENT, "agent must be an object of agent-loop settings",
                            "agent setting")
     load = check_load_state(state.get("load"))
     return {**DEFAULT_STATE, **state, "agent": {**DEFAULT_AGENT, **agent}, "load": load}
+
+
+_CHECKS = {"int": check_int, "float": check_float}
+
+
+def _check_ranges(state: dict) -> None:
+    """Each number the state gives, against its declared range (settings.py): a setting the model
+    does not check itself is still refused out of range, with the model's own words."""
+    for key, value in state.items():
+        limits = CONTROL_LIMITS[key]
+        check = _CHECKS.get(limits["kind"])
+        if check and not (value is None and limits.get("nullable")):
+            check(key, value, limits["min"], limits["max"])
 
 
 def toy_constants(state: dict) -> ToyConstants:

@@ -129,3 +129,20 @@ def test_every_subcommand_is_a_plain_named_function():
     for name, command in build.COMMANDS.items():
         assert command.__name__ != "<lambda>", name
         assert getattr(build, command.__name__) is command
+
+
+def test_the_build_regenerates_the_preset_tables(tmp_path, monkeypatch):
+    """A new preset needs no hand edit of docs/presets.md: the build rewrites its tables, and
+    leaves a current file untouched."""
+    import build
+    from twoclocks.hardware import presets_markdown
+
+    stale = tmp_path / "presets.md"
+    start, end = build.PRESET_MARKERS
+    stale.write_text(f"# Presets\n\nintro\n\n{start}| old |\n{end}\n\nafter\n")
+    monkeypatch.setattr(build, "PRESET_DOCS", stale)
+    build.write_preset_docs()
+    assert stale.read_text() == f"# Presets\n\nintro\n\n{start}{presets_markdown()}{end}\n\nafter\n"
+    written = stale.stat().st_mtime_ns
+    build.write_preset_docs()
+    assert stale.stat().st_mtime_ns == written

@@ -166,3 +166,16 @@ def test_the_page_builds_every_declared_control_in_its_panel_order(lesson):
         for entry in declared:
             widget = lesson.locator(f'{selector} > [data-key="{entry["key"]}"] {widgets[entry["control"]["kind"]]}')
             assert widget.count() >= 1, entry["key"]
+
+
+def test_the_state_refuses_a_number_out_of_its_declared_range_before_the_model_runs():
+    """complete_state checks each number against the declaration, with the model's own words, so a
+    setting the model does not check itself is still refused (the error names key and range)."""
+    from twoclocks import pagestate, web
+
+    limits = web.CONTROL_LIMITS["speculative_speedup"]
+    with pytest.raises(ValueError, match=r"speculative_speedup must be a number from 1 to 4; got 9"):
+        pagestate.complete_state({"speculative_speedup": 9})
+    with pytest.raises(ValueError, match=r"prompt_tokens must be an integer from 1 to 1,000,000"):
+        pagestate.complete_state({"prompt_tokens": 0})
+    assert pagestate.complete_state({"speculative_speedup": limits["max"]})["speculative_speedup"] == limits["max"]

@@ -657,7 +657,7 @@ def test_new_mixtures_of_experts_read_their_routed_experts_at_batch_1(model):
 
 
 def test_the_preset_tables_in_the_docs_are_the_presets():
-    """docs/presets.md's tables are exactly what hardware.presets_markdown generates."""
+    """docs/presets.md's tables are exactly what hardware.presets_markdown generates (the build writes them)."""
     readme = (ROOT / "docs" / "presets.md").read_text()
     listed = readme.split("<!-- presets:start -->\n", 1)[1].split("<!-- presets:end -->", 1)[0]
     assert hardware.presets_markdown() == listed

@@ -73,7 +73,7 @@ whole spare budget every step. Each step's cost is then linear in the step's ind
 is a sum of the larger of two lines (``roofline.sum_max_linear``) and a load point costs time per
 request, not per token or per chunk.
 """
-from .point import simulate_load
+from .point import CALL_KEYWORDS, simulate_load
 from .settings import (
     DEFAULT_LOAD,
     DEFAULT_REQUESTS,

@@ -21,6 +21,12 @@ def _spread(rng: random.Random, length: int, spread: float) -> int:
     return max(1, round(rng.uniform(length * (1 - spread), length * (1 + spread))))
 
 
+CALL_KEYWORDS = ("prompt_tokens", "output_tokens", "max_tokens", "stop_fires", "cached_prefix_tokens",
+                 "speculative_speedup")
+"""The call's settings a replica's work depends on (the rest, e.g. ``streaming``, only change how
+the answer is shown), passed from a page state."""
+
+
 def simulate_load(
     *,
     prompt_tokens: int,
