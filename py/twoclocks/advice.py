@@ -53,7 +53,7 @@ slow"."""
 WAITING_SHARE = 0.5
 """Share of TTFT spent waiting (queued, or behind other requests' prefills) at or above which a slow
 first token is a capacity problem, not a prompt one: a majority. Used under the page's load (the
-typical request's queue wait) and for a log (:func:`twoclocks.waiting.detect_waiting`)."""
+typical request's queue wait) and for a log (:func:`twoclocks.logs.waiting.detect_waiting`)."""
 
 STALLED_NOTE_SHARE = 0.2
 """Under load, a slow stream that spends at least this share of its time in steps running other

@@ -82,7 +82,7 @@ async function installWheel(name, bytes) {
   }
 }
 
-// The log tools (twoclocks.logtools, .fit, .traffic) ship in a wheel of their own, a third of the
+// The log tools (twoclocks.logs: readers, fit, diagnosis) ship in a wheel of their own, a third of the
 // model's bytes, installed the first time a log is analysed; the code cell's worker, where a learner
 // may import any module of the package, installs them while it boots.
 let logTools = null;
