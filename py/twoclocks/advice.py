@@ -187,8 +187,9 @@ def decide(*, ttft_ms: float, ttlt_ms: float, missing_stop: bool = False, trunca
             ms, 0..``waiting_ms``. When that is most of the wait (``WAITING_SHARE``), a shorter
             prompt shortens the queue as well as the prefill, and the lever is the prompt.
         stalled_ms: of the stream (``ttlt_ms - ttft_ms``), the time spent in steps running other
-            requests' prefill, ms. When both clocks are slow and the first token waits behind
-            prompts, a stream mostly stalled by them (``WAITING_SHARE``) is the prompt's too.
+            requests' prefill (copies of this prompt under the page's load), ms. A stream mostly
+            (``WAITING_SHARE``) spent in such steps is the prompt's: a slow stream's lever, a calm
+            call's first lever, and, with a first token waiting behind prompts, both clocks'.
 
     Returns:
         ``{"label": one of CLOCKS, "lever": one of LEVERS (never "none"), "first_token_slow",
@@ -211,13 +212,14 @@ def decide(*, ttft_ms: float, ttlt_ms: float, missing_stop: bool = False, trunca
     elif first_slow:
         label, lever = "prefill", "waiting" if waiting and not behind_prompts else "prompt"
     elif stream_slow:
-        label, lever = "decode", "stop" if missing_stop else "output"
+        # a stream mostly spent in steps that run other copies of this prompt is the prompt's
+        label, lever = "decode", "stop" if missing_stop else "prompt" if stream_behind_prompts else "output"
     elif truncated:
         label, lever = "cut-off", "room"
     elif missing_stop:
         label, lever = "decode", "stop"
     else:
-        label, lever = "fine", "prompt" if share >= PROMPT_FIRST_SHARE else "output"
+        label, lever = "fine", "prompt" if share >= PROMPT_FIRST_SHARE or stream_behind_prompts else "output"
     return {"label": label, "lever": lever, "first_token_slow": first_slow, "stream_slow": stream_slow,
             "waiting": waiting, "behind_prompts": behind_prompts, "decode_ms": decode_ms, "prefill_share": share,
             "stalled_ms": min(stalled_ms, decode_ms)}
@@ -290,6 +292,12 @@ def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms
     if label == "prefill":
         return (f"The first token is slow: prefill of {prompt} takes {first} of the {format_ms(ttlt_ms)} "
                 f"{subject} ({format_share(share)}; slow from {format_limit(SLOW_FIRST_TOKEN_MS)}), so {PROMPT_FIX}.")
+    if label == "decode" and decision["stream_slow"] and lever == "prompt":
+        return (f"The stream is slow: the first token is out after {first}, then decoding {answer} "
+                f"takes {stream} more ({format_share(1 - share)} of the {subject}; slow from "
+                f"{format_limit(SLOW_STREAM_MS)}), {format_ms(decision['stalled_ms'])} of it in steps that "
+                f"also run other requests' prefills. Every request here sends {prompt}, so a shorter prompt "
+                f"shortens those steps: {FIX[lever]}; more capacity or fewer users per replica helps too.")
     if label == "decode" and decision["stream_slow"]:
         return (f"The stream is slow: the first token is out after {first}, then decoding {answer} "
                 f"takes {stream} more ({format_share(1 - share)} of the {subject}; slow from "
@@ -301,8 +309,14 @@ def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms
         return f"{neither}, but the answer was cut off, so {ROOM_FIX}."
     if label == "decode":
         return f"{neither}, but the stop never fired, so {STOP_FIX}."
-    where = (f"the prompt comes first: prefill is {format_share(share)} of the wait" if lever == "prompt"
-             else f"the output comes first: decode is {format_share(1 - share)} of the wait")
+    stalled = decision["stalled_ms"]
+    if lever == "prompt" and share < PROMPT_FIRST_SHARE:  # the stream is mostly other prompts' prefills
+        where = (f"the prompt comes first: {format_share(stalled / decode)} of the stream is spent in steps that "
+                 "also run other requests' prefills of the same prompt")
+    elif lever == "prompt":
+        where = f"the prompt comes first: prefill is {format_share(share)} of the wait"
+    else:
+        where = f"the output comes first: decode is {format_share(1 - share)} of the wait"
     return f"{neither}. If the {subject} must be faster, {where}."
 
 

@@ -155,3 +155,27 @@ def test_the_cells_self_contained_example_is_the_toy_model():
     assert namespace["decode_ms"](8_000, 20) == pytest.approx(call.decode_ms)
     source = (ROOT / "site" / "example_cell.py").read_text()
     assert not [line for line in source.splitlines() if line.startswith(("import ", "from "))]
+
+
+def test_a_stream_spent_in_other_copies_of_the_prompt_is_the_prompts():
+    """Under the page's load every request is this call: a slow stream that mostly runs in steps
+    with other requests' prefills is the prompt's lever, as the seed says; without such stalls (a
+    log, a call alone) a slow stream stays the output's."""
+    slow_stream = {"ttft_ms": 700.0, "ttlt_ms": 11_600.0}
+    assert advice.decide(**slow_stream, stalled_ms=10_800.0)["lever"] == "prompt"
+    assert advice.decide(**slow_stream, stalled_ms=1_000.0)["lever"] == "output"
+    assert advice.decide(**slow_stream)["lever"] == "output"
+    calm = {"ttft_ms": 705.0, "ttlt_ms": 1_795.0}  # neither slow, decode 61 % of the call
+    assert advice.decide(**calm)["lever"] == "output"
+    assert advice.decide(**calm, stalled_ms=700.0)["lever"] == "prompt"
+
+
+def test_the_router_under_load_is_told_to_cut_the_prompt():
+    """The 8,000-token router with 2 to 64 users: every advice names the prompt (a learner saw "cut
+    the output" at 16 users, where 99 % of the stream ran beside other copies of the prompt)."""
+    from twoclocks import web
+
+    for users in (2, 16, 64):
+        advice = web.evaluate({"load": {"concurrency": users}})["advice"]
+        assert advice["lever"] == "prompt", (users, advice["text"])
+        assert "other requests' prefills" in advice["text"]
