@@ -196,7 +196,8 @@ STEPS = (
         answer="same",
         explanation="Speculative decoding guesses ahead with a draft model and checks several tokens "
         "per step: decode gets faster. Prefill still reads all 200,000 tokens before token one. "
-        "Serving tricks do not excuse a greedy packer: your lever from outside the weights is still "
+        "Serving tricks do not excuse packing the prompt greedily (stuffing in everything that might help): "
+        "your lever from outside the weights is still "
         f"the sequence and the stop. {capital(PROMPT_FIX)}.",
         setup=JUNK,
         keys=("speculative_speedup", "prompt_tokens"),

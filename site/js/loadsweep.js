@@ -89,8 +89,8 @@ function sweepSummary(points) {
   }
   return `The knee of the first token: up to ${users(at.concurrency)} it stays within twice its time ` +
     `at one user, at ${formatNumber(at.output_tokens_per_s)} output tokens per second; from ` +
-    `${past} on, each first token also waits for other calls' prefills ` +
-    "(and, past the KV cache or the running limit, in the queue).";
+    `${past} on, each first token also waits for other calls' prefills: in the queue before its own ` +
+    "prefill starts, or in the steps it shares with them.";
 }
 
 /** Log-log: output tokens per second (x) against p50 TTFT (y), one point per level. */
