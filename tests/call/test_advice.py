@@ -57,7 +57,7 @@ def test_cached_spec_is_fine_and_the_prompt_still_comes_first():
     report = report_for(next(s for s in SCENARIOS if s["id"] == "cached-spec")["state"])
     assert ("prompt", "fine") == (report["advice"]["lever"], report["advice"]["label"])
     assert report["advice"]["text"].startswith("Neither clock is slow")
-    assert report["advice"]["short"].startswith("nothing is slow yet; if the call must be faster, cut the prompt")
+    assert report["advice"]["short"] == f"nothing is slow yet; if the call must be faster, {advice.PROMPT_FIX}."
 
 
 def test_an_answer_cut_off_by_max_tokens_is_an_output_problem_not_a_prompt_one():

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from strategies import call_kwargs, max_tokens, output_tokens, speculative_speedup
 from twoclocks import MAX_PROMPT_TOKENS, prefill_ms, simulate_call
 from twoclocks.bill import DEFAULT_PRICES, ToyPrices, bill_breakdown, bill_usd
-from twoclocks.advice import SLOW_FIRST_TOKEN_MS, SLOW_STREAM_MS
+from twoclocks.advice import PROMPT_FIX, SLOW_FIRST_TOKEN_MS, SLOW_STREAM_MS
 from twoclocks.lesson import diagnose, sensitivities
 
 ROUTER = {"prompt_tokens": 8000, "output_tokens": 20, "max_tokens": 256, "stop_fires": True}
@@ -210,7 +210,7 @@ def test_the_prefill_diagnosis_says_cut_the_prompt():
     """When prefill hurts, the sentence names the prompt levers."""
     sentence = diagnose(simulate_call(**RAG))["sentence"]
 
-    assert "cut the prompt: packing, a cached stable prefix, summarised tool dumps" in sentence
+    assert PROMPT_FIX in sentence
 
 
 def test_the_diagnosis_points_at_a_missing_stop():

@@ -358,7 +358,7 @@ def test_long_prompt_log_is_diagnosed_as_prefill():
     assert ("prefill", True) == (
         result["diagnosis"]["verdict"], result["recommendation"].startswith("The first token")
     )
-    assert "Cut the prompt" in result["recommendation"]
+    assert advice.capital(advice.PROMPT_FIX) in result["recommendation"]
 
 
 def test_long_output_log_is_diagnosed_as_decode():

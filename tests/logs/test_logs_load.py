@@ -186,7 +186,7 @@ def test_a_recorded_load_is_named_as_the_source_and_in_the_evidence():
     found = result["diagnosis"]["waiting"]
     assert found["detected"] and found["source"] == "file"
     assert "concurrency 64 (max_concurrency)" in found["evidence"][0]
-    assert "concurrency 64" in result["recommendation"] and "cut the prompt" not in result["recommendation"].lower()
+    assert "concurrency 64" in result["recommendation"] and advice.PROMPT_FIX not in result["recommendation"].lower()
 
 
 def test_one_request_at_a_time_is_not_a_load():

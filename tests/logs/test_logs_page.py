@@ -11,6 +11,7 @@ from pagewait import DEADLINE_MS, format_ms, open_logs, wait_for_readouts, wait_
 
 from twoclocks.logs.fit import DECODE_TERMS, PREFILL_TERMS
 from twoclocks.logs import analyze_log
+from twoclocks.advice import PROMPT_FIX
 from twoclocks.web import DEFAULT_STATE, evaluate
 
 pytestmark = pytest.mark.browser
@@ -363,7 +364,7 @@ def test_a_log_that_was_waiting_shows_the_waiting_finding_with_its_evidence(logs
     assert (f"the median wait is {format_ms(expected['queue_ms_p50'])} and the median prefill at most "
             f"{format_ms(expected['prefill_ms_p50'])}") in split
     advice_text = logs.text_content("#logs-recommendation")
-    assert "waiting" in advice_text and "cut the prompt" not in advice_text.lower()
+    assert "waiting" in advice_text and PROMPT_FIX not in advice_text.lower()
     assert upload(logs, LOGS / "llmperf_individual_responses.json") == "done"
     assert logs.locator(block).count() == 0
 

@@ -745,3 +745,12 @@ def test_a_deployment_or_a_call_names_what_it_does_not_know():
         deployment(serving_stack="triton", params=DEFAULT_ROOFLINE)
     with pytest.raises(TypeError, match="temperature"):
         roofline_call(**ROUTER, temperature=0.0)
+
+
+def test_an_out_of_memory_message_with_one_remedy_reads_as_a_sentence():
+    """Llama 3.1 405B in int4 on 8 x L4: the only remedy left is a larger accelerator (a newcomer
+    saw "use or an accelerator with more memory")."""
+    with pytest.raises(ValueError) as refused:
+        roofline_call(prompt_tokens=1000, output_tokens=10, max_tokens=10, accelerator="l4",
+                      model="llama-3.1-405b", weight_dtype="int4", tensor_parallel=8)
+    assert str(refused.value).endswith("use an accelerator with more memory")

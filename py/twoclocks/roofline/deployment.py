@@ -147,6 +147,8 @@ class Deployment:
         remedies.append("an accelerator with more memory")
         if weights_fit:
             remedies.append("a shorter call")
+        if len(remedies) == 1:
+            return f"use {remedies[0]}"
         return "use " + ", ".join(remedies[:-1]) + " or " + remedies[-1]
 
     def allreduce_ms(self, tokens: int) -> float:
