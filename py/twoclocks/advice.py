@@ -252,6 +252,12 @@ def _stream_stalls(decision: dict) -> str:
     return "the prompt is not the problem."
 
 
+def _copies_of_prompt(prompt: str, what: str, lever: str) -> str:
+    """Under the page's load every request is this call: why its prompt is the lever for ``what``."""
+    return (f"Every request here sends {prompt}, so a shorter prompt shortens {what}: {FIX[lever]}; "
+            "more capacity or fewer users per replica helps too.")
+
+
 def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms: float = 0.0,
                    prompt: str, answer: str, subject: str = "call") -> str:
     """The advice's first sentence for a :func:`decide` result: where the wait goes and what to do.
@@ -273,9 +279,8 @@ def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms
         if label == "both" and lever == "prompt":
             then += ", most of it in steps shared with those prefills"
         return (f"The first token waits {format_ms(waiting_ms)} of its {first} behind other requests' prefills "
-                f"(slow from {format_limit(SLOW_FIRST_TOKEN_MS)}){then}. Every request here sends {prompt}, so "
-                f"a shorter prompt shortens its own prefill and the queue of prefills ahead of it: "
-                f"{FIX[lever]}; more capacity or fewer users per replica helps too.")
+                f"(slow from {format_limit(SLOW_FIRST_TOKEN_MS)}){then}. "
+                + _copies_of_prompt(prompt, "its own prefill and the queue of prefills ahead of it", lever))
     if label == "both":
         if decision["waiting"]:
             return (f"Both clocks are slow: the first token waits {format_ms(waiting_ms)} of its {first} "
@@ -296,8 +301,7 @@ def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms
         return (f"The stream is slow: the first token is out after {first}, then decoding {answer} "
                 f"takes {stream} more ({format_share(1 - share)} of the {subject}; slow from "
                 f"{format_limit(SLOW_STREAM_MS)}), {format_ms(decision['stalled_ms'])} of it in steps that "
-                f"also run other requests' prefills. Every request here sends {prompt}, so a shorter prompt "
-                f"shortens those steps: {FIX[lever]}; more capacity or fewer users per replica helps too.")
+                f"also run other requests' prefills. " + _copies_of_prompt(prompt, "those steps", lever))
     if label == "decode" and decision["stream_slow"]:
         return (f"The stream is slow: the first token is out after {first}, then decoding {answer} "
                 f"takes {stream} more ({format_share(1 - share)} of the {subject}; slow from "

@@ -124,16 +124,16 @@ def agent_section(state: dict) -> tuple[dict | None, str | None]:
         return None, str(error)
 
 
-def engines_section(state: dict) -> dict:
-    """The engines' defaults on the state's deployment and which one its load runs
-    (:func:`twoclocks.engines.engines_for`); the toy takes an 80 GB GPU's."""
+def engines_section(state: dict, window_tokens: int) -> dict:
+    """The engines' defaults on the state's deployment (its context window ``window_tokens``) and
+    which one its load runs (:func:`twoclocks.engines.engines_for`); the toy takes an 80 GB GPU's."""
     toy = state["mode"] != "roofline"
     try:
         capacity = state_step_cost(state).capacity_slots
     except ValueError:  # the weights leave no KV cache: the load section says so
         capacity = None
     return engines_for(state["load"], TOY_ENGINE_ACCELERATOR if toy else state["accelerator"], capacity,
-                       context_window(state)["window_tokens"], toy=toy)
+                       window_tokens, toy=toy)
 
 
 def page_report(state: dict, *, compare_schedulers: bool = False) -> dict:
@@ -201,7 +201,7 @@ def page_report(state: dict, *, compare_schedulers: bool = False) -> dict:
         "agent_error": agent_error,
         "load": load,
         "load_error": load_error,
-        "engines": engines_section(state),
+        "engines": engines_section(state, context["window_tokens"]),
         "clocks": _loaded_clocks(report, load, state["streaming"]),
         "scheduler_compare": scheduler_compare(state, load) if compare_schedulers else None,
     }
