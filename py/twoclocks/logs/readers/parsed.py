@@ -83,6 +83,8 @@ class ParsedLog:
             load). See :meth:`add_load` and :mod:`twoclocks.logs.readers.inflight`.
         prompt_tokens, output_tokens: token counts per used request (ints >= 1).
         ttft_ms, ttlt_ms: times per used request in ms (0 < ttft_ms <= ttlt_ms).
+        trace: for an app trace, the calls and runs it holds (:mod:`twoclocks.logs.traces.calls`),
+            else None.
     """
 
     ok: bool = False
@@ -101,6 +103,7 @@ class ParsedLog:
     output_tokens: list = field(default_factory=list)
     ttft_ms: list = field(default_factory=list)
     ttlt_ms: list = field(default_factory=list)
+    trace: object = None
 
     @property
     def rows_used(self) -> int:
