@@ -17,6 +17,7 @@ from ..advice import format_share
 from . import fit, readers
 from .diagnosis import diagnose
 from .fitcheck import fit_tables
+from .traces.report import trace_report
 
 MAX_POINTS = 2_000
 """Most points in each scatter the page draws."""
@@ -142,7 +143,10 @@ def analyze_log(data: bytes | str, *, filename: str | None = None) -> dict:
         "recommendation" (str), "points" (:func:`picture_points`), "fit_tables"
         (:func:`twoclocks.logs.fitcheck.fit_tables`: per length group, the median measured and the
         median fitted time over the same requests), "warnings" (lines for the top of the result,
-        :func:`read_warnings`), "percentile_note" (:func:`sample_note`)}``.
+        :func:`read_warnings`), "percentile_note" (:func:`sample_note`), "trace" (for an app trace,
+        :func:`twoclocks.logs.traces.report.trace_report`; else None)}``. An app trace none of whose
+        calls has both clocks and both token counts has ``fit``, ``diagnosis``, ``points`` and
+        ``fit_tables`` None and the trace's verdict as ``recommendation``.
         Otherwise ``{"ok": False, "error", "format", "rows_total", "skipped", "skip_reasons",
         "formats_accepted"}``.
 
@@ -167,6 +171,12 @@ def analyze_log(data: bytes | str, *, filename: str | None = None) -> dict:
             return _json_safe(
                 {**base, "error": parsed.error, "formats_accepted": list(readers.FORMATS.values())}
             )
+        trace = trace_report(parsed.trace) if parsed.trace is not None else None
+        base["trace"] = trace
+        if not parsed.rows_used:  # an app trace whose calls were not timed to the first token
+            return _json_safe({**base, "warnings": [], "percentile_note": "", "fit": None,
+                               "diagnosis": None, "recommendation": trace["verdict"], "points": None,
+                               "fit_tables": None})
         columns = {
             "prompt_tokens": parsed.prompt_tokens,
             "output_tokens": parsed.output_tokens,

@@ -48,6 +48,10 @@ SKIP_REASONS = {
         "tokens or one day)"
     ),
     "over_limit": f"beyond the first {MAX_REQUESTS:,} usable requests",
+    "no_first_token": (
+        "the call's first-token time is unknown, so it is shown with TTLT only and left out of "
+        "the first-token figures"
+    ),
 }
 """Why a row was skipped: id -> one line for the page."""
 

@@ -89,7 +89,7 @@ def parse_log(data: object, *, filename: str | None = None) -> ParsedLog:
         log.error = f"Could not read this file ({type(error).__name__}). Accepted: {ACCEPTED}."
         log.ok = False
         return log
-    if not log.error and not log.rows_used:
+    if not log.error and not log.rows_used and not getattr(log.trace, "calls", None):
         lines = log.reason_lines()
         reasons = "; ".join(f"{count:,} {lines[reason]}" for reason, count in log.skipped.items())
         log.error = f"No usable requests in this {log.format_name or 'file'}" + (

@@ -1,0 +1,58 @@
+"""An app trace for the page: the runs drawn, the lessons found, one verdict.
+
+Units: times are ms (``*_ms``); token counts are ints; shares are fractions in [0, 1].
+"""
+
+from __future__ import annotations
+
+from ...advice import format_ms
+from .calls import TraceLog
+from .lessons import run_lessons, split_sentence
+from .runs import MAX_RUNS_SHOWN, trace_summary
+
+LESSON_ORDER = ("fix_first", "tool_dump", "parallel_tools", "short_after_long", "uncached_prefix",
+                "cut_off", "cap_far_above")
+"""The lessons' kinds in the order a file's summary lists them."""
+
+
+def _file_lessons(runs: list) -> list:
+    """Per lesson kind over every run: how many runs show it, and the example with most at stake."""
+    kinds: dict = {}
+    for run in runs:
+        for lesson in run["lessons"]:
+            entry = kinds.setdefault(lesson["kind"], {"kind": lesson["kind"], "runs": 0, "example": None})
+            entry["runs"] += 1
+            if entry["example"] is None or lesson["stake_ms"] > entry["example"]["stake_ms"]:
+                entry["example"] = {**lesson, "run": run["id"]}
+    return [kinds[k] for k in LESSON_ORDER if k in kinds]
+
+
+def _verdict(summary: dict, runs: list) -> str:
+    """One verdict: a single run's split and the call to fix first; for many runs, their split."""
+    if len(runs) == 1:
+        first = runs[0]["lessons"][0]["text"] if runs[0]["lessons"] else ""
+        return f"{runs[0]['split_text']} {first}".strip()
+    slowest = runs[0]
+    return (f"{split_sentence(summary['split'], f'{len(runs):,} runs')} The slowest run took "
+            f"{format_ms(slowest['split']['total_ms'])}; its timeline is first below.")
+
+
+def trace_report(trace: TraceLog) -> dict:
+    """The page's view of an app trace.
+
+    Returns:
+        :func:`twoclocks.logs.traces.runs.trace_summary`'s dict, with ``runs`` cut to the
+        :data:`MAX_RUNS_SHOWN` slowest, each run with ``lessons``
+        (:func:`twoclocks.logs.traces.lessons.run_lessons`) and ``split_text``; plus ``lessons``
+        (per kind over every run: ``{"kind", "runs", "example": a lesson with its "run"}``) and
+        ``verdict`` (one paragraph).
+    """
+    summary = trace_summary(trace)
+    runs = summary["runs"]
+    for run in runs:
+        run["lessons"] = run_lessons(run)
+        run["split_text"] = split_sentence(run["split"])
+    summary["lessons"] = _file_lessons(runs)
+    summary["verdict"] = _verdict(summary, runs)
+    summary["runs"] = runs[:MAX_RUNS_SHOWN]
+    return summary
