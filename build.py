@@ -399,13 +399,13 @@ def model():
     return twoclocks.web
 
 
-def log_tools() -> str:
-    """The tools whose results the log section reads, from the readers' registry (so the page's
-    sentence names every format a reader module adds)."""
+def log_tools(*, traces: bool = False) -> str:
+    """The tools whose results (or, with ``traces``, whose app traces) the log section reads, from
+    the readers' registry (so the page's sentence names every format a reader module adds)."""
     model()  # puts py/ on the path
     from twoclocks.logs.readers import tools_phrase
 
-    return tools_phrase()
+    return tools_phrase(traces=traces)
 
 
 PRESET_DOCS = ROOT / "docs" / "presets.md"
@@ -539,6 +539,7 @@ def render_page(
         "%%TTFT_RAW%%": repr(report["ttft_ms"]),
         "%%TTLT_RAW%%": repr(report["ttlt_ms"]),
         "%%LOG_TOOLS%%": html.escape(log_tools(), quote=False),
+        "%%TRACE_TOOLS%%": html.escape(log_tools(traces=True), quote=False),
     }
     for marker, value in replacements.items():
         template = template.replace(marker, value)

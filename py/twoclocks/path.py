@@ -58,7 +58,8 @@ class Step:
     seed: str = ""  # the seed's sentence this step teaches, quoted
     veil: bool = False  # the question is about the clocks as they stand: hide them until predicted
     lead: str = ""  # a sentence before the question (the first step's two definitions)
-    deeper: tuple = ()  # ((section id, label, state or None), ...): where the lab goes further
+    deeper: tuple = ()  # ((section id, label, state or None[, sample]), ...): where the lab goes further;
+    # a sample ("trace") is loaded into the log section when the link is followed
 
 
 def _state(**changes) -> dict:
@@ -248,7 +249,7 @@ STEPS = (
         seed="Logging only total latency. You cannot tell prefill from decode. Split the clock: time to "
         "first token, time to last, prompt tiles, output tiles.",
         deeper=(("split", "Split the clock: a log of the calls you play", None),
-                ("logs", "Bring your own logs", None)),
+                ("logs", "Split the clock on your own app's trace", None, "trace")),
     ),
     Step(
         id="output-room",
@@ -283,7 +284,8 @@ STEPS = (
         setup=ROUTER,
         seed="If first token is slow and prompt is huge: packing and cache. If first token is fine and "
         "the stream crawls: output length, stop rules, or a memory-bound cache. If both are slow: both.",
-        deeper=(("lab", "The whole lab", None),
+        deeper=(("logs", "Now your app: split the clock on its trace (or an example agent run)", None, "trace"),
+                ("lab", "The whole lab", None),
                 ("lab", "Roofline mode: real hardware", {"mode": "roofline"}),
                 ("load", "Under load: many calls on one GPU", None),
                 ("agent", "The agent loop in depth", None),
@@ -389,7 +391,7 @@ def path_data() -> list[dict]:
         A list of ``{"id", "title", "question", "choices": [{"id", "label"}], "answer",
         "explanation", "setup": the settings that differ from ``pagestate.DEFAULT_STATE`` (the step starts
         from the defaults with these over them), "keys", "actions": [{"id", "label", "play", "run",
-        "state"? (the settings it changes over the setup), "base"?, "effect"?}], "show", "seed", "veil", "lead", "deeper": [{"section", "label", "state"}], "setup_clocks": {"ttft_ms", "ttlt_ms"}}``; the last
+        "state"? (the settings it changes over the setup), "base"?, "effect"?}], "show", "seed", "veil", "lead", "deeper": [{"section", "label", "state", "sample" (None, or "trace": the log section loads its example trace)}], "setup_clocks": {"ttft_ms", "ttlt_ms"}}``; the last
         step also carries ``"checklist": [{"term", "rule"}]``.
     """
     steps = []
@@ -410,8 +412,8 @@ def path_data() -> list[dict]:
             "seed": step.seed,
             "veil": step.veil,
             "lead": step.lead,
-            "deeper": [{"section": section, "label": label, "state": state}
-                       for section, label, state in step.deeper],
+            "deeper": [{"section": link[0], "label": link[1], "state": link[2],
+                        "sample": link[3] if len(link) > 3 else None} for link in step.deeper],
             "setup_clocks": {"ttft_ms": report["ttft_ms"], "ttlt_ms": report["ttlt_ms"]},
         })
     steps[-1]["checklist"] = [{"term": term, "rule": rule} for term, rule in CHECKLIST]

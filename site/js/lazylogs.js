@@ -7,10 +7,11 @@ import { downloadProblem, isDownloadError, isOffline, retryWhenOnline } from "./
 /**
  * The log section in `root`, loaded when near. `tools` is what logs/logsview.js's setupLogs takes
  * (analyze, useFitted, useLoad, sampleUrl, readonly); `fitted()` says whether the lab runs a fitted
- * model. Returns {setFitted(bool)}, harmless before the tools have loaded.
+ * model. Returns {setFitted(bool), loadSample(kind)}, harmless before the tools have loaded.
  */
 export function lazyLogs(root, tools, fitted) {
   let logsView = null;
+  let pendingSample = null; // a sample asked for before the tools loaded
   async function load() {
     const link = Object.assign(document.createElement("link"), {
       rel: "stylesheet", href: new URL("../css/logs.css", import.meta.url).href,
@@ -22,6 +23,7 @@ export function lazyLogs(root, tools, fitted) {
       root.replaceChildren(); // a message from a failed attempt (offline) goes
       logsView = setupLogs(root, tools);
       logsView.setFitted(fitted());
+      if (pendingSample) logsView.loadSample(pendingSample);
     } catch (error) {
       if (!isDownloadError(error)) {
         root.textContent = `The log tools could not load (${error.message}); reload the page to try again.`;
@@ -37,5 +39,9 @@ export function lazyLogs(root, tools, fitted) {
     }
   }
   whenNear(root).then(load);
-  return { setFitted: (on) => logsView?.setFitted(on) };
+  return {
+    setFitted: (on) => logsView?.setFitted(on),
+    /** Analyse a shipped sample ("log" or "trace") now, or as soon as the tools have loaded. */
+    loadSample: (kind) => (logsView ? logsView.loadSample(kind) : (pendingSample = kind)),
+  };
 }

@@ -309,6 +309,7 @@ const logs = lazyLogs($("logs-root"), {
     showOnClocks(lesson.validate(partial)); // throws, naming the setting, if the log's values cannot be set
   },
   sampleUrl: new URL("../sample-log.csv", import.meta.url).href,
+  traceSampleUrl: new URL("../sample-trace.json", import.meta.url).href,
   readonly: view.readonly,
 }, fittedModel);
 
@@ -336,11 +337,12 @@ const guidedPath = new GuidedPath($("path"), BUILD.path, progress, {
     if (view.view === "path") callControls.setLocked(!unlocked || view.readonly);
   },
   show: (step) => { document.documentElement.dataset.pathShow = step.show ?? ""; },
-  deeper: ({ section, state }) => {
+  deeper: ({ section, state, sample }) => {
     showView("lab");
     if (state) applyState(state);
     syncUrl();
     $(section).scrollIntoView({ block: "start" });
+    if (sample) logs.loadSample(sample); // the example trace, into the log section once it has loaded
   },
   onChange: (summary, step) => {
     if (view.view === "path") {

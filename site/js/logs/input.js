@@ -10,15 +10,16 @@ const ACCEPT = ".csv,.tsv,.txt,.log,.json,.jsonl,.ndjson,text/csv,text/tab-separ
 
 /** The import controls: `{ element, controls: [fileInput, sampleButton, analyseButton], textarea }`.
  *  `isBusy()` says whether an analysis is running (a drop is then refused); `readonly` locks drops. */
-export function logInput({ run, reject, isBusy, sampleUrl, readonly }) {
+export function logInput({ run, reject, isBusy, sampleUrl, traceSampleUrl, readonly }) {
   const fileInput = el("input", { attrs: { type: "file", id: "logs-file", accept: ACCEPT } });
   const sampleButton = el("button", { text: "Try with a sample", attrs: { type: "button", id: "logs-sample" } });
+  const traceButton = el("button", { text: "Try an example agent trace (made up)", attrs: { type: "button", id: "logs-sample-trace" } });
   const drop = el("div", { cls: "logs-drop", attrs: { id: "logs-drop" } }, [
     el("p", { cls: "logs-drop-title", text: "Drop a log file here, or choose one:", attrs: { "aria-hidden": "true" } }),
-    el("label", { cls: "logs-label", text: "Your log file (up to 50 MB)", attrs: { for: "logs-file" } }),
+    el("label", { cls: "logs-label", text: "Your log or trace file (up to 50 MB)", attrs: { for: "logs-file" } }),
     fileInput,
     el("p", { cls: "muted logs-hint", text: "CSV, TSV, JSON Lines or JSON: read here, never uploaded." }),
-    el("p", { cls: "logs-or" }, [el("span", { text: "No log at hand? " }), sampleButton]),
+    el("p", { cls: "logs-or" }, [el("span", { text: "No file at hand? " }), sampleButton, traceSampleUrl ? traceButton : null].filter(Boolean)),
   ]);
   const textarea = el("textarea", {
     cls: "logs-text",
@@ -82,20 +83,27 @@ export function logInput({ run, reject, isBusy, sampleUrl, readonly }) {
     run(async () => text, "the pasted log");
   });
 
-  sampleButton.addEventListener("click", () => {
-    const name = decodeURIComponent(new URL(sampleUrl, location.href).pathname.split("/").pop() || "sample log");
+  function runSample(url, what) {
+    const name = decodeURIComponent(new URL(url, location.href).pathname.split("/").pop() || what);
     run(async () => {
-      const response = await fetch(sampleUrl).catch((problem) => {
-        throw Object.assign(problem, { what: "the sample log" });
+      const response = await fetch(url).catch((problem) => {
+        throw Object.assign(problem, { what: `the ${what}` });
       });
-      if (!response.ok) throw new Error(`the sample could not be loaded (HTTP ${response.status})`);
+      if (!response.ok) throw new Error(`the ${what} could not be loaded (HTTP ${response.status})`);
       return response.text();
     }, name);
-  });
+  }
+  sampleButton.addEventListener("click", () => runSample(sampleUrl, "sample log"));
+  traceButton.addEventListener("click", () => runSample(traceSampleUrl, "example trace"));
 
   return {
     element: el("div", { cls: "logs-import" }, [drop, paste]),
-    controls: [fileInput, sampleButton, analyseButton],
+    controls: [fileInput, sampleButton, traceButton, analyseButton],
     textarea,
+    /** Press a sample's button ("log" or "trace"), unless an analysis is running or the view is read-only. */
+    loadSample(kind) {
+      const button = kind === "trace" ? traceButton : sampleButton;
+      if (!button.disabled && button.isConnected) button.click();
+    },
   };
 }

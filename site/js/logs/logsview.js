@@ -5,13 +5,14 @@
 // fitted curves. It computes no latency: every figure comes from Python. Every string from the file
 // or from Python goes into the page through textContent.
 //
-//   setupLogs(root, { analyze, useFitted, useLoad, sampleUrl })
+//   setupLogs(root, { analyze, useFitted, useLoad, sampleUrl, traceSampleUrl })
 //     analyze(text, filename)  Promise of the analysis dict (see analyze_log's docstring)
 //     useFitted(constants)     run the lesson on these ToyConstants fields (null: the toy numbers)
 //     useLoad(suggestion)      optional: run the lab's load section at a log's load, given
 //                              {load: {concurrency, requests_per_s}, prompt_tokens, output_tokens};
 //                              without it the waiting finding offers no button
 //     sampleUrl                URL of the shipped sample log
+//     traceSampleUrl           URL of the shipped example agent trace (made up; optional)
 //
 // root.dataset.state is "idle" | "busy" | "done" | "error"; root.dataset.runs counts finished
 // analyses; root.dataset.fitted is "true" while the lesson runs on fitted coefficients.
@@ -32,7 +33,7 @@ export { formatCoefficient } from "./format.js";
 export { MAX_FILE_BYTES } from "./input.js";
 
 /** Build the section in `root`. `readonly` (the page's read-only view) locks every control in it. */
-export function setupLogs(root, { analyze, useFitted, useLoad, sampleUrl, readonly = false }) {
+export function setupLogs(root, { analyze, useFitted, useLoad, sampleUrl, traceSampleUrl, readonly = false }) {
   let runId = 0;
   let current = null; // {analysis, filename}
   let fittedFrom = null; // the filename whose fit the lesson runs on, or null
@@ -41,7 +42,7 @@ export function setupLogs(root, { analyze, useFitted, useLoad, sampleUrl, readon
   root.dataset.runs = "0";
   root.dataset.fitted = "false";
 
-  const input = logInput({ run, reject, isBusy: () => root.dataset.state === "busy", sampleUrl, readonly });
+  const input = logInput({ run, reject, isBusy: () => root.dataset.state === "busy", sampleUrl, traceSampleUrl, readonly });
   const status = el("p", { cls: "logs-status", attrs: { id: "logs-status", role: "status" } });
   const error = el("div", { cls: "logs-error", attrs: { id: "logs-error", role: "alert" } });
   error.hidden = true;
@@ -203,6 +204,10 @@ export function setupLogs(root, { analyze, useFitted, useLoad, sampleUrl, readon
   });
 
   return {
+    /** Analyse the shipped sample log ("log") or example agent trace ("trace"), as its button does. */
+    loadSample(kind) {
+      input.loadSample(kind);
+    },
     /** Forget the shown analysis (not the lesson's coefficients). */
     reset() {
       runId += 1;

@@ -6,6 +6,7 @@ import { formatCount, formatMs } from "../format.js";
 import { fitCard, readCard } from "./cards.js";
 import { plural } from "./format.js";
 import { sentenceList, table } from "./tables.js";
+import { traceBlocks } from "./trace.js";
 
 // Where the waiting finding's load comes from (twoclocks.logs.waiting.detect_waiting's "source").
 const HOW_WE_KNOW = {
@@ -17,6 +18,35 @@ const HOW_WE_KNOW = {
 /** Fill `top` and `bottom` with `analysis` of `filename`; `figures` draws the charts, `useLoad` and
  *  `readonly` are setupLogs' options (the waiting finding's load offer). */
 export function renderResults({ top, bottom }, analysis, filename, { figures, useLoad, readonly }) {
+  if (analysis.trace) return renderTrace({ top, bottom }, analysis, filename, { figures, useLoad, readonly });
+  renderLog({ top, bottom }, analysis, filename, { figures, useLoad, readonly });
+}
+
+// An app trace: its runs and lessons on top; its timed calls as a log below, when it has any.
+function renderTrace({ top, bottom }, analysis, filename, options) {
+  const warnings = analysis.warnings ?? [];
+  top.replaceChildren(...[
+    warnings.length ? el("div", { cls: "logs-warning", attrs: { id: "logs-warning", role: "alert" } }, warnings.map((text) => el("p", { text }))) : null,
+    ...traceBlocks(analysis.trace),
+    el("div", { cls: "cards cards-2 logs-cards" }, [readCard(analysis, filename), analysis.fit ? fitCard(analysis.fit) : null].filter(Boolean)),
+  ].filter(Boolean));
+  top.hidden = false;
+  if (!analysis.diagnosis) {
+    bottom.replaceChildren();
+    bottom.hidden = true;
+    return;
+  }
+  const log = { top: el("div"), bottom: el("div") };
+  renderLog(log, analysis, filename, options);
+  bottom.replaceChildren(
+    el("h3", { cls: "trace-as-log", text: "The timed calls as a log: percentiles, the fit and the diagnosis" }),
+    ...[...log.top.children].filter((node) => !node.classList.contains("logs-cards")),
+    ...log.bottom.children,
+  );
+  bottom.hidden = false;
+}
+
+function renderLog({ top, bottom }, analysis, filename, { figures, useLoad, readonly }) {
   const d = analysis.diagnosis;
   const warnings = analysis.warnings ?? [];
   top.replaceChildren(...[

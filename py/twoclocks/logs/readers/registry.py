@@ -48,10 +48,14 @@ def accepted_markdown() -> str:
     return "\n".join(f"- {reader.ACCEPTS} (`{reader.FORMAT}`)" for reader in READERS) + "\n"
 
 
-def tools_phrase() -> str:
+def tools_phrase(*, traces: bool = False) -> str:
     """The tools whose saved results are read, for the page's sentence: "SGLang's benchmark, ...
-    AIPerf or llmperf" (``build.py`` writes it into the page, so the page lists every reader)."""
-    tools = [reader.TOOL for reader in READERS if hasattr(reader, "TOOL")]
+    AIPerf or llmperf" (``build.py`` writes it into the page, so the page lists every reader);
+    with ``traces`` the app-tracing tools instead ("Langfuse, LangSmith, ... or LiteLLM")."""
+    tools = [reader.TOOL for reader in READERS
+             if hasattr(reader, "TOOL") and getattr(reader, "TRACE", False) == traces]
+    if len(tools) < 2:
+        return "".join(tools)
     return ", ".join(tools[:-1]) + " or " + tools[-1]
 
 

@@ -37,6 +37,35 @@ def _verdict(summary: dict, runs: list) -> str:
             f"{format_ms(slowest['split']['total_ms'])}; its timeline is first below.")
 
 
+def _plural(count: int, word: str) -> str:
+    return f"{count:,} {word}" + ("" if count == 1 else "s")
+
+
+def read_lines(summary: dict) -> list:
+    """What was read and how it was counted, one sentence each, for the page's "What was read"."""
+    kinds = summary["spans"]
+    spans = sum(kinds.values())
+    held = ", ".join(f"{kinds[k]:,} {w}" for k, w in (("llm", "model"), ("tool", "tool"), ("other", "other"))
+                     if kinds.get(k))
+    lines = [f"{_plural(summary['calls'], 'model call')} in {_plural(summary['runs_total'], 'run')}, "
+             f"from {_plural(spans, 'span')} ({held})."]
+    if summary["wrappers"]:
+        lines.append(f"{_plural(summary['wrappers'], 'model span')} wrapped a call and repeated its model "
+                     "and usage (a framework's span around the provider call): counted once, as the call inside.")
+    if summary["duplicates"]:
+        lines.append(f"{_plural(summary['duplicates'], 'span')} appeared again under the same id: merged.")
+    timed = summary["ttft_known"]
+    lines.append(f"{_plural(timed, 'call')} of {summary['calls']:,} recorded a first token, so "
+                 f"{'its' if timed == 1 else 'their'} TTFT is known; the others show TTLT only, never a "
+                 "guessed TTFT." if timed < summary["calls"] else
+                 "Every call recorded its first token, so every TTFT is known.")
+    lines += [f"{_plural(item['count'], 'call')}: {item['text']}." for item in summary["ttft_unknown"]]
+    lines += [f"{_plural(item['count'], 'model span')} not drawn: {item['text']}." for item in summary["skipped"]]
+    lines.append("TTLT is each call's end minus its start, from the timestamps (a tool's own latency "
+                 "field is not trusted for its unit).")
+    return lines
+
+
 def trace_report(trace: TraceLog) -> dict:
     """The page's view of an app trace.
 
@@ -45,7 +74,7 @@ def trace_report(trace: TraceLog) -> dict:
         :data:`MAX_RUNS_SHOWN` slowest, each run with ``lessons``
         (:func:`twoclocks.logs.traces.lessons.run_lessons`) and ``split_text``; plus ``lessons``
         (per kind over every run: ``{"kind", "runs", "example": a lesson with its "run"}``) and
-        ``verdict`` (one paragraph).
+        ``verdict`` (one paragraph) and ``read_lines`` (:func:`read_lines`).
     """
     summary = trace_summary(trace)
     runs = summary["runs"]
@@ -54,5 +83,6 @@ def trace_report(trace: TraceLog) -> dict:
         run["split_text"] = split_sentence(run["split"])
     summary["lessons"] = _file_lessons(runs)
     summary["verdict"] = _verdict(summary, runs)
+    summary["read_lines"] = read_lines(summary)
     summary["runs"] = runs[:MAX_RUNS_SHOWN]
     return summary

@@ -1,0 +1,172 @@
+// An app trace on the page: the verdict, one run's calls on a timeline (each call's first-token wait
+// and stream drawn like the lesson's timeline, tools and other spans between them), the lessons found
+// in the run (each with the code that pulls its lever), the summary by model and by call name, and what
+// was read. Every figure and sentence comes from Python (twoclocks.logs.traces.report.trace_report);
+// every string from the file (prompts, model and span names) goes in through textContent, never markup.
+import { codeGuide } from "../codeguide.js";
+import { el } from "../dom.js";
+import { formatCount, formatMs } from "../format.js";
+import { plural } from "./format.js";
+import { cells, table } from "./tables.js";
+
+const pct = (part, whole) => `${Math.max(0, Math.min(100, (100 * part) / whole)).toFixed(3)}%`;
+const dash = (value, fmt) => (value === null || value === undefined ? "–" : fmt(value));
+
+/** The trace's part of the results: `[verdict, run view, lessons, summary, what was read]`. */
+export function traceBlocks(trace) {
+  const runView = el("div", { cls: "trace-run", attrs: { id: "trace-run" } });
+  const show = (index) => runView.replaceChildren(...runBlocks(trace.runs[index]));
+  show(0);
+  return [
+    el("div", { cls: "logs-recommendation trace-verdict", attrs: { id: "trace-verdict" } }, [
+      el("h3", { text: "Where your app's wait goes" }),
+      el("p", { text: trace.verdict }),
+    ]),
+    runPicker(trace, show),
+    runView,
+    trace.runs_total > 1 || trace.calls > 1 ? summaryBlock(trace) : null,
+    el("details", { cls: "trace-read", attrs: { id: "trace-read" } }, [
+      el("summary", { text: "What was read, and how calls were counted" }),
+      el("ul", { cls: "logs-findings" }, trace.read_lines.map((text) => el("li", { text }))),
+    ]),
+  ].filter(Boolean);
+}
+
+function runPicker(trace, show) {
+  if (trace.runs.length < 2) return null;
+  const select = el("select", { attrs: { id: "trace-run-select" } }, trace.runs.map((run, i) =>
+    el("option", { text: `${run.name || run.id}: ${formatMs(run.split.total_ms)}, ${plural(run.calls_total, "call")}`, attrs: { value: String(i) } })));
+  select.addEventListener("change", () => show(Number(select.value)));
+  const shown = trace.runs.length < trace.runs_total ? ` (the ${trace.runs.length} slowest of ${formatCount(trace.runs_total)})` : "";
+  return el("p", { cls: "trace-picker" }, [
+    el("label", { text: `Run${shown}: `, attrs: { for: "trace-run-select" } }), select,
+  ]);
+}
+
+// One run: its split, its timeline and its lessons.
+function runBlocks(run) {
+  const title = run.name ? `Run ${run.name}` : "The run";
+  return [
+    el("h3", { text: `${title}: ${formatMs(run.split.total_ms)}, ${plural(run.calls_total, "model call")}` }),
+    splitBar(run.split),
+    el("p", { text: run.split_text, attrs: { id: "trace-split-text" } }),
+    timeline(run),
+    run.calls_total > run.calls.length || run.gaps_total > run.gaps.length
+      ? el("p", { cls: "muted", text: `Drawn: the first ${run.calls.length} of ${formatCount(run.calls_total)} calls and ${run.gaps.length} of ${formatCount(run.gaps_total)} other spans; the split counts them all.` })
+      : null,
+    el("h3", { text: "The lesson, in this run" }),
+    el("ol", { cls: "trace-lessons", attrs: { id: "trace-lessons" } }, run.lessons.map(lessonItem)),
+  ].filter(Boolean);
+}
+
+const PARTS = [
+  ["first_token_ms", "trace-first", "waiting for first tokens"],
+  ["streaming_ms", "trace-stream", "streaming"],
+  ["unsplit_ms", "trace-unsplit", "model calls not timed to the first token"],
+  ["other_ms", "trace-other", "everything else"],
+];
+
+function splitBar(split) {
+  const bar = el("div", { cls: "logs-share-bar trace-split-bar", attrs: { "aria-hidden": "true" } });
+  for (const [key, cls] of PARTS) {
+    if (!split[key]) continue;
+    const part = el("span", { cls });
+    part.style.width = pct(split[key], split.total_ms);
+    bar.append(part);
+  }
+  const legend = el("p", { cls: "trace-legend" }, PARTS.filter(([key]) => split[key]).map(([key, cls, words]) =>
+    el("span", {}, [el("span", { cls: `swatch ${cls}`, attrs: { "aria-hidden": "true" } }), document.createTextNode(` ${words} ${formatMs(split[key])}`)])));
+  return el("div", { cls: "trace-split", attrs: { id: "trace-split" }, data: { firstTokenMs: split.first_token_ms, otherMs: split.other_ms } }, [bar, legend]);
+}
+
+// Calls and the spans between them in start order, each a labelled bar on the run's time axis.
+function timeline(run) {
+  const total = Math.max(run.split.total_ms, 1e-9);
+  const rows = [...run.calls.map((call) => ({ at: call.offset_ms, row: callRow(call, total) })),
+    ...run.gaps.map((gap) => ({ at: gap.offset_ms, row: gapRow(gap, total) }))];
+  rows.sort((a, b) => a.at - b.at);
+  return el("ol", { cls: "trace-timeline", attrs: { id: "trace-timeline", "aria-label": "The run's calls and other spans in start order" } },
+    rows.map(({ row }) => row));
+}
+
+function track(offset, total, parts) {
+  const bar = el("span", { cls: "trace-bar" });
+  bar.style.marginLeft = pct(offset, total);
+  bar.style.width = pct(parts.reduce((sum, [ms]) => sum + ms, 0), total);
+  const whole = parts.reduce((sum, [ms]) => sum + ms, 0) || 1;
+  for (const [ms, cls] of parts) {
+    const piece = el("span", { cls });
+    piece.style.width = pct(ms, whole);
+    bar.append(piece);
+  }
+  return el("span", { cls: "trace-track", attrs: { "aria-hidden": "true" } }, [bar]);
+}
+
+function callRow(call, total) {
+  const parts = call.ttft_ms === null
+    ? [[call.ttlt_ms, "trace-unsplit"]]
+    : [[call.ttft_ms, "trace-first"], [call.decode_ms, "trace-stream"]];
+  const name = [call.name, call.model && call.model !== call.name ? call.model : ""].filter(Boolean).join(" · ");
+  const facts = [
+    call.ttft_ms === null ? `TTFT unknown (${call.ttft_unknown})` : `TTFT ${formatMs(call.ttft_ms)}`,
+    `TTLT ${formatMs(call.ttlt_ms)}`,
+    `prompt ${dash(call.prompt_tokens, formatCount)}${call.cached_tokens ? ` (${formatCount(call.cached_tokens)} cached)` : call.cached_tokens === 0 ? " (0 cached)" : ""}`,
+    `output ${dash(call.output_tokens, formatCount)}`,
+    call.max_tokens ? `max_tokens ${formatCount(call.max_tokens)}` : null,
+    call.finish_reason ? `finish ${call.finish_reason}` : null,
+    call.error ? `error: ${call.error}` : null,
+  ].filter(Boolean).join(" · ");
+  return el("li", { cls: "trace-row trace-call", data: { call: call.number, ttftMs: call.ttft_ms ?? "", ttltMs: call.ttlt_ms, cutOff: String(call.cut_off) } }, [
+    el("span", { cls: "trace-label" }, [el("strong", { text: `Call ${call.number}` }), document.createTextNode(name ? ` ${name}` : "")]),
+    track(call.offset_ms, total, parts),
+    el("span", { cls: "trace-facts", text: facts }),
+    messages(call),
+  ].filter(Boolean));
+}
+
+function gapRow(gap, total) {
+  return el("li", { cls: `trace-row trace-gap trace-gap-${gap.kind}`, data: { kind: gap.kind } }, [
+    el("span", { cls: "trace-label" }, [el("span", { text: gap.kind === "tool" ? "Tool " : "" }), el("span", { text: gap.name || "(unnamed span)" })]),
+    track(gap.offset_ms, total, [[gap.duration_ms, "trace-other"]]),
+    el("span", { cls: "trace-facts", text: `${formatMs(gap.duration_ms)}${gap.error ? ` · error: ${gap.error}` : ""}` }),
+  ]);
+}
+
+// The call's messages stay out of view until the learner opens them (they may hold user data).
+function messages(call) {
+  if (!call.prompt_text && !call.output_text) return null;
+  return el("details", { cls: "trace-messages" }, [
+    el("summary", { text: "Show the messages (first 2,000 characters)" }),
+    call.prompt_text ? el("pre", { cls: "trace-text", text: call.prompt_text, attrs: { "aria-label": "Prompt" } }) : null,
+    call.output_text ? el("pre", { cls: "trace-text", text: call.output_text, attrs: { "aria-label": "Answer" } }) : null,
+  ].filter(Boolean));
+}
+
+function lessonItem(lesson) {
+  return el("li", { cls: "trace-lesson", data: { kind: lesson.kind, lever: lesson.lever, call: lesson.call } }, [
+    el("p", { text: lesson.text }),
+    lesson.topics.length ? codeGuide(lesson.topics, { id: `trace-code-${lesson.kind}-${lesson.call}` }) : null,
+  ].filter(Boolean));
+}
+
+function summaryBlock(trace) {
+  const group = (caption, rows, id) => {
+    const wrap = table({
+      caption, captionHidden: false,
+      head: ["", "Calls", "TTFT p50 (timed)", "TTLT p50", "TTLT p90", "Prompt p50", "Output p50", "Cached"],
+      rows: rows.map((r) => cells(el("tr", { data: { name: r.name } }), [
+        r.name, formatCount(r.calls), r.ttft_known ? `${formatMs(r.ttft_p50_ms)} (${formatCount(r.ttft_known)})` : "–",
+        formatMs(r.ttlt_p50_ms), formatMs(r.ttlt_p90_ms), dash(r.prompt_p50_tokens, formatCount),
+        dash(r.output_p50_tokens, formatCount), r.cached_share === null ? "not reported" : `${Math.round(100 * r.cached_share)}%`,
+      ])),
+      cls: "data-table trace-groups",
+    });
+    wrap.querySelector("table").id = id;
+    return wrap;
+  };
+  return el("div", { cls: "trace-summary" }, [
+    el("h3", { text: "Every call in the file" }),
+    group("By model (slowest in all first)", trace.by_model, "trace-by-model"),
+    group("By call name", trace.by_name, "trace-by-name"),
+  ]);
+}
