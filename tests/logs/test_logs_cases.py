@@ -339,10 +339,17 @@ def test_every_fixture_with_requests_has_an_independent_median_check():
 
 
 def test_every_reader_has_the_registry_interface_and_a_fixture():
-    """Each reader exposes FORMAT, NAME, ACCEPTS, recognise and read, and some fixture reads as it."""
+    """Each reader exposes FORMAT, NAME, ACCEPTS, recognise and read, and some fixture reads as it
+    (a benchmark reader's in tests/data/logs, an app-trace reader's in tests/data/traces)."""
     formats = {analyse(name)["format"] for name in INDEPENDENT}
+    traces = DATA.parent / "traces"
+    trace_formats = {analyze_log(path.read_bytes(), filename=path.name)["format"]
+                     for path in traces.iterdir() if path.suffix in (".json", ".jsonl", ".txt")}
     for reader in readers.READERS:
         assert all(hasattr(reader, attr) for attr in ("FORMAT", "NAME", "ACCEPTS", "recognise", "read"))
+        if getattr(reader, "TRACE", False):
+            assert hasattr(reader, "spans") and reader.FORMAT in trace_formats
+            continue
         assert reader.FORMAT in formats
         assert hasattr(reader, "TOOL") or reader is readers.READERS[-1]  # the page's sentence names it
     assert list(readers.FORMATS) == [reader.FORMAT for reader in readers.READERS]
