@@ -42,7 +42,7 @@ def tool(oid, name, start, end):
 def main() -> None:
     observations = [
         {"id": "agent", "traceId": "example-trace", "type": "AGENT", "name": "triage-agent",
-         "startTime": at(0), "endTime": at(10.3), "level": "DEFAULT"},
+         "startTime": at(0), "endTime": at(8.95), "level": "DEFAULT"},
         generation("plan", "plan", 0.05, 0.69, 1.12, 2_450, 38, 4_096, "tool_calls",
                    "Ticket 4711: checkout fails with error 502 since this morning.",
                    '{"tool_calls": ["search_tickets", "fetch_logs"]}'),
@@ -52,7 +52,7 @@ def main() -> None:
                    "[search_tickets: 40 similar tickets] [fetch_logs: 9,800 lines of gateway logs]",
                    '{"team": "outage", "urgency": 5}'),
         tool("update", "update_ticket", 6.12, 6.40),
-        generation("reply", "reply", 6.45, 6.93, 10.25, 2_710, 512, 512, "length",
+        generation("reply", "reply", 6.45, 6.93, 8.88, 2_710, 300, 300, "length",
                    "Write the customer a short reply.",
                    "Dear customer, thank you for reaching out about the checkout errors ..."),
     ]

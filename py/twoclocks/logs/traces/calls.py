@@ -47,11 +47,11 @@ them: OpenAI ``length``; Anthropic ``max_tokens``; Gemini ``MAX_TOKENS`` (compar
 the OpenAI Responses API's ``incomplete`` (``max_output_tokens``)."""
 
 TTFT_UNKNOWN = {
-    "not_streamed": "the call did not stream, so no first token was timed",
-    "not_recorded": "the trace records no first-token time for it",
-    "fill_in": "its recorded first-token time is its end, a tool's fill-in for a call that did not stream",
-    "before_start": "its recorded first token is before the call started (clock skew between spans)",
-    "after_end": "its recorded first token is after the call ended (clock skew between spans)",
+    "not_streamed": "not streamed, so no first token was timed",
+    "not_recorded": "no first-token time in the trace",
+    "fill_in": "the recorded first token is the call's end, a tool's fill-in for a call that did not stream",
+    "before_start": "the recorded first token is before the call's start (clock skew between spans)",
+    "after_end": "the recorded first token is after the call's end (clock skew between spans)",
 }
 """Why a call's TTFT is unknown: id -> one line for the page."""
 
@@ -206,6 +206,8 @@ def _call(span: Span, trace: TraceLog) -> Call | None:
     if ttlt > MAX_TIME_MS:
         trace.count(trace.skipped, "too_long")
         return None
+    if span.max_tokens is not None and span.max_tokens <= 0:  # -1 and 0 are tools' "no limit"
+        span.max_tokens = None
     ttft, why = _first_token(span, ttlt)
     if why:
         trace.count(trace.ttft_unknown, why)

@@ -55,11 +55,13 @@ def read_lines(summary: dict) -> list:
     if summary["duplicates"]:
         lines.append(f"{_plural(summary['duplicates'], 'span')} appeared again under the same id: merged.")
     timed = summary["ttft_known"]
-    lines.append(f"{_plural(timed, 'call')} of {summary['calls']:,} recorded a first token, so "
-                 f"{'its' if timed == 1 else 'their'} TTFT is known; the others show TTLT only, never a "
-                 "guessed TTFT." if timed < summary["calls"] else
-                 "Every call recorded its first token, so every TTFT is known.")
-    lines += [f"{_plural(item['count'], 'call')}: {item['text']}." for item in summary["ttft_unknown"]]
+    if timed == summary["calls"]:
+        lines.append("Every call recorded its first token, so every TTFT is known.")
+    else:
+        known = (f"{_plural(timed, 'call')} of {summary['calls']:,} recorded a first token" if timed
+                 else "No call recorded a first token")
+        lines.append(f"{known}; a call without one shows TTLT only, never a guessed TTFT.")
+    lines += [f"{_plural(item['count'], 'call')} without a TTFT: {item['text']}." for item in summary["ttft_unknown"]]
     lines += [f"{_plural(item['count'], 'model span')} not drawn: {item['text']}." for item in summary["skipped"]]
     lines.append("TTLT is each call's end minus its start, from the timestamps (a tool's own latency "
                  "field is not trusted for its unit).")
