@@ -59,6 +59,7 @@ class Step:
     veil: bool = False  # the question is about the clocks as they stand: hide them until predicted
     lead: str = ""  # a sentence before the question (the first step's two definitions)
     deeper: tuple = ()  # ((section id, label, state or None), ...): where the lab goes further
+    code: tuple = ()  # topic ids of twoclocks.codeguide: the step's lever in an app's code
 
 
 def _state(**changes) -> dict:
@@ -148,6 +149,7 @@ STEPS = (
                  Action("cache", "Cache the 2,000-token spec", {"cached_prefix_tokens": 2000})),
         seed="If your agent’s output is 20 tokens of JSON and the prompt is 8,000, do not start by "
         "cutting max-tokens from 256 to 64. Cut the prompt.",
+        code=("cache",),
     ),
     Step(
         id="streaming",
@@ -184,6 +186,7 @@ STEPS = (
         seed="Leaving max new tokens at 2048 for a router that should emit one enum. Decode will "
         "ramble if the stop never fires. Stop on schema complete.",
         veil=True,
+        code=("stop",),
     ),
     Step(
         id="speculative",
@@ -229,6 +232,7 @@ STEPS = (
         seed="Parallel tool calls still serialize into one next prompt — one more prefill — unless you "
         "cache the shared prefix.",
         deeper=(("agent", "The agent loop in depth, turn by turn", None),),
+        code=("trim", "cache"),
     ),
     Step(
         id="split-the-clock",
@@ -249,6 +253,7 @@ STEPS = (
         "first token, time to last, prompt tiles, output tiles.",
         deeper=(("split", "Split the clock: a log of the calls you play", None),
                 ("logs", "Bring your own logs", None)),
+        code=("measure",),
     ),
     Step(
         id="output-room",
@@ -269,6 +274,7 @@ STEPS = (
                  Action("summarise", "Summarise the history: 6,000", {"prompt_tokens": 6_000})),
         seed="Reserve output room in the window (last lesson) so decode has space. Then stop so decode "
         "does not fill that room with poetry when you needed one JSON object.",
+        code=("stop",),
     ),
     Step(
         id="checklist",
@@ -389,7 +395,8 @@ def path_data() -> list[dict]:
         A list of ``{"id", "title", "question", "choices": [{"id", "label"}], "answer",
         "explanation", "setup": the settings that differ from ``pagestate.DEFAULT_STATE`` (the step starts
         from the defaults with these over them), "keys", "actions": [{"id", "label", "play", "run",
-        "state"? (the settings it changes over the setup), "base"?, "effect"?}], "show", "seed", "veil", "lead", "deeper": [{"section", "label", "state"}], "setup_clocks": {"ttft_ms", "ttlt_ms"}}``; the last
+        "state"? (the settings it changes over the setup), "base"?, "effect"?}], "show", "seed", "veil", "lead", "deeper": [{"section", "label", "state"}], "setup_clocks": {"ttft_ms", "ttlt_ms"}, "code": [topic ids
+        of :mod:`twoclocks.codeguide`, shown once the step's answer is revealed]}``; the last
         step also carries ``"checklist": [{"term", "rule"}]``.
     """
     steps = []
@@ -413,6 +420,7 @@ def path_data() -> list[dict]:
             "deeper": [{"section": section, "label": label, "state": state}
                        for section, label, state in step.deeper],
             "setup_clocks": {"ttft_ms": report["ttft_ms"], "ttlt_ms": report["ttlt_ms"]},
+            "code": list(step.code),
         })
     steps[-1]["checklist"] = [{"term": term, "rule": rule} for term, rule in CHECKLIST]
     return steps
