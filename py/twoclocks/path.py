@@ -60,6 +60,7 @@ class Step:
     lead: str = ""  # a sentence before the question (the first step's two definitions)
     deeper: tuple = ()  # ((section id, label, state or None[, sample]), ...): where the lab goes further;
     # a sample ("trace") is loaded into the log section when the link is followed
+    code: tuple = ()  # topic ids of twoclocks.codeguide: the step's lever in an app's code
 
 
 def _state(**changes) -> dict:
@@ -149,6 +150,7 @@ STEPS = (
                  Action("cache", "Cache the 2,000-token spec", {"cached_prefix_tokens": 2000})),
         seed="If your agent’s output is 20 tokens of JSON and the prompt is 8,000, do not start by "
         "cutting max-tokens from 256 to 64. Cut the prompt.",
+        code=("cache",),
     ),
     Step(
         id="streaming",
@@ -185,6 +187,7 @@ STEPS = (
         seed="Leaving max new tokens at 2048 for a router that should emit one enum. Decode will "
         "ramble if the stop never fires. Stop on schema complete.",
         veil=True,
+        code=("stop",),
     ),
     Step(
         id="speculative",
@@ -230,6 +233,7 @@ STEPS = (
         seed="Parallel tool calls still serialize into one next prompt — one more prefill — unless you "
         "cache the shared prefix.",
         deeper=(("agent", "The agent loop in depth, turn by turn", None),),
+        code=("trim", "cache"),
     ),
     Step(
         id="split-the-clock",
@@ -250,6 +254,7 @@ STEPS = (
         "first token, time to last, prompt tiles, output tiles.",
         deeper=(("split", "Split the clock: a log of the calls you play", None),
                 ("logs", "Split the clock on your own app's trace", None, "trace")),
+        code=("measure",),
     ),
     Step(
         id="output-room",
@@ -270,6 +275,7 @@ STEPS = (
                  Action("summarise", "Summarise the history: 6,000", {"prompt_tokens": 6_000})),
         seed="Reserve output room in the window (last lesson) so decode has space. Then stop so decode "
         "does not fill that room with poetry when you needed one JSON object.",
+        code=("stop",),
     ),
     Step(
         id="checklist",
@@ -391,7 +397,10 @@ def path_data() -> list[dict]:
         A list of ``{"id", "title", "question", "choices": [{"id", "label"}], "answer",
         "explanation", "setup": the settings that differ from ``pagestate.DEFAULT_STATE`` (the step starts
         from the defaults with these over them), "keys", "actions": [{"id", "label", "play", "run",
-        "state"? (the settings it changes over the setup), "base"?, "effect"?}], "show", "seed", "veil", "lead", "deeper": [{"section", "label", "state", "sample" (None, or "trace": the log section loads its example trace)}], "setup_clocks": {"ttft_ms", "ttlt_ms"}}``; the last
+        "state"? (the settings it changes over the setup), "base"?, "effect"?}], "show", "seed", "veil", "lead",
+        "deeper": [{"section", "label", "state", "sample" (None, or "trace": the log section loads its
+        example trace)}], "setup_clocks": {"ttft_ms", "ttlt_ms"}, "code": [topic ids
+        of :mod:`twoclocks.codeguide`, shown once the step's answer is revealed]}``; the last
         step also carries ``"checklist": [{"term", "rule"}]``.
     """
     steps = []
@@ -415,6 +424,7 @@ def path_data() -> list[dict]:
             "deeper": [{"section": link[0], "label": link[1], "state": link[2],
                         "sample": link[3] if len(link) > 3 else None} for link in step.deeper],
             "setup_clocks": {"ttft_ms": report["ttft_ms"], "ttlt_ms": report["ttlt_ms"]},
+            "code": list(step.code),
         })
     steps[-1]["checklist"] = [{"term": term, "rule": rule} for term, rule in CHECKLIST]
     return steps

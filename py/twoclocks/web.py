@@ -183,8 +183,10 @@ def page_data() -> dict:
     ``limits`` (``CONTROL_LIMITS``), ``defaults``, ``settings`` (every setting's declaration, controls
     included: :func:`twoclocks.settings.page_settings`), ``scenarios``, ``mistakes``, ``options`` (the
     roofline presets' ids and display names), ``load_demos`` (:data:`twoclocks.scenarios.LOAD_DEMOS`)
-    ``load_sweep_concurrency`` (the sweep's levels) and ``path`` (the guided path's steps,
-    :func:`twoclocks.path.path_data`)."""
+    ``load_sweep_concurrency`` (the sweep's levels), ``path`` (the guided path's steps,
+    :func:`twoclocks.path.path_data`) and ``code_guide`` (the SDK snippets and the providers'
+    documented claims for each lever, :func:`twoclocks.codeguide.code_guide`)."""
+    from .codeguide import code_guide
     from .path import path_data
 
     return {
@@ -197,6 +199,7 @@ def page_data() -> dict:
         "load_sweep_concurrency": sweep_levels(),
         "load_demos": LOAD_DEMOS,
         "path": path_data(),
+        "code_guide": code_guide(),
     }
 
 

@@ -21,7 +21,7 @@ import { lazyLogs } from "./lazylogs.js";
 import { CallLog } from "./log.js";
 import { buildMistakes } from "./mistakes.js";
 import { Player } from "./play.js";
-import { adviceView, contextView, describeAgentModel, describeModel, modelLineView, showContext } from "./readouts.js";
+import { adviceView, contextView, describeAgentModel, describeModel, leverCodeView, modelLineView, showContext } from "./readouts.js";
 import { RooflineView } from "./rooflineview.js";
 import { ShowMe } from "./showme.js";
 import { LessonState } from "./state.js";
@@ -121,6 +121,7 @@ const views = [
   clocksPanel,
   loadLineView,
   adviceView(() => scenarios.active()),
+  leverCodeView($("lever-code"), BUILD.code_guide.levers),
   contextView,
   modelLineView(BUILD.options),
   doublingView($("doubling-cards")),

@@ -2,6 +2,7 @@
 // controls and actions unlock, the learner acts, the clocks move (the changed readouts marked) and
 // the step says why. Steps, answers and every number come from Python (BUILD.path, twoclocks/path.py);
 // this module places them, keeps progress (progress.js) and publishes TwoClocks.lesson.
+import { codeGuide } from "./codeguide.js";
 import { el } from "./dom.js";
 
 const PHASES = ["predict", "act", "revealed"];
@@ -41,7 +42,7 @@ export class GuidedPath {
       choices: $("choices"), commit: $("commit"), act: $("act"), actions: $("actions"),
       reveal: $("reveal"), verdict: $("verdict"), explanation: $("explanation"), effect: $("effect"),
       checklist: $("checklist"), back: $("back"), next: $("next"), dots: $("dots"),
-      deeper: $("deeper"), deeperWrap: $("deeper-wrap"),
+      deeper: $("deeper"), deeperWrap: $("deeper-wrap"), code: $("code"),
     };
     const { form, back, next, actions } = this.parts;
     form.addEventListener("submit", (event) => {
@@ -164,6 +165,7 @@ export class GuidedPath {
       parts.verdict.dataset.correct = String(predicted.correct);
     }
     parts.explanation.textContent = step.explanation;
+    this.renderCode(step, revealed);
     parts.effect.hidden = !this.lastEffect;
     parts.effect.textContent = this.lastEffect ? `What changed: ${this.lastEffect.text}` : "";
     parts.deeperWrap.hidden = !step.deeper.length;
@@ -185,6 +187,17 @@ export class GuidedPath {
     }
     this.hooks.gate(step, this.phase !== "predict");
     this.hooks.show(step);
+  }
+
+  /** The step's lever in an app's code (step.code, twoclocks/codeguide/), once its answer is out:
+   * before the prediction it would give the answer away. Built once per step shown. */
+  renderCode(step, revealed) {
+    const key = revealed && step.code?.length ? step.id : "";
+    if (this.parts.code.dataset.step === key) return;
+    this.parts.code.dataset.step = key;
+    const guide = key ? codeGuide(step.code, { id: `path-code-${step.id}` }) : null;
+    this.parts.code.replaceChildren(...(guide ? [guide] : []));
+    this.parts.code.hidden = !guide;
   }
 
   renderChoices(step, predicted) {

@@ -1,6 +1,7 @@
 // Text the lab shows for a report: the readouts, the advice (every element that recommends a lever
 // carries data-lever = report.advice.lever), the context-window bar and the model line. Python wrote
 // every number and sentence; this module only puts them on the page.
+import { codeGuide } from "./codeguide.js";
 import { SCALE_WORDS } from "./dialscale.js";
 import { removeAttr, setAttr, setText } from "./dom.js";
 import { formatMs, formatNumber, formatPercent, formatTokens, formatUsd } from "./format.js";
@@ -109,6 +110,26 @@ export function describeClocks(report, drawn) {
 
 /** The advice; `activeScenario()` is the scenario chip the current state matches (or null). */
 export const adviceView = (activeScenario) => ({ show: (report) => showAdvice(report, activeScenario()) });
+
+/**
+ * "In your code" under "What to cut first": the code of the current lever's topics
+ * (BUILD.code_guide.levers). Rebuilt only when the lever changes, so a drag that keeps the lever
+ * touches nothing; an open disclosure stays open across a change of lever.
+ */
+export function leverCodeView(container, levers) {
+  let shown;
+  return {
+    show: (report) => {
+      const { lever } = report.advice;
+      if (lever === shown) return;
+      shown = lever;
+      const open = Boolean(container.querySelector("details.code-guide")?.open);
+      const guide = codeGuide(levers[lever] ?? [], { id: "lever-code-guide", open });
+      container.replaceChildren(...(guide ? [guide] : []));
+      container.dataset.lever = lever;
+    },
+  };
+}
 
 /** The context-window bar. */
 export const contextView = { show: (report) => showContext(report.context) };

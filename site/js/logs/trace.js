@@ -3,8 +3,7 @@
 // in the run (each with the code that pulls its lever), the summary by model and by call name, and what
 // was read. Every figure and sentence comes from Python (twoclocks.logs.traces.report.trace_report);
 // every string from the file (prompts, model and span names) goes in through textContent, never markup.
-// TEMP until the code guide lands
-const codeGuide = () => null;
+import { codeGuide } from "../codeguide.js";
 import { el } from "../dom.js";
 import { formatCount, formatMs } from "../format.js";
 import { plural } from "./format.js";
