@@ -25,6 +25,11 @@ MAX_POINTS = 2_000
 CURVE_POINTS = 64
 """Points on each fitted curve."""
 
+TRACE_LOG_MIN_CALLS = 20
+"""An app trace with at least this many calls timed to the first token is also analysed as a log
+(percentiles, the fit, the diagnosis); fewer say little about a fit, and the trace's own lessons
+name each call instead."""
+
 MIN_USED_SHARE = 0.5
 """Below this share of a file's rows used, the result opens with a warning naming the main skip."""
 
@@ -144,9 +149,9 @@ def analyze_log(data: bytes | str, *, filename: str | None = None) -> dict:
         (:func:`twoclocks.logs.fitcheck.fit_tables`: per length group, the median measured and the
         median fitted time over the same requests), "warnings" (lines for the top of the result,
         :func:`read_warnings`), "percentile_note" (:func:`sample_note`), "trace" (for an app trace,
-        :func:`twoclocks.logs.traces.report.trace_report`; else None)}``. An app trace none of whose
-        calls has both clocks and both token counts has ``fit``, ``diagnosis``, ``points`` and
-        ``fit_tables`` None and the trace's verdict as ``recommendation``.
+        :func:`twoclocks.logs.traces.report.trace_report`; else None)}``. An app trace with fewer than
+        :data:`TRACE_LOG_MIN_CALLS` calls with both clocks and both token counts has ``fit``,
+        ``diagnosis``, ``points`` and ``fit_tables`` None and the trace's verdict as ``recommendation``.
         Otherwise ``{"ok": False, "error", "format", "rows_total", "skipped", "skip_reasons",
         "formats_accepted"}``.
 
@@ -173,8 +178,10 @@ def analyze_log(data: bytes | str, *, filename: str | None = None) -> dict:
             )
         trace = trace_report(parsed.trace) if parsed.trace is not None else None
         base["trace"] = trace
-        if not parsed.rows_used:  # an app trace whose calls were not timed to the first token
-            return _json_safe({**base, "warnings": [], "percentile_note": "", "fit": None,
+        if trace is not None and parsed.rows_used < TRACE_LOG_MIN_CALLS:  # too few timed calls for a fit
+            why = (f"The lesson's model is fitted to a trace with at least {TRACE_LOG_MIN_CALLS} calls timed to "
+                   f"the first token; this one has {parsed.rows_used:,}.")
+            return _json_safe({**base, "warnings": [], "percentile_note": "", "fit": None, "fit_message": why,
                                "diagnosis": None, "recommendation": trace["verdict"], "points": None,
                                "fit_tables": None})
         columns = {

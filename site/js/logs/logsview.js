@@ -103,7 +103,7 @@ export function setupLogs(root, { analyze, useFitted, useLoad, sampleUrl, traceS
       );
     } else if (current && !constants) {
       const fit = current.analysis.fit;
-      modelNote.textContent = fit?.not_offered
+      modelNote.textContent = !fit && current.analysis.fit_message ? current.analysis.fit_message : fit?.not_offered
         ? fit.message
         : `The lesson cannot run on this log's fit: ${fit?.message || "a part could not be fitted."}`;
     } else if (current) {
@@ -144,8 +144,10 @@ export function setupLogs(root, { analyze, useFitted, useLoad, sampleUrl, traceS
     } else {
       current = { analysis, filename };
       renderResults({ top: resultsTop, bottom: resultsBottom }, analysis, filename, { figures, useLoad, readonly });
-      finish("done", `${filename}: ${formatCount(analysis.rows_used)} of ${plural(analysis.rows_total, "row")} ` +
-        `used, analysed in ${formatMs(ms)}.`);
+      const read = analysis.trace
+        ? `${plural(analysis.trace.calls, "model call")} in ${plural(analysis.trace.runs_total, "run")}`
+        : `${formatCount(analysis.rows_used)} of ${plural(analysis.rows_total, "row")} used`;
+      finish("done", `${filename}: ${read}, analysed in ${formatMs(ms)}.`);
     }
   }
 

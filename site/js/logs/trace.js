@@ -15,13 +15,16 @@ const dash = (value, fmt) => (value === null || value === undefined ? "–" : fm
 /** The trace's part of the results: `[verdict, run view, lessons, summary, what was read]`. */
 export function traceBlocks(trace) {
   const runView = el("div", { cls: "trace-run", attrs: { id: "trace-run" } });
-  const show = (index) => runView.replaceChildren(...runBlocks(trace.runs[index]));
+  const single = trace.runs_total === 1; // its split and first lesson are the verdict: not said twice
+  const show = (index) => runView.replaceChildren(...runBlocks(trace.runs[index], single));
   show(0);
   return [
-    el("div", { cls: "logs-recommendation trace-verdict", attrs: { id: "trace-verdict" } }, [
+    el("div", { cls: "logs-recommendation trace-verdict", attrs: { id: "trace-verdict" }, data: { lever: trace.lever ?? "" } }, [
       el("h3", { text: "Where your app's wait goes" }),
       el("p", { text: trace.verdict }),
-    ]),
+      single && trace.runs[0].lessons[0]?.topics.length
+        ? codeGuide(trace.runs[0].lessons[0].topics, { id: "trace-code-verdict" }) : null,
+    ].filter(Boolean)),
     runPicker(trace, show),
     runView,
     trace.runs_total > 1 || trace.calls > 1 ? summaryBlock(trace) : null,
@@ -29,6 +32,7 @@ export function traceBlocks(trace) {
       el("summary", { text: "What was read, and how calls were counted" }),
       el("ul", { cls: "logs-findings" }, trace.read_lines.map((text) => el("li", { text }))),
     ]),
+    codeGuide(["measure"], { id: "trace-code-measure" }),
   ].filter(Boolean);
 }
 
@@ -44,18 +48,19 @@ function runPicker(trace, show) {
 }
 
 // One run: its split, its timeline and its lessons.
-function runBlocks(run) {
+function runBlocks(run, single) {
   const title = run.name ? `Run ${run.name}` : "The run";
+  const lessons = single ? run.lessons.filter((lesson) => lesson.kind !== "fix_first") : run.lessons;
   return [
     el("h3", { text: `${title}: ${formatMs(run.split.total_ms)}, ${plural(run.calls_total, "model call")}` }),
     splitBar(run.split),
-    el("p", { text: run.split_text, attrs: { id: "trace-split-text" } }),
+    single ? null : el("p", { text: run.split_text, attrs: { id: "trace-split-text" } }),
     timeline(run),
     run.calls_total > run.calls.length || run.gaps_total > run.gaps.length
       ? el("p", { cls: "muted", text: `Drawn: the first ${run.calls.length} of ${formatCount(run.calls_total)} calls and ${run.gaps.length} of ${formatCount(run.gaps_total)} other spans; the split counts them all.` })
       : null,
-    el("h3", { text: "The lesson, in this run" }),
-    el("ol", { cls: "trace-lessons", attrs: { id: "trace-lessons" } }, run.lessons.map(lessonItem)),
+    lessons.length ? el("h3", { text: single ? "More of the lesson, in this run" : "The lesson, in this run" }) : null,
+    lessons.length ? el("ol", { cls: "trace-lessons", attrs: { id: "trace-lessons" } }, lessons.map(lessonItem)) : null,
   ].filter(Boolean);
 }
 

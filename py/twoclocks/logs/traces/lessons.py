@@ -39,9 +39,9 @@ seed's 10k-token log dump; an ordinary tool answer (a status, a short JSON objec
 
 CACHE_MIN_TOKENS = 1_024
 """The shortest prompt the providers' prompt caches take: OpenAI caches prompts of 1,024 tokens or
-more (platform.openai.com/docs/guides/prompt-caching), and 1,024 is Anthropic's smallest minimum
-cacheable length (docs.anthropic.com/en/docs/build-with-claude/prompt-caching; some models need
-more). Below it no cached tokens are expected, so none are missed."""
+more, and Anthropic's minimum cacheable length depends on the model, 1,024 tokens on Claude Opus 4.8
+(the claims, with the providers' pages and the date they were read, are :mod:`twoclocks.codeguide`'s
+``cache`` topic). Below it no cached tokens are expected, so none are missed."""
 
 SAME_HEAD_CHARS = 500
 """Two prompts whose first this many characters are identical start with the same text (a system

@@ -76,7 +76,7 @@ def trace_report(trace: TraceLog) -> dict:
         :data:`MAX_RUNS_SHOWN` slowest, each run with ``lessons``
         (:func:`twoclocks.logs.traces.lessons.run_lessons`) and ``split_text``; plus ``lessons``
         (per kind over every run: ``{"kind", "runs", "example": a lesson with its "run"}``) and
-        ``verdict`` (one paragraph) and ``read_lines`` (:func:`read_lines`).
+        ``verdict`` (one paragraph), ``lever`` (a single run's first lesson's lever, else None) and ``read_lines`` (:func:`read_lines`).
     """
     summary = trace_summary(trace)
     runs = summary["runs"]
@@ -85,6 +85,7 @@ def trace_report(trace: TraceLog) -> dict:
         run["split_text"] = split_sentence(run["split"])
     summary["lessons"] = _file_lessons(runs)
     summary["verdict"] = _verdict(summary, runs)
+    summary["lever"] = runs[0]["lessons"][0]["lever"] if len(runs) == 1 and runs[0]["lessons"] else None
     summary["read_lines"] = read_lines(summary)
     summary["runs"] = runs[:MAX_RUNS_SHOWN]
     return summary
