@@ -123,6 +123,10 @@ def _read(source: Source, log: ParsedLog) -> None:
             f"Accepted: {ACCEPTED}."
         )
         return
+    if source.kind == "jsonl" and source.first_record is None:  # no line is a JSON object either
+        log.error = ("The file starts like JSON but is not valid JSON: is it cut off, or a part of a "
+                     f"larger export? Accepted: {ACCEPTED}.")
+        return
     if tables.recognise(source):
         tables.read(source, log, ACCEPTED)
         return

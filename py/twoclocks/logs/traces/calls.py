@@ -59,9 +59,14 @@ SPAN_SKIPS = {
     "no_times": "its start or end time is missing or unreadable",
     "end_before_start": "it ends before it starts",
     "too_long": "it lasts over a day",
-    "over_limit": f"beyond the first {MAX_CALLS:,} model calls",
+    "over_limit": "beyond the first {limit:,} model calls",
 }
-"""Why a model span is not shown as a call: id -> one line for the page."""
+"""Why a model span is not shown as a call: id -> one line for the page (``{limit}``: MAX_CALLS)."""
+
+
+def span_skip_lines() -> dict:
+    """:data:`SPAN_SKIPS` with today's :data:`MAX_CALLS` written in."""
+    return {key: text.format(limit=MAX_CALLS) for key, text in SPAN_SKIPS.items()}
 
 
 @dataclass
@@ -208,6 +213,10 @@ def _call(span: Span, trace: TraceLog) -> Call | None:
         return None
     if span.max_tokens is not None and span.max_tokens <= 0:  # -1 and 0 are tools' "no limit"
         span.max_tokens = None
+    for name in ("prompt_tokens", "cached_tokens", "output_tokens"):
+        if getattr(span, name) is not None and getattr(span, name) < 0:  # not a count: unknown
+            span.unreadable.append(f"{span.sources.get(name, name)}: {getattr(span, name)}")
+            setattr(span, name, None)
     ttft, why = _first_token(span, ttlt)
     if why:
         trace.count(trace.ttft_unknown, why)
@@ -315,7 +324,8 @@ def _no_calls_message(trace: TraceLog, name: str) -> str:
     names = sorted({s.name for s in trace.spans.values() if s.name})[:5]
     held = f"It holds {total:,} spans ({kinds})" + (f", named {', '.join(repr(n) for n in names)}" if names else "")
     if trace.skipped:
-        reasons = "; ".join(f"{count:,} because {SPAN_SKIPS[r]}" for r, count in trace.skipped.items())
+        lines = span_skip_lines()
+        reasons = "; ".join(f"{count:,} because {lines[r]}" for r, count in trace.skipped.items())
         return f"No model call in this {name} could be used: {reasons}. {held}."
     return (f"This {name} has no model calls (no span recorded as an LLM generation or chat call). "
             f"{held}.")

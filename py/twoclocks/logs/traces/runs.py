@@ -14,7 +14,7 @@ calls count once: the split is of the run's wall time, not a sum over calls.
 from __future__ import annotations
 
 from ...stats import percentile
-from .calls import SPAN_SKIPS, TTFT_UNKNOWN, Call, TraceLog
+from .calls import TTFT_UNKNOWN, Call, TraceLog, span_skip_lines
 
 MAX_RUNS_SHOWN = 20
 """Most runs drawn as timelines: the slowest ones (a day's export can hold thousands)."""
@@ -197,7 +197,7 @@ def trace_summary(trace: TraceLog) -> dict:
         "by_model": group_summary(trace.calls, lambda c: c.span.model),
         "by_name": group_summary(trace.calls, lambda c: c.span.name),
         "ttft_unknown": _counted(trace.ttft_unknown, TTFT_UNKNOWN),
-        "skipped": _counted(trace.skipped, SPAN_SKIPS),
+        "skipped": _counted(trace.skipped, span_skip_lines()),
         "spans": dict(trace.spans_by_kind),
         "wrappers": trace.wrappers,
         "duplicates": trace.duplicates,
