@@ -251,16 +251,18 @@ def run_lessons(run: dict) -> list:
     return ([first] if first else []) + found
 
 
-def split_sentence(split: dict, what: str = "run") -> str:
-    """Where the run's wall time goes, as one sentence."""
+def split_sentence(split: dict, runs: int = 1) -> str:
+    """Where the wall time of one run (or of ``runs`` runs) goes, as one sentence."""
     total = split["total_ms"]
+    what = "run" if runs == 1 else f"{runs:,} runs"
     if total <= 0:
         return f"The {what} took no measurable time."
     parts = [(split["first_token_ms"], "waits for first tokens"), (split["streaming_ms"], "streams"),
              (split["unsplit_ms"], "is in model calls whose first token was not timed"),
              (split["other_ms"], "is everything else (tools, your code, the network)")]
     said = [f"{format_share(ms / total)} {words}" for ms, words in parts if ms > 0]
-    return f"Of the {what}'s {format_ms(total)}, " + (", ".join(said[:-1]) + " and " + said[-1]
+    whole = f"the run's {format_ms(total)}" if runs == 1 else f"the {format_ms(total)} of {what}"
+    return f"Of {whole}, " + (", ".join(said[:-1]) + " and " + said[-1]
                                                      if len(said) > 1 else said[0]) + "."
 
 

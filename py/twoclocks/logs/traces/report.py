@@ -33,7 +33,7 @@ def _verdict(summary: dict, runs: list) -> str:
         first = runs[0]["lessons"][0]["text"] if runs[0]["lessons"] else ""
         return f"{runs[0]['split_text']} {first}".strip()
     slowest = runs[0]
-    return (f"{split_sentence(summary['split'], f'{len(runs):,} runs')} The slowest run took "
+    return (f"{split_sentence(summary['split'], len(runs))} The slowest run took "
             f"{format_ms(slowest['split']['total_ms'])}; its timeline is first below.")
 
 

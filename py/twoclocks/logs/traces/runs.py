@@ -77,8 +77,12 @@ def _group_runs(trace: TraceLog) -> dict:
     return runs
 
 
-def _run_spans(trace: TraceLog, run_id: str) -> list:
-    return [s for s in trace.spans.values() if s.trace_id == run_id]
+def _spans_by_run(trace: TraceLog) -> dict:
+    """Run id -> its spans, in one pass (a day's export holds thousands of runs)."""
+    runs: dict = {}
+    for span in trace.spans.values():
+        runs.setdefault(span.trace_id, []).append(span)
+    return runs
 
 
 def _extent(calls: list, spans: list) -> tuple:
@@ -125,9 +129,9 @@ def gap_row(span, run_start_ms: float) -> dict:
             "offset_ms": span.start_ms - run_start_ms, "duration_ms": span.end_ms - span.start_ms}
 
 
-def run_report(trace: TraceLog, run_id: str, calls: list) -> dict:
-    """One run: its calls and the spans between them as rows, its extent and its split wall time."""
-    spans = _run_spans(trace, run_id) if not run_id.startswith("call ") else []
+def run_report(trace: TraceLog, run_id: str, calls: list, spans: list) -> dict:
+    """One run: its calls and the spans between them (``spans``: all of the run's) as rows, its
+    extent and its split wall time."""
     start, end = _extent(calls, spans)
     roots = [s for s in spans if not s.parent_id or s.parent_id not in trace.spans]
     rows = [call_row(c, i + 1, start, calls[i - 1] if i else None) for i, c in enumerate(calls)]
@@ -185,7 +189,9 @@ def trace_summary(trace: TraceLog) -> dict:
         "text"}]), "spans" ({kind: count}), "wrappers", "duplicates"}``.
     """
     grouped = _group_runs(trace)
-    runs = [run_report(trace, run_id, calls) for run_id, calls in grouped.items()]
+    by_run = _spans_by_run(trace)
+    runs = [run_report(trace, run_id, calls, by_run.get(run_id, []) if calls[0].span.trace_id else [])
+            for run_id, calls in grouped.items()]
     runs.sort(key=lambda run: -run["split"]["total_ms"])
     split = {part: sum(run["split"][part] for run in runs) for part in (*PARTS, "total_ms")}
     return {
