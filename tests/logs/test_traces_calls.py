@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from twoclocks.advice import PROMPT_FIX, STOP_FIX
+from twoclocks.advice import STOP_FIX
 from twoclocks.logs.readers import ParsedLog
 from twoclocks.logs.traces import Span
 from twoclocks.logs.traces.calls import TTFT_UNKNOWN, collect, fill_log

@@ -34,9 +34,9 @@ def epoch_ms(value: object) -> float | None:
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, (list, tuple)) and len(value) == 2:
-        seconds, nanos = (_number(part) for part in value)
+        seconds, nanos = (finite_number(part) for part in value)
         return None if seconds is None or nanos is None else seconds * 1e3 + nanos / 1e6
-    number = _number(value)
+    number = finite_number(value)
     if number is not None:
         whole = _whole(value)
         exact = whole if whole is not None else number
@@ -44,8 +44,8 @@ def epoch_ms(value: object) -> float | None:
     return _iso_ms(value) if isinstance(value, str) else None
 
 
-def _number(value: object) -> float | None:
-    """A finite float from an int, float or numeric string, else None."""
+def finite_number(value: object) -> float | None:
+    """A finite float from an int, float or numeric string, else None (bools are not numbers)."""
     if isinstance(value, bool):
         return None
     if isinstance(value, str):

@@ -7,9 +7,8 @@ what was read and what was present but unreadable, without raising on malformed 
 from __future__ import annotations
 
 import json
-import math
 
-from .times import epoch_ms
+from .times import epoch_ms, finite_number
 
 UNSET = (None, "", "null", "none", "None", "NULL", "undefined")
 """Values a tool writes for "not set" (Langfuse stores model parameters as strings: "null")."""
@@ -54,16 +53,10 @@ class Found:
 
 def as_int(value: object) -> int | None:
     """An int from an int, an integral float or a numeric string; None otherwise."""
-    if isinstance(value, bool):
+    number = finite_number(value)
+    if number is None or not number.is_integer():
         return None
-    if isinstance(value, str):
-        try:
-            value = float(value.strip())
-        except ValueError:
-            return None
-    if isinstance(value, float):
-        return int(value) if math.isfinite(value) and value == int(value) else None
-    return value if isinstance(value, int) else None
+    return value if isinstance(value, int) else int(number)
 
 
 def flag(value: object) -> bool | None:
