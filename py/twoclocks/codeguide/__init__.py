@@ -18,7 +18,6 @@ because its rows change with each model release.
 
 from __future__ import annotations
 
-from ..advice import LEVERS
 from . import cache, measure, stop, trim
 from .sources import DOC_HOSTS, PROVIDER_SDKS, READ_ON, SDKS
 

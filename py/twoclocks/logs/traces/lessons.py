@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from ...advice import (FIX, PROMPT_FIX, ROOM_FIX, STOP_FIX, capital, clock_sentence, decide,
                        format_ms, format_share, format_tokens)
+from ...codeguide import LEVER_TOPICS, LOG_TOPICS
 from ..diagnosis import LONG_PROMPT_TOKENS, SHORT_OUTPUT_TOKENS
 
 DUMP_GROWTH_TOKENS = 1_000
@@ -56,9 +57,9 @@ CAP_SLACK_TOKENS = 1_000
 """...and at least this many tokens above the answer, so a 10-token answer under a 100 cap is not
 flagged."""
 
-TOPICS = {"prompt": ("cache", "trim"), "output": ("stop",), "stop": ("stop",), "room": ("stop",),
-          "both": ("cache", "trim", "stop"), "waiting": (), "measure": ("measure",)}
-"""Code guide topics for each lever (and ``measure`` for a call whose first token was not timed)."""
+TOPICS = {**LEVER_TOPICS, "measure": LOG_TOPICS}
+"""Code guide topics for each lever (:data:`twoclocks.codeguide.LEVER_TOPICS`), and for "measure",
+a call whose first token was not timed: how to time it (:data:`twoclocks.codeguide.LOG_TOPICS`)."""
 
 
 def _who(call: dict) -> str:
