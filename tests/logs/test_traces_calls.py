@@ -204,3 +204,15 @@ def test_many_runs_are_summarised_by_model_and_by_name_slowest_run_first():
     report = trace_report(collect(agent_run() + quick))
     assert ["run", "quick"] == [run["id"] for run in report["runs"]]
     assert {"": 3, "small": 1} == {row["name"].replace("(unnamed)", ""): row["calls"] for row in report["by_model"]}
+
+
+def test_a_file_of_runs_says_in_how_many_runs_each_lesson_was_found_with_the_worst_example():
+    """Across runs, each lesson kind says in how many runs it was found and names the run most at stake."""
+    second = [Span(**{**vars(s), "span_id": s.span_id + "b", "trace_id": "other",
+                      "parent_id": s.parent_id + "b" if s.parent_id else ""}) for s in agent_run()]
+    report = trace_report(collect(agent_run() + second))
+    dumps = next(lesson for lesson in report["lessons"] if lesson["kind"] == "tool_dump")
+    assert 2 == dumps["runs"]
+    assert dumps["text"].startswith("In 2 of 2 runs, a tool's dump grew the next call's prompt.")
+    assert dumps["example"]["run_label"] in dumps["text"]
+    assert "The slowest run, run 'agent'" in report["verdict"]

@@ -75,3 +75,31 @@ def test_a_trace_with_no_model_calls_says_what_it_held(logs, tmp_path):
     assert "error" == upload(logs, path)
     message = logs.text_content("#logs-error")
     assert "no model calls" in message and "1 tool" in message and "'search'" in message
+
+
+def two_runs() -> bytes:
+    """The example trace twice, as two runs; the second one's tool dump twice as slow to prefill."""
+    observations = json.loads(SAMPLE_TRACE.read_text())["observations"]
+    second = []
+    for record in observations:
+        copy = {**record, "id": record["id"] + "-2", "traceId": "second-run"}
+        if record.get("parentObservationId"):
+            copy["parentObservationId"] = record["parentObservationId"] + "-2"
+        if record["id"] == "decide":
+            copy["completionStartTime"], copy["endTime"] = "2026-11-02T09:30:09.000Z", "2026-11-02T09:30:09.270Z"
+        second.append(copy)
+    return json.dumps({"observations": observations + second}).encode()
+
+
+def test_a_file_of_runs_lists_each_lesson_across_runs_and_shows_the_run_it_names(logs, tmp_path):
+    """Two runs: the file's lessons say in how many runs each was found, and "Show" opens the run named."""
+    path = tmp_path / "two-runs.json"
+    path.write_bytes(two_runs())
+    expected = analyze_log(path.read_bytes(), filename=path.name)["trace"]
+    assert "done" == upload(logs, path)
+    dumps = logs.locator('#trace-file-lessons li[data-kind="parallel_tools"]')
+    assert "2" == dumps.get_attribute("data-runs")
+    example = next(x for x in expected["lessons"] if x["kind"] == "parallel_tools")["example"]
+    logs.select_option("#trace-run-select", "1")  # away from the run the lesson names
+    dumps.locator("button.trace-show-run").click()
+    assert example["run_label"].lower() in logs.text_content("#trace-run h3").lower()

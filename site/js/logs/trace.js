@@ -18,6 +18,7 @@ export function traceBlocks(trace) {
   const single = trace.runs_total === 1; // its split and first lesson are the verdict: not said twice
   const show = (index) => runView.replaceChildren(...runBlocks(trace.runs[index], single));
   show(0);
+  const picker = runPicker(trace, show);
   return [
     el("div", { cls: "logs-recommendation trace-verdict", attrs: { id: "trace-verdict" }, data: { lever: trace.lever ?? "" } }, [
       el("h3", { text: "Where your app's wait goes" }),
@@ -25,7 +26,8 @@ export function traceBlocks(trace) {
       single && trace.runs[0].lessons[0]?.topics.length
         ? codeGuide(trace.runs[0].lessons[0].topics, { id: "trace-code-verdict" }) : null,
     ].filter(Boolean)),
-    runPicker(trace, show),
+    fileLessons(trace, (index) => { picker?.select(index); show(index); }),
+    picker?.element,
     runView,
     trace.runs_total > 1 || trace.calls > 1 ? summaryBlock(trace) : null,
     el("details", { cls: "trace-read", attrs: { id: "trace-read" } }, [
@@ -39,17 +41,41 @@ export function traceBlocks(trace) {
 function runPicker(trace, show) {
   if (trace.runs.length < 2) return null;
   const select = el("select", { attrs: { id: "trace-run-select" } }, trace.runs.map((run, i) =>
-    el("option", { text: `${run.name || run.id}: ${formatMs(run.split.total_ms)}, ${plural(run.calls_total, "call")}`, attrs: { value: String(i) } })));
+    el("option", { text: `${run.label}: ${formatMs(run.split.total_ms)}, ${plural(run.calls_total, "call")}`, attrs: { value: String(i) } })));
   select.addEventListener("change", () => show(Number(select.value)));
   const shown = trace.runs.length < trace.runs_total ? ` (the ${trace.runs.length} slowest of ${formatCount(trace.runs_total)})` : "";
-  return el("p", { cls: "trace-picker" }, [
-    el("label", { text: `Run${shown}: `, attrs: { for: "trace-run-select" } }), select,
+  return {
+    element: el("p", { cls: "trace-picker" }, [
+      el("label", { text: `Run${shown}: `, attrs: { for: "trace-run-select" } }), select,
+    ]),
+    select: (index) => { select.value = String(index); },
+  };
+}
+
+// Many runs: each lesson found, in how many runs, with the example most at stake and a way to it.
+function fileLessons(trace, showRun) {
+  const found = trace.lessons.filter((lesson) => lesson.text);
+  if (trace.runs_total < 2 || !found.length) return null;
+  return el("div", { cls: "trace-file-lessons" }, [
+    el("h3", { text: "The lesson, across every run in the file" }),
+    el("ol", { cls: "trace-lessons", attrs: { id: "trace-file-lessons" } }, found.map((lesson) => {
+      const index = trace.runs.findIndex((run) => run.id === lesson.example.run);
+      const go = index < 0 ? null : el("button", { cls: "chip trace-show-run", text: `Show ${lesson.example.run_label}`, attrs: { type: "button" } });
+      go?.addEventListener("click", () => {
+        showRun(index);
+        document.getElementById("trace-run")?.scrollIntoView({ block: "start" });
+      });
+      return el("li", { cls: "trace-lesson", data: { kind: lesson.kind, runs: lesson.runs, lever: lesson.example.lever } }, [
+        el("p", { text: lesson.text }), go,
+        lesson.example.topics.length ? codeGuide(lesson.example.topics, { id: `trace-file-code-${lesson.kind}` }) : null,
+      ].filter(Boolean));
+    })),
   ]);
 }
 
 // One run: its split, its timeline and its lessons.
 function runBlocks(run, single) {
-  const title = run.name ? `Run ${run.name}` : "The run";
+  const title = run.label.charAt(0).toUpperCase() + run.label.slice(1);
   const lessons = single ? run.lessons.filter((lesson) => lesson.kind !== "fix_first") : run.lessons;
   return [
     el("h3", { text: `${title}: ${formatMs(run.split.total_ms)}, ${plural(run.calls_total, "model call")}` }),

@@ -156,7 +156,7 @@ def short_after_long(calls: list) -> list:
                      f"then the answer a blink ({format_ms(call['ttlt_ms'] - call['ttft_ms'])})")
         else:
             where = f"it took {format_ms(call['ttlt_ms'])}, mostly prefill for so short an answer"
-        text = (f"{capital(_who(call))} wrote {format_tokens(output)} after a {prompt:,}-token prompt: "
+        text = (f"{capital(_who(call))} wrote {format_tokens(output)} after a prompt of {prompt:,} tokens: "
                 f"{where}. Do not start by cutting max_tokens; {PROMPT_FIX}.")
         out.append(_lesson("short_after_long", "prompt", call, call["ttft_ms"] or call["ttlt_ms"], text))
     return out

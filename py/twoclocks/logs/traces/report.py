@@ -14,17 +14,34 @@ LESSON_ORDER = ("fix_first", "tool_dump", "parallel_tools", "short_after_long", 
                 "cut_off", "cap_far_above")
 """The lessons' kinds in the order a file's summary lists them."""
 
+FOUND_IN_RUNS = {
+    "tool_dump": "a tool's dump grew the next call's prompt",
+    "parallel_tools": "tools ran side by side and their results arrived as one next prompt",
+    "short_after_long": "a short answer came after a long prompt",
+    "uncached_prefix": "calls repeated a prompt head long enough to cache, with no cached tokens reported",
+    "cut_off": "max_tokens, not the stop, ended an answer",
+    "cap_far_above": "a call's max_tokens was far above what it wrote",
+}
+"""What each lesson kind found, as a clause after "In N of M runs, " (the file's summary)."""
+
 
 def _file_lessons(runs: list) -> list:
-    """Per lesson kind over every run: how many runs show it, and the example with most at stake."""
+    """Per lesson kind over every run: how many runs show it, and the example with most at stake,
+    with a sentence for the file's summary (``text``; none for ``fix_first``, which every run has)."""
     kinds: dict = {}
     for run in runs:
         for lesson in run["lessons"]:
             entry = kinds.setdefault(lesson["kind"], {"kind": lesson["kind"], "runs": 0, "example": None})
             entry["runs"] += 1
             if entry["example"] is None or lesson["stake_ms"] > entry["example"]["stake_ms"]:
-                entry["example"] = {**lesson, "run": run["id"]}
-    return [kinds[k] for k in LESSON_ORDER if k in kinds]
+                entry["example"] = {**lesson, "run": run["id"], "run_label": run["label"]}
+    found = [kinds[k] for k in LESSON_ORDER if k in kinds]
+    for entry in found:
+        if entry["kind"] in FOUND_IN_RUNS:
+            example = entry["example"]
+            entry["text"] = (f"In {entry['runs']:,} of {len(runs):,} runs, {FOUND_IN_RUNS[entry['kind']]}. "
+                             f"The most at stake, in {example['run_label']}: {example['text']}")
+    return found
 
 
 def _verdict(summary: dict, runs: list) -> str:
@@ -33,7 +50,7 @@ def _verdict(summary: dict, runs: list) -> str:
         first = runs[0]["lessons"][0]["text"] if runs[0]["lessons"] else ""
         return f"{runs[0]['split_text']} {first}".strip()
     slowest = runs[0]
-    return (f"{split_sentence(summary['split'], len(runs))} The slowest run took "
+    return (f"{split_sentence(summary['split'], len(runs))} The slowest run, {slowest['label']}, took "
             f"{format_ms(slowest['split']['total_ms'])}; its timeline is first below.")
 
 
@@ -75,7 +92,8 @@ def trace_report(trace: TraceLog) -> dict:
         :func:`twoclocks.logs.traces.runs.trace_summary`'s dict, with ``runs`` cut to the
         :data:`MAX_RUNS_SHOWN` slowest, each run with ``lessons``
         (:func:`twoclocks.logs.traces.lessons.run_lessons`) and ``split_text``; plus ``lessons``
-        (per kind over every run: ``{"kind", "runs", "example": a lesson with its "run"}``) and
+        (per kind over every run: ``{"kind", "runs", "example": a lesson with its "run" and
+        "run_label", "text" (not for ``fix_first``)}``) and
         ``verdict`` (one paragraph), ``lever`` (a single run's first lesson's lever, else None) and ``read_lines`` (:func:`read_lines`).
     """
     summary = trace_summary(trace)

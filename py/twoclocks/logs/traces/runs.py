@@ -104,6 +104,12 @@ def _gap_spans(spans: list, calls: list) -> list:
     return sorted(shown, key=lambda s: s.start_ms)
 
 
+def run_label(run_id: str, name: str) -> str:
+    """How the page names a run: ``run 'triage-agent' (…4f2a9c1e)``, the id's last 8 characters."""
+    short = run_id if len(run_id) <= 12 else f"…{run_id[-8:]}"
+    return f"run {name!r} ({short})" if name else f"run {short}"
+
+
 def call_row(call: Call, number: int, run_start_ms: float, previous: Call | None) -> dict:
     """One call as the timeline draws it (JSON-safe)."""
     span = call.span
@@ -136,9 +142,11 @@ def run_report(trace: TraceLog, run_id: str, calls: list, spans: list) -> dict:
     roots = [s for s in spans if not s.parent_id or s.parent_id not in trace.spans]
     rows = [call_row(c, i + 1, start, calls[i - 1] if i else None) for i, c in enumerate(calls)]
     gaps = [gap_row(s, start) for s in _gap_spans(spans, calls)]
+    name = roots[0].name if len(roots) == 1 else (calls[0].span.name if len(calls) == 1 else "")
     return {
         "id": run_id,
-        "name": roots[0].name if len(roots) == 1 else (calls[0].span.name if len(calls) == 1 else ""),
+        "name": name,
+        "label": run_label(run_id, name),
         "start_ms": start,
         "split": split_wall_time(calls, start, end),
         "calls": rows[:MAX_ROWS_PER_RUN],
