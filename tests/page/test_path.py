@@ -312,6 +312,22 @@ def test_a_step_gates_the_lab_to_its_own_controls_and_the_lab_is_one_click_away(
     assert page.evaluate("() => TwoClocks.getState().mode") == "roofline" and page.is_visible("#roofline-panel")
 
 
+def test_the_last_step_ends_in_the_learners_app_with_the_example_trace(path_page):
+    """The checklist's first link opens the log section and analyses the example agent trace there."""
+    page = path_page
+    page.evaluate("() => TwoClocks.lesson.go('checklist')")
+    page.click("[data-path=deeper] button >> text=Now your app")
+    page.evaluate("""async () => {
+      const start = performance.now();
+      while (document.getElementById("logs-root")?.dataset.state !== "done") {
+        if (performance.now() - start > 60000) throw new Error("the example trace was not analysed");
+        await new Promise(requestAnimationFrame);
+      }
+    }""")
+    assert page.is_visible("#trace-verdict") and page.text_content("#logs-format") == "Langfuse trace export"
+    assert page.errors == []
+
+
 @pytest.mark.browser
 def test_progress_lasts_a_reload_a_step_opens_by_address_and_start_over_resets(browser, server):
     """?step=ID opens that step; progress is kept in local storage per address and survives a
