@@ -114,6 +114,9 @@ def kind(name: str, attrs: dict) -> str:
     if operation in LLM_OPERATIONS or inference == "LLM" or step in VERCEL_LLM \
             or (not operation and attrs.get("llm.request.type") in ("chat", "completion")):
         return "llm"
+    if not operation and not inference and _first(attrs, ("gen_ai.request.model", "gen_ai.response.model"))[0] \
+            and _first(attrs, PROMPT + OUTPUT)[0]:
+        return "llm"  # older GenAI spans with a model and usage but no operation name (LiteLLM 2024)
     return "other"
 
 
