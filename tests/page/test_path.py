@@ -325,6 +325,9 @@ def test_the_last_step_ends_in_the_learners_app_with_the_example_trace(path_page
       }
     }""")
     assert page.is_visible("#trace-verdict") and page.text_content("#logs-format") == "Langfuse trace export"
+    page.evaluate("() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))")
+    top = page.evaluate("() => document.getElementById('logs').getBoundingClientRect().top")
+    assert abs(top) < 5  # the learner lands on the section, not on one above it
     assert page.errors == []
 
 

@@ -90,8 +90,27 @@ messages.push({ role: "user", content: results });
 LANGCHAIN_PYTHON = r'''
 from langchain_core.messages import trim_messages
 from langchain_core.messages.utils import count_tokens_approximately
+from langchain_core.tools import tool
 
-# Before each call of the agent's model: keep the recent turns within a token budget.
+MAX_RESULT_CHARS = 2_000  # what one tool result may add to the next prompt
+
+
+def shorten(text: str, limit: int = MAX_RESULT_CHARS) -> str:
+    """The head and the tail of a long tool result, saying how much was cut."""
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    return f"{text[:half]}\n[... {len(text) - limit} characters cut ...]\n{text[-half:]}"
+
+
+@tool
+def fetch_logs(service: str, minutes: int) -> str:
+    """The service's recent log lines (head and tail only)."""
+    return shorten(read_logs(service, minutes))  # read_logs is your code: the tool caps its own dump
+
+
+# Only when the history itself outgrows its budget: trim the oldest turns. This changes what
+# follows the system prompt, so a prompt cache serves less of the prompt; cap results first.
 trimmed = trim_messages(
     messages,
     max_tokens=8_000,

@@ -85,7 +85,7 @@ export function logInput({ run, reject, isBusy, sampleUrl, traceSampleUrl, reado
 
   function runSample(url, what) {
     const name = decodeURIComponent(new URL(url, location.href).pathname.split("/").pop() || what);
-    run(async () => {
+    return run(async () => {
       const response = await fetch(url).catch((problem) => {
         throw Object.assign(problem, { what: `the ${what}` });
       });
@@ -100,10 +100,12 @@ export function logInput({ run, reject, isBusy, sampleUrl, traceSampleUrl, reado
     element: el("div", { cls: "logs-import" }, [drop, paste]),
     controls: [fileInput, sampleButton, traceButton, analyseButton],
     textarea,
-    /** Press a sample's button ("log" or "trace"), unless an analysis is running or the view is read-only. */
+    /** Analyse a sample ("log" or "trace") as its button does, unless an analysis is running or the
+     *  view is read-only; returns a promise of the analysis finished (null if nothing started). */
     loadSample(kind) {
       const button = kind === "trace" ? traceButton : sampleButton;
-      if (!button.disabled && button.isConnected) button.click();
+      if (button.disabled || !button.isConnected) return null;
+      return kind === "trace" ? runSample(traceSampleUrl, "example trace") : runSample(sampleUrl, "sample log");
     },
   };
 }

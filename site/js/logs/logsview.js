@@ -208,7 +208,8 @@ export function setupLogs(root, { analyze, useFitted, useLoad, sampleUrl, traceS
   return {
     /** Analyse the shipped sample log ("log") or example agent trace ("trace"), as its button does. */
     loadSample(kind) {
-      input.loadSample(kind);
+      // The sections above may still grow while it runs: land on this one once its result is drawn.
+      input.loadSample(kind)?.then(() => root.closest("section")?.scrollIntoView({ block: "start" }));
     },
     /** Forget the shown analysis (not the lesson's coefficients). */
     reset() {

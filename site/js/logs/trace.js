@@ -31,7 +31,7 @@ export function traceBlocks(trace) {
     runView,
     trace.runs_total > 1 || trace.calls > 1 ? summaryBlock(trace) : null,
     el("details", { cls: "trace-read", attrs: { id: "trace-read" } }, [
-      el("summary", { text: "What was read, and how calls were counted" }),
+      el("summary", { text: "How the calls were counted" }),
       el("ul", { cls: "logs-findings" }, trace.read_lines.map((text) => el("li", { text }))),
     ]),
     codeGuide(["measure"], { id: "trace-code-measure" }),
@@ -197,7 +197,7 @@ function summaryBlock(trace) {
   };
   return el("div", { cls: "trace-summary" }, [
     el("h3", { text: "Every call in the file" }),
-    group("By model (slowest in all first)", trace.by_model, "trace-by-model"),
-    group("By call name", trace.by_name, "trace-by-name"),
+    group("By model (the most time in all first)", trace.by_model, "trace-by-model"),
+    group("By call name (the most time in all first)", trace.by_name, "trace-by-name"),
   ]);
 }

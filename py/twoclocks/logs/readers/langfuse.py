@@ -63,7 +63,9 @@ def recognise(source) -> bool:
     found = _observations(source.document) if source.kind == "json" else None
     if found is None and source.kind == "jsonl":
         found = [source.first_record] if source.first_record else None
-    return bool(found) and _is_observation(found[0])
+    doc = source.document if source.kind == "json" else None
+    wrapped = isinstance(doc, dict) and isinstance(doc.get("observations"), list)  # a download's own key
+    return bool(found) and _is_observation(found[0], wrapped=wrapped)
 
 
 def read(source, log, accepted: str = "") -> None:
@@ -96,15 +98,15 @@ def _observations(doc: object) -> list | None:
     return [item for item in items if isinstance(item, dict)] or None
 
 
-def _is_observation(item: object) -> bool:
+def _is_observation(item: object, *, wrapped: bool = False) -> bool:
     """Langfuse's observation: camelCase ``startTime`` and an upper-case ``type``, with a trace
-    or parent id or generation field (LangSmith writes ``start_time``/``run_type``; LiteLLM
-    writes ``call_type``, not ``type``)."""
+    or parent id or generation field, or inside a document's ``observations`` list (LangSmith
+    writes ``start_time``/``run_type``; LiteLLM writes ``call_type``, not ``type``)."""
     if not isinstance(item, dict) or "startTime" not in item:
         return False
     kind = item.get("type")
     marks = ("traceId", "parentObservationId", "completionStartTime", "usageDetails")
-    return isinstance(kind, str) and kind.isupper() and any(key in item for key in marks)
+    return isinstance(kind, str) and kind.isupper() and (wrapped or any(key in item for key in marks))
 
 
 def _span(obs: dict, index: int) -> Span:

@@ -64,6 +64,11 @@ SPAN_SKIPS = {
 """Why a model span is not shown as a call: id -> one line for the page (``{limit}``: MAX_CALLS)."""
 
 
+SPAN_SKIP_AS_ROW = {"no_times": "missing", "end_before_start": "ttlt_before_ttft", "too_long": "too_large",
+                    "over_limit": "over_limit"}
+"""The log's skip reason (``ParsedLog.skip``) each span skip is counted under, with its own line."""
+
+
 def span_skip_lines() -> dict:
     """:data:`SPAN_SKIPS` with today's :data:`MAX_CALLS` written in."""
     return {key: text.format(limit=MAX_CALLS) for key, text in SPAN_SKIPS.items()}
@@ -283,7 +288,7 @@ def _name_sources(log, calls: list) -> None:
               ttft, f"{end} - {start}" if end and start else "not recorded")
     times = {name: "a time, read as a timestamp" for name in (start, end, source("first_token_ms")) if name}
     if source("ttft_ms") and not source("first_token_ms"):
-        times[source("ttft_ms")] = "milliseconds (the tool's duration)"
+        times[source("ttft_ms")] = "a duration, in the tool's documented unit (the reader's docstring)"
     tokens = tuple(name for name in (fields[0], fields[1]) if name != "not recorded")
     log.name_sources(fields, tokens=tokens, units=times)
 
@@ -303,6 +308,9 @@ def fill_log(log, spans, *, fmt: tuple) -> None:
     log.format, log.format_name = fmt
     trace = collect(spans)
     log.trace = trace
+    lines = span_skip_lines()
+    for reason, count in trace.skipped.items():  # shown where every skipped row is listed
+        log.skip(SPAN_SKIP_AS_ROW[reason], count, detail=f"a model call: {lines[reason]}")
     if not trace.calls:
         log.error = _no_calls_message(trace, fmt[1])
         return
@@ -322,10 +330,12 @@ def _no_calls_message(trace: TraceLog, name: str) -> str:
         return f"This {name} holds no spans or observations."
     kinds = ", ".join(f"{count:,} {kind}" for kind, count in sorted(trace.spans_by_kind.items()))
     names = sorted({s.name for s in trace.spans.values() if s.name})[:5]
-    held = f"It holds {total:,} spans ({kinds})" + (f", named {', '.join(repr(n) for n in names)}" if names else "")
+    held = (f"It holds {total:,} span{'' if total == 1 else 's'} ({kinds})"
+            + (f", named {', '.join(repr(n) for n in names)}" if names else ""))
     if trace.skipped:
         lines = span_skip_lines()
-        reasons = "; ".join(f"{count:,} because {lines[r]}" for r, count in trace.skipped.items())
+        reasons = "; ".join(f"{count:,} {'span' if count == 1 else 'spans'} because {lines[r]}"
+                            for r, count in trace.skipped.items())
         return f"No model call in this {name} could be used: {reasons}. {held}."
     return (f"This {name} has no model calls (no span recorded as an LLM generation or chat call). "
             f"{held}.")

@@ -231,8 +231,8 @@ def _cap_lesson(capped: list) -> dict:
 
     call = max(capped, key=lambda c: (risk_ms(c), c["max_tokens"]))
     cap, wrote = call["max_tokens"], call["output_tokens"]
-    risk = (f"; at this call's pace ({format_ms(_pace_ms(call))} a token) that is about "
-            f"{format_ms(risk_ms(call))}") if risk_ms(call) else ""
+    risk = (f"; at this call's pace ({format_ms(_pace_ms(call))} a token after its first) the call "
+            f"would take about {format_ms(risk_ms(call))}") if risk_ms(call) else ""
     others = len(capped) - 1
     also = f" ({others:,} more call{'s' if others > 1 else ''} of this run did the same.)" if others else ""
     text = (f"{capital(_who(call))} allowed {cap:,} tokens and wrote {format_tokens(wrote)}. The cap cost "
