@@ -171,11 +171,17 @@ def validation_json() -> str:
     return json.dumps(validation_table(), allow_nan=False)
 
 
-def analyze_log_json(text: str, filename: str) -> str:
-    """JSON wrapper of :func:`twoclocks.traffic.analyze_log` for the worker (it never raises)."""
+def analyze_log_json(text: object, filename: str) -> str:
+    """JSON wrapper of :func:`twoclocks.logs.analyze_log` for the worker (it never raises).
+
+    ``text`` is the file's text, its bytes, or (from the worker) a JavaScript ``Uint8Array`` of its
+    bytes, which Pyodide hands over as a proxy with ``to_bytes()``: the page sends a file's bytes,
+    not its decoded text, so decoding happens here, off the page's main thread."""
     from .logs import analyze_log  # imported on first use: the log tools are not needed at boot
 
-    return json.dumps(analyze_log(text, filename=filename or None), allow_nan=False)
+    to_bytes = getattr(text, "to_bytes", None)
+    data = to_bytes() if callable(to_bytes) else text
+    return json.dumps(analyze_log(data, filename=filename or None), allow_nan=False)
 
 
 def page_data() -> dict:

@@ -350,7 +350,9 @@ export class Engine {
     return this.request("validation", {});
   }
 
-  /** Parses and fits a log in Python; resolves to {analysis} (see twoclocks.traffic.analyze_log). */
+  /** Parses and fits a log in Python; resolves to {analysis} (see twoclocks.logs.analyze_log). `text`
+   *  is the file's bytes (an ArrayBuffer, copied to the worker, never transferred: a replaced worker
+   *  gets the request again) or its text. */
   analyze(text, filename) {
     return this.request("analyze", { text, filename });
   }

@@ -229,7 +229,8 @@ function validation({ id }, reply) {
 // A learner's log: parsed, fitted and diagnosed in Python, here in the worker (it never leaves).
 async function analyze({ id, text, filename }, reply) {
   await installLogTools();
-  reply({ type: "result", id, analysis: JSON.parse(web.analyze_log_json(text, filename ?? "")) });
+  const data = typeof text === "string" ? text : new Uint8Array(text); // bytes: Python decodes them
+  reply({ type: "result", id, analysis: JSON.parse(web.analyze_log_json(data, filename ?? "")) });
 }
 
 // Streams the cell's stdout/stderr to the page in batches: at most one message per OUTPUT_FLUSH_MS

@@ -13,7 +13,7 @@ drawn (`#logs-root[data-state=done]` and the next animation frame), plus Python'
 
 With ``--trace-calls N`` the file is an app trace instead: an OpenTelemetry OTLP/JSON export (as a
 collector's file exporter writes it) of N model calls in agent runs of five calls and two tools, with
-GenAI attributes and about 3 kB of prompt text per call (10,000 calls: about 50 MB). It also reports
+GenAI attributes and about 4 kB of prompt text per call (10,000 calls: about 49 MB, under the page's 50 MB limit). It also reports
 the longest main-thread task during the analysis (PerformanceObserver "longtask").
 """
 
@@ -71,11 +71,11 @@ def _attr(key: str, value) -> dict:
 
 def otlp_trace(calls: int, seed: int = 1) -> str:
     """An OTLP/JSON export of ``calls`` model calls: runs of five calls with two tools between the
-    first two, each call a ``chat`` span with GenAI attributes, ~3 kB of prompt text and a first-token
+    first two, each call a ``chat`` span with GenAI attributes, ~4 kB of prompt text and a first-token
     event (OpenInference's), start times in nanoseconds."""
     rng = random.Random(seed)
     spans, t = [], 1_767_225_600 * 10**9
-    head = "You are a careful agent. " * 100
+    head = "You are a careful agent. " * 160
     for number in range(calls):
         run, step = divmod(number, 5)
         prompt = 2_000 + step * rng.randint(500, 4_000)

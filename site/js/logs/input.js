@@ -1,6 +1,7 @@
 // The log section's way in: a file picker inside a drop zone, a paste box and the shipped sample.
 // It reads nothing itself: each way hands `run(getText, filename, sizeBytes)` a function that gives
-// the text, or `reject(message)` a reason in words.
+// the file's bytes (an ArrayBuffer, decoded in Python in the worker, so a 50 MB file costs the page
+// no decoding) or the pasted text, or `reject(message)` a reason in words.
 import { el } from "../dom.js";
 import { formatBytes } from "../format.js";
 
@@ -42,7 +43,7 @@ export function logInput({ run, reject, isBusy, sampleUrl, traceSampleUrl, reado
         "example the first 200,000 lines) and try again.");
       return;
     }
-    run(() => file.text(), file.name || "your file", file.size);
+    run(() => file.arrayBuffer(), file.name || "your file", file.size);
   }
 
   fileInput.addEventListener("change", () => {
@@ -90,7 +91,7 @@ export function logInput({ run, reject, isBusy, sampleUrl, traceSampleUrl, reado
         throw Object.assign(problem, { what: `the ${what}` });
       });
       if (!response.ok) throw new Error(`the ${what} could not be loaded (HTTP ${response.status})`);
-      return response.text();
+      return response.arrayBuffer();
     }, name);
   }
   sampleButton.addEventListener("click", () => runSample(sampleUrl, "sample log"));
