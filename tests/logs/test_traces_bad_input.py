@@ -101,3 +101,20 @@ def test_every_figure_is_json_safe():
     record = observation("a", "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z", first="2026-01-01T00:00:00Z")
     text = json.dumps(analyse([record]), allow_nan=False)  # raises on NaN or infinity
     assert "ttft_ms" in text
+
+
+def test_the_worker_s_door_reads_a_file_s_bytes_as_the_page_sends_them():
+    """The page sends a file's bytes (a Uint8Array proxy with to_bytes in Pyodide): the door reads
+    them as it reads the same file's text."""
+    from twoclocks.web import analyze_log_json
+
+    class Uint8ArrayProxy:  # what Pyodide hands Python for a JavaScript Uint8Array
+        def __init__(self, data: bytes) -> None:
+            self.data = data
+
+        def to_bytes(self) -> bytes:
+            return self.data
+
+    text = json.dumps({"observations": [observation("a", "2026-01-01T00:00:00Z", "2026-01-01T00:00:02Z",
+                                                    first="2026-01-01T00:00:01Z")]})
+    assert analyze_log_json(Uint8ArrayProxy(text.encode()), "t.json") == analyze_log_json(text, "t.json")

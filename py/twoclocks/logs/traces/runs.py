@@ -106,7 +106,7 @@ def _gap_spans(spans: list, calls: list) -> list:
 
 def run_label(run_id: str, name: str) -> str:
     """How the page names a run: ``run 'triage-agent' (…4f2a9c1e)``, the id's last 8 characters."""
-    short = run_id if len(run_id) <= 12 else f"…{run_id[-8:]}"
+    short = run_id if len(run_id) <= 16 else f"…{run_id[-8:]}"
     return f"run {name!r} ({short})" if name else f"run {short}"
 
 
