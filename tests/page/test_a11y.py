@@ -190,6 +190,20 @@ def test_axe_finds_nothing_after_the_learner_has_used_everything(open_page, sche
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_nothing_on_an_app_trace_with_its_code_open(open_page, scheme):
+    """The example agent trace analysed, its first lesson's code and a call's messages open: zero
+    violations (the timeline's bars, the code's SDK tabs, the tables)."""
+    page = open_page("?view=lab", scheme=scheme, axe=True)
+    open_logs(page)
+    page.click("#logs-sample-trace")
+    assert wait_until(page, "() => document.getElementById('logs-root').dataset.state === 'done'")
+    page.click("#trace-lessons .code-guide summary")
+    page.click(".trace-messages summary")
+    assert axe_report(page) == ""
+    assert page.errors == []
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_axe_finds_nothing_with_a_schedulers_gain_by_the_clocks(open_page, scheme):
     """The chunked demo's before/after label by the clocks (the other scheduler's figure ghosted)
     still meets contrast, once its highlight has faded: zero violations."""

@@ -168,8 +168,9 @@ function messages(call) {
   if (!call.prompt_text && !call.output_text) return null;
   return el("details", { cls: "trace-messages" }, [
     el("summary", { text: "Show the messages (first 2,000 characters)" }),
-    call.prompt_text ? el("pre", { cls: "trace-text", text: call.prompt_text, attrs: { "aria-label": "Prompt" } }) : null,
-    call.output_text ? el("pre", { cls: "trace-text", text: call.output_text, attrs: { "aria-label": "Answer" } }) : null,
+    // tabindex: a long message scrolls in its box, and a keyboard must be able to scroll it
+    call.prompt_text ? el("pre", { cls: "trace-text", text: call.prompt_text, attrs: { "aria-label": "Prompt", tabindex: "0" } }) : null,
+    call.output_text ? el("pre", { cls: "trace-text", text: call.output_text, attrs: { "aria-label": "Answer", tabindex: "0" } }) : null,
   ].filter(Boolean));
 }
 
@@ -181,10 +182,10 @@ function lessonItem(lesson) {
 }
 
 function summaryBlock(trace) {
-  const group = (caption, rows, id) => {
+  const group = (caption, rows, id, what) => {
     const wrap = table({
       caption, captionHidden: false,
-      head: ["", "Calls", "TTFT p50 (timed)", "TTLT p50", "TTLT p90", "Prompt p50", "Output p50", "Cached"],
+      head: [{ hidden: what }, "Calls", "TTFT p50 (timed)", "TTLT p50", "TTLT p90", "Prompt p50", "Output p50", "Cached"],
       rows: rows.map((r) => cells(el("tr", { data: { name: r.name } }), [
         r.name, formatCount(r.calls), r.ttft_known ? `${formatMs(r.ttft_p50_ms)} (${formatCount(r.ttft_known)})` : "–",
         formatMs(r.ttlt_p50_ms), formatMs(r.ttlt_p90_ms), dash(r.prompt_p50_tokens, formatCount),
@@ -197,7 +198,7 @@ function summaryBlock(trace) {
   };
   return el("div", { cls: "trace-summary" }, [
     el("h3", { text: "Every call in the file" }),
-    group("By model (the most time in all first)", trace.by_model, "trace-by-model"),
-    group("By call name (the most time in all first)", trace.by_name, "trace-by-name"),
+    group("By model (the most time in all first)", trace.by_model, "trace-by-model", "Model"),
+    group("By call name (the most time in all first)", trace.by_name, "trace-by-name", "Call name"),
   ]);
 }
