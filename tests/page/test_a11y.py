@@ -249,7 +249,7 @@ def test_axe_finds_nothing_on_the_guided_path_in_each_phase(open_page, scheme):
 _TABBABLE = """
 () => {
   const all = [...document.querySelectorAll("*")];
-  const focusable = "a[href], button, input, select, textarea, [tabindex], [contenteditable]";
+  const focusable = "a[href], button, input, select, textarea, details > summary, [tabindex], [contenteditable]";
   const indexes = [];
   for (const el of all) {
     if (!el.matches(focusable) || el.tabIndex < 0 || el.disabled || el.closest("[inert]")) continue;
