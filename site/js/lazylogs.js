@@ -6,9 +6,14 @@ import { downloadProblem, isDownloadError, isOffline, retryWhenOnline } from "./
 
 /**
  * The log section in `root`, loaded when near. `tools` is what logs/logsview.js's setupLogs takes
- * (analyze, useFitted, useLoad, sampleUrl, readonly); `fitted()` says whether the lab runs a fitted
+ * (analyze, useFitted, useLoad, readonly; the samples' URLs default to the shipped ones); `fitted()` says whether the lab runs a fitted
  * model. Returns {setFitted(bool), loadSample(kind)}, harmless before the tools have loaded.
  */
+const SAMPLES = { // shipped beside the page's folder of scripts (site/), as the bundle is
+  sampleUrl: new URL("../sample-log.csv", import.meta.url).href,
+  traceSampleUrl: new URL("../sample-trace.json", import.meta.url).href,
+};
+
 export function lazyLogs(root, tools, fitted) {
   let logsView = null;
   let pendingSample = null; // a sample asked for before the tools loaded
@@ -21,7 +26,7 @@ export function lazyLogs(root, tools, fitted) {
     try {
       const [{ setupLogs }] = await Promise.all([import("./logs/logsview.js"), styled]);
       root.replaceChildren(); // a message from a failed attempt (offline) goes
-      logsView = setupLogs(root, tools);
+      logsView = setupLogs(root, { ...SAMPLES, ...tools });
       logsView.setFitted(fitted());
       if (pendingSample) logsView.loadSample(pendingSample);
     } catch (error) {

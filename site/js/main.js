@@ -309,8 +309,6 @@ const logs = lazyLogs($("logs-root"), {
       max_tokens: Math.max(lesson.value.max_tokens, output_tokens) };
     showOnClocks(lesson.validate(partial)); // throws, naming the setting, if the log's values cannot be set
   },
-  sampleUrl: new URL("../sample-log.csv", import.meta.url).href,
-  traceSampleUrl: new URL("../sample-trace.json", import.meta.url).href,
   readonly: view.readonly,
 }, fittedModel);
 
