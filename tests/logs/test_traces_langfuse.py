@@ -13,7 +13,7 @@ DATA = Path(__file__).parents[1] / "data"
 TRACES = DATA / "traces"
 REAL = TRACES / "langfuse_autogen_trace.json"
 MADE_UP = TRACES / "langfuse_made_up_observations.jsonl"
-MINE = {REAL.name, MADE_UP.name}
+MINE = {REAL.name, MADE_UP.name, "langfuse_vercel_aisdk_trace.json"}
 
 
 def _source(path: Path) -> Source:
@@ -94,3 +94,25 @@ def test_recognises_its_files_and_refuses_every_other_fixture():
     for path in sorted(TRACES.iterdir()) + sorted((DATA / "logs").iterdir()):
         if path.suffix in (".json", ".jsonl", ".csv", ".tsv"):
             assert langfuse.recognise(_source(path)) == (path.name in MINE), path.name
+
+
+def test_a_real_vercel_ai_sdk_run_counts_the_provider_call_once_and_not_its_wrapper():
+    """Langfuse's real Vercel AI SDK trace: ai.generateText wraps ai.generateText.doGenerate (with
+    other usage); the call is doGenerate, once, with its own tokens, its TTLT from the timestamps,
+    no TTFT (not streamed), and the tool between as a tool."""
+    from datetime import datetime
+
+    from twoclocks.logs import analyze_log
+
+    path = Path(__file__).parents[1] / "data" / "traces" / "langfuse_vercel_aisdk_trace.json"
+    raw = {o["name"]: o for o in json.loads(path.read_text())["observations"]}
+    inner = raw["ai.generateText.doGenerate"]
+    when = lambda text: datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp() * 1000  # noqa: E731
+    trace = analyze_log(path.read_bytes(), filename=path.name)["trace"]
+    call = trace["runs"][0]["calls"][0]
+    assert (1, 1) == (trace["calls"], trace["wrappers"])
+    assert (inner["name"], inner["usageDetails"]["input"], inner["usageDetails"]["output"]) == (
+        call["name"], call["prompt_tokens"], call["output_tokens"])
+    assert call["ttlt_ms"] == pytest.approx(when(inner["endTime"]) - when(inner["startTime"]))
+    assert (None, "tool-calls", ["ai.generateText"]) == (call["ttft_ms"], call["finish_reason"], call["wrappers"])
+    assert ["getWeather"] == [gap["name"] for gap in trace["runs"][0]["gaps"] if gap["kind"] == "tool"]

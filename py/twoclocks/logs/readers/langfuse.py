@@ -128,7 +128,7 @@ def _span(obs: dict, index: int) -> Span:
     params = obs.get("modelParameters")
     span.max_tokens = max_tokens(params, found, "modelParameters")
     span.streamed = _streamed(params, as_dict(obs.get("metadata")))
-    span.finish_reason = _finish(obs.get("output"), as_dict(obs.get("metadata")))
+    span.finish_reason = _finish(obs.get("output"), as_dict(obs.get("metadata")), as_dict(obs.get("modelParameters")))
     if obs.get("level") == "ERROR":
         span.error = str(obs.get("statusMessage") or "ERROR")
     span.kind = _kind(obs.get("type"), span)
@@ -199,12 +199,13 @@ def _streamed(params: object, metadata: dict) -> bool | None:
     return None
 
 
-def _finish(output: object, metadata: dict) -> str:
-    """The provider's finish reason, where an SDK kept it (the output object or the metadata)."""
+def _finish(output: object, metadata: dict, parameters: dict) -> str:
+    """The provider's finish reason, where an SDK kept it (the output object, the metadata, or the
+    model parameters, where Langfuse's OTel ingestion puts the Vercel AI SDK's ``finishReason``)."""
     places = [output] if isinstance(output, dict) else []
     if isinstance(output, dict) and isinstance(output.get("choices"), list) and output["choices"]:
         places.append(output["choices"][0])
-    places.append(metadata)
+    places += [metadata, parameters]
     for place in places:
         for key in ("finish_reason", "finishReason", "stop_reason"):
             if isinstance(place, dict) and isinstance(place.get(key), str):
