@@ -41,7 +41,7 @@ def tool(oid, name, start, end):
 
 def main() -> None:
     observations = [
-        {"id": "agent", "traceId": "example-trace", "type": "AGENT", "name": "triage-agent",
+        {"id": "agent", "traceId": "example-trace", "type": "AGENT", "name": "triage-agent (made-up example)",
          "startTime": at(0), "endTime": at(8.95), "level": "DEFAULT"},
         generation("plan", "plan", 0.05, 0.69, 1.12, 2_450, 38, 4_096, "tool_calls",
                    "Ticket 4711: checkout fails with error 502 since this morning.",

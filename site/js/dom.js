@@ -64,3 +64,20 @@ export function keepInView(controls, chart) {
     if (below > 0) scrollBy({ top: Math.min(below, box.top, control.top - 8), behavior: "instant" });
   });
 }
+
+/**
+ * Scroll `element` to the top of the view, and again while the sections above it take their real
+ * height (a section with content-visibility is laid out only when near, so a long jump lands short
+ * by the difference): until it has stayed in place for three frames, or `frames` frames have passed.
+ */
+export async function scrollToStart(element, frames = 60) {
+  element.scrollIntoView({ block: "start" });
+  for (let i = 0, still = 0; i < frames && still < 3; i++) {
+    await new Promise(requestAnimationFrame);
+    if (Math.abs(element.getBoundingClientRect().top) < 2) still += 1;
+    else {
+      still = 0;
+      element.scrollIntoView({ block: "start" });
+    }
+  }
+}

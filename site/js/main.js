@@ -15,7 +15,7 @@ import { ClocksPanel, clockReport } from "./clockspanel.js";
 import { buildControls, controlTable } from "./controls.js";
 import { doublingView } from "./doubling.js";
 import { setupEmbedding } from "./embedded.js";
-import { keepInView, setAttr, setHidden, setText, whenNear } from "./dom.js";
+import { keepInView, scrollToStart, setAttr, setHidden, setText, whenNear } from "./dom.js";
 import { Engine } from "./engine.js";
 import { lazyLogs } from "./lazylogs.js";
 import { CallLog } from "./log.js";
@@ -340,7 +340,7 @@ const guidedPath = new GuidedPath($("path"), BUILD.path, progress, {
     showView("lab");
     if (state) applyState(state);
     syncUrl();
-    $(section).scrollIntoView({ block: "start" });
+    scrollToStart($(section)); // lands on the section, not short of it as the lab lays out
     if (sample) logs.loadSample(sample); // the example trace, into the log section once it has loaded
   },
   onChange: (summary, step) => {

@@ -216,3 +216,20 @@ def test_a_file_of_runs_says_in_how_many_runs_each_lesson_was_found_with_the_wor
     assert dumps["text"].startswith("In 2 of 2 runs, a tool's dump grew the next call's prompt.")
     assert dumps["example"]["run_label"] in dumps["text"]
     assert "The slowest run, run 'agent'" in report["verdict"]
+
+
+def test_a_call_skipped_for_lasting_over_a_day_stretches_no_run():
+    """A model span skipped as too long is counted, and the run's wall time is that of what is drawn."""
+    spans = [Span("root", trace_id="run", name="agent", kind="other", start_ms=T0, end_ms=T0 + 10_000),
+             llm("ok", 0, 4000, first=1000, parent="root"),
+             llm("bogus", 5000, 2 * 86_400_000, parent="root")]
+    report = trace_report(collect(spans))
+    assert 10_000.0 == report["runs"][0]["split"]["total_ms"]
+
+
+def test_a_short_answer_after_a_long_prompt_whose_stream_took_the_time_is_not_called_the_prompts():
+    """8,000 tokens in, 20 out, but 400 ms to the first token of a 6 s call: no short_after_long
+    lesson (the stream is the cost), and the call to fix first names the output, not the prompt."""
+    report, lessons = lessons_of([llm("a", 0, 6000, first=400, prompt=8000, output=20)])
+    assert "short_after_long" not in lessons
+    assert "output" == report["runs"][0]["lessons"][0]["lever"]

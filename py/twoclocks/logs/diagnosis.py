@@ -20,7 +20,7 @@ from math import fsum
 
 import bisect
 
-from ..advice import (OUTPUT_FIX, PROMPT_FIX, SLOW_FIRST_TOKEN_MS, SLOW_STREAM_MS, STOP_FIX, capital,
+from ..advice import (OUTPUT_FIX, PROMPT_FIRST_SHARE, PROMPT_FIX, SLOW_FIRST_TOKEN_MS, SLOW_STREAM_MS, STOP_FIX, capital,
                       clock_sentence, decide, format_limit, format_ms, format_share)
 from ..stats import median_tokens, summarise
 from .waiting import detect_waiting, lab_suggestion
@@ -164,12 +164,14 @@ def _short_after_long(
     hit = len(rows) >= 1 and share >= 0.01
     text = ""
     if hit:
-        text = (
-            f"{len(rows):,} requests ({format_share(share)}) sent prompts of "
-            f"{LONG_PROMPT_TOKENS:,}+ tokens for answers of at most {SHORT_OUTPUT_TOKENS} tokens; "
-            f"prefill is {format_share(prefill_part)} of their wait. For these, the prompt is the "
-            "cost: cache the stable prefix, send only what the step needs."
-        )
+        sent = (f"{len(rows):,} request{'' if len(rows) == 1 else 's'} ({format_share(share)}) sent prompts of "
+                f"{LONG_PROMPT_TOKENS:,}+ tokens for answers of at most {SHORT_OUTPUT_TOKENS} tokens")
+        if prefill_part >= PROMPT_FIRST_SHARE:
+            text = (f"{sent}; prefill is {format_share(prefill_part)} of their wait. For these, the prompt is the "
+                    "cost: cache the stable prefix, send only what the step needs.")
+        else:  # the first token came quickly: so short an answer's wait is its stream, not its prompt
+            text = (f"{sent}, yet prefill is only {format_share(prefill_part)} of their wait: their streams are "
+                    "slow for so short an answer, so the prompt is not what to cut first for them.")
     return {
         "prompt_at_least_tokens": LONG_PROMPT_TOKENS,
         "output_at_most_tokens": SHORT_OUTPUT_TOKENS,

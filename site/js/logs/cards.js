@@ -39,7 +39,7 @@ export function readCard(analysis, filename) {
     el("dl", { cls: "logs-facts" }, [
       fact("File", filename, { id: "logs-filename" }),
       fact("Format", analysis.format_name, { id: "logs-format", data: { format: analysis.format } }),
-      fact("Rows used", `${formatCount(analysis.rows_used)} of ${formatCount(analysis.rows_total)}`,
+      fact(analysis.trace ? "Calls in the log figures" : "Rows used", `${formatCount(analysis.rows_used)} of ${formatCount(analysis.rows_total)}`,
         { id: "logs-rows", data: { used: analysis.rows_used, total: analysis.rows_total } }),
     ]),
     table({
@@ -48,7 +48,9 @@ export function readCard(analysis, filename) {
     }),
     skipped.length
       ? el("div", { cls: "logs-skipped" }, [
-        el("p", { text: `Skipped ${plural(skippedTotal, "row")}:` }),
+        el("p", { text: analysis.trace
+          ? `Left out of the log figures (percentiles, fit), ${plural(skippedTotal, "call")}; the timeline still draws every call it can:`
+          : `Skipped ${plural(skippedTotal, "row")}:` }),
         el("ul", { attrs: { id: "logs-skipped" } }, skipped.map(([reason, count]) => el("li", { data: { reason, count } }, [
           el("span", { cls: "logs-count", text: formatCount(count) }),
           document.createTextNode(` ${analysis.skip_reasons?.[reason] ?? reason}`),

@@ -20,7 +20,7 @@
 // The parts, one job each, in this folder: input.js (picker, drop zone, paste, sample), results.js
 // (a successful analysis laid out), cards.js (what was read, the fitted model), figures.js and
 // scatter.js (the pictures), tables.js (tables and lists), format.js (the section's formatters).
-import { el } from "../dom.js";
+import { el, scrollToStart } from "../dom.js";
 import { formatCount, formatMs } from "../format.js";
 import { downloadProblem, isDownloadError, isOffline, retryWhenOnline } from "../offline.js";
 import { logFigures } from "./figures.js";
@@ -209,7 +209,7 @@ export function setupLogs(root, { analyze, useFitted, useLoad, sampleUrl, traceS
     /** Analyse the shipped sample log ("log") or example agent trace ("trace"), as its button does. */
     loadSample(kind) {
       // The sections above may still grow while it runs: land on this one once its result is drawn.
-      input.loadSample(kind)?.then(() => root.closest("section")?.scrollIntoView({ block: "start" }));
+      input.loadSample(kind)?.then(() => scrollToStart(root.closest("section") ?? root));
     },
     /** Forget the shown analysis (not the lesson's coefficients). */
     reset() {

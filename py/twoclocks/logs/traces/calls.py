@@ -107,6 +107,7 @@ class TraceLog:
         duplicates: span ids that appeared more than once (count of repeats).
         wrappers: model spans found to wrap a call (not counted as calls).
         spans_by_kind: ``{"llm", "tool", "other"}`` -> spans read.
+        rejected: ids of the model spans not shown as calls (``skipped``): they stretch no run.
     """
 
     calls: list = field(default_factory=list)
@@ -116,6 +117,7 @@ class TraceLog:
     duplicates: int = 0
     wrappers: int = 0
     spans_by_kind: dict = field(default_factory=dict)
+    rejected: set = field(default_factory=set)
 
     def count(self, table: dict, reason: str) -> None:
         table[reason] = table.get(reason, 0) + 1
@@ -260,9 +262,12 @@ def collect(spans) -> TraceLog:
             _lend(by_id[wrapper_id], span)
         if len(calls) >= MAX_CALLS:
             trace.count(trace.skipped, "over_limit")
+            trace.rejected.add(span_id)
             continue
         call = _call(span, trace)
-        if call is not None:
+        if call is None:
+            trace.rejected.add(span_id)
+        else:
             call.wrappers = [by_id[w].name for w in outer]
             calls.append(call)
     calls.sort(key=lambda c: (c.span.start_ms, c.span.end_ms))

@@ -86,10 +86,18 @@ INDEXED_PROMPT = ("gen_ai.prompt.", "llm.input_messages.")
 INDEXED_OUTPUT = ("gen_ai.completion.", "llm.output_messages.")
 
 
+TOOL_NAME = ("gen_ai.tool.name", "ai.toolCall.name", "tool.name")
+"""Where a tool span names its tool: the GenAI conventions (``execute_tool`` spans), the Vercel AI
+SDK's ``ai.toolCall`` spans, OpenInference's TOOL spans."""
+
+
 def describe(span: Span, attrs: dict, events: list) -> None:
     """Fill ``span``'s kind, model, tokens, budget, first token and texts from ``attrs`` (a flat
     attribute dict) and ``events`` (``(name, time_ms, attrs)`` tuples)."""
     span.kind = kind(span.name, attrs)
+    tool = next((str(attrs[key]) for key in TOOL_NAME if attrs.get(key)), "")
+    if span.kind == "tool" and tool and tool not in span.name:  # "ai.toolCall" says which tool only here
+        span.name = clip(f"{span.name} {tool}")
     span.model = _text(span, attrs, "model", MODEL)
     span.provider = _text(span, attrs, "provider", PROVIDER)
     _tokens(span, attrs)

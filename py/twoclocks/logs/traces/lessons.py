@@ -28,7 +28,7 @@ number in its run), "stake_ms" (the time it is about, for ordering), "text"}``. 
 
 from __future__ import annotations
 
-from ...advice import (FIX, PROMPT_FIX, ROOM_FIX, STOP_FIX, capital, clock_sentence, decide,
+from ...advice import (FIX, PROMPT_FIRST_SHARE, PROMPT_FIX, ROOM_FIX, STOP_FIX, capital, clock_sentence, decide,
                        format_ms, format_share, format_tokens)
 from ...codeguide import LEVER_TOPICS, LOG_TOPICS
 from ..diagnosis import LONG_PROMPT_TOKENS, SHORT_OUTPUT_TOKENS
@@ -145,20 +145,21 @@ def tool_lessons(calls: list, gaps: list) -> list:
 
 
 def short_after_long(calls: list) -> list:
-    """``short_after_long``: a long prompt for a short answer; the prompt is the lever, not max_tokens."""
+    """``short_after_long``: a long prompt for a short answer whose first token took most of the call
+    (:data:`twoclocks.advice.PROMPT_FIRST_SHARE`): the prompt is the lever, not max_tokens. A call
+    whose stream took most of its time, or whose first token was not timed, is not said to be one."""
     out = []
     for call in calls:
-        prompt, output = call["prompt_tokens"], call["output_tokens"]
+        prompt, output, first = call["prompt_tokens"], call["output_tokens"], call["ttft_ms"]
         if prompt is None or output is None or prompt < LONG_PROMPT_TOKENS or output > SHORT_OUTPUT_TOKENS:
             continue
-        if call["ttft_ms"] is not None:
-            where = (f"its first token took {format_ms(call['ttft_ms'])} of its {format_ms(call['ttlt_ms'])}, "
-                     f"then the answer a blink ({format_ms(call['ttlt_ms'] - call['ttft_ms'])})")
-        else:
-            where = f"it took {format_ms(call['ttlt_ms'])}, mostly prefill for so short an answer"
+        if first is None or first < PROMPT_FIRST_SHARE * call["ttlt_ms"]:
+            continue
+        where = (f"its first token took {format_ms(first)} of its {format_ms(call['ttlt_ms'])}, then the "
+                 f"answer {format_ms(call['ttlt_ms'] - first)} more")
         text = (f"{capital(_who(call))} wrote {format_tokens(output)} after a prompt of {prompt:,} tokens: "
                 f"{where}. Do not start by cutting max_tokens; {PROMPT_FIX}.")
-        out.append(_lesson("short_after_long", "prompt", call, call["ttft_ms"] or call["ttlt_ms"], text))
+        out.append(_lesson("short_after_long", "prompt", call, first, text))
     return out
 
 

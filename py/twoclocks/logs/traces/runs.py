@@ -14,6 +14,7 @@ calls count once: the split is of the run's wall time, not a sum over calls.
 from __future__ import annotations
 
 from ...stats import percentile
+from ..readers.parsed import MAX_TIME_MS
 from .calls import TTFT_UNKNOWN, Call, TraceLog, span_skip_lines
 
 MAX_RUNS_SHOWN = 20
@@ -85,6 +86,10 @@ def _spans_by_run(trace: TraceLog) -> dict:
     return runs
 
 
+def _over_a_day(span) -> bool:
+    return span.start_ms is not None and span.end_ms is not None and span.end_ms - span.start_ms > MAX_TIME_MS
+
+
 def _extent(calls: list, spans: list) -> tuple:
     """The run's first start and last end, over every span with both times."""
     starts = [c.span.start_ms for c in calls] + [s.start_ms for s in spans if s.start_ms is not None
@@ -137,7 +142,9 @@ def gap_row(span, run_start_ms: float) -> dict:
 
 def run_report(trace: TraceLog, run_id: str, calls: list, spans: list) -> dict:
     """One run: its calls and the spans between them (``spans``: all of the run's) as rows, its
-    extent and its split wall time."""
+    extent and its split wall time. A model span not shown as a call, and any span lasting over a
+    day, stretch nothing: they were skipped, and are counted where skips are."""
+    spans = [s for s in spans if s.span_id not in trace.rejected and not _over_a_day(s)]
     start, end = _extent(calls, spans)
     roots = [s for s in spans if not s.parent_id or s.parent_id not in trace.spans]
     rows = [call_row(c, i + 1, start, calls[i - 1] if i else None) for i, c in enumerate(calls)]
