@@ -50,6 +50,8 @@ from __future__ import annotations
 import json
 
 from .spans import Span, clip
+from .times import finite_number
+from .values import as_int
 
 LLM_OPERATIONS = {"chat", "text_completion", "generate_content", "completion"}
 VERCEL_LLM = {"ai.generateText", "ai.generateText.doGenerate", "ai.streamText", "ai.streamText.doStream",
@@ -153,15 +155,7 @@ def _count(span: Span, attrs: dict, field: str, keys: tuple) -> int | None:
     return None
 
 
-def _int(value: object) -> int | None:
-    """A whole number from an int, an integral float or a numeric string, else None."""
-    if isinstance(value, bool):
-        return None
-    try:
-        number = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError, OverflowError):
-        return None
-    return int(number) if number.is_integer() else None
+_int = as_int  # a whole number from an int, an integral float or a numeric string, else None
 
 
 def _tokens(span: Span, attrs: dict) -> None:
@@ -227,14 +221,7 @@ def _first_token(span: Span, attrs: dict, events: list) -> None:
             span.unreadable.append(f"{key}: {value!r}"[:120])
 
 
-def _float(value: object) -> float | None:
-    if isinstance(value, bool):
-        return None
-    try:
-        number = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError, OverflowError):
-        return None
-    return number if number == number and abs(number) != float("inf") else None
+_float = finite_number  # a finite float from a number or a numeric string, else None
 
 
 def _streamed(span: Span, attrs: dict) -> bool | None:
