@@ -17,7 +17,9 @@ SPEC = ("You are the triage agent of a support desk. Read the customer's ticket,
         "it, and answer with JSON only: {\"team\": one of billing|outage|account|other, \"urgency\": 1-5}. "
         "Tools: search_tickets(query) finds similar past tickets; fetch_logs(service, minutes) returns "
         "the service's recent log lines; update_ticket(id, fields) saves your decision. Rules: never "
-        "promise refunds; outages outrank billing; when unsure, ask for the account id. ") * 3
+        "promise refunds; outages outrank billing; when unsure, ask for the account id; quote no log line "
+        "to the customer; escalate anything that mentions data loss; answer in the customer's language. "
+        "[... the style guide and 12 worked examples follow: about 2,300 tokens in all ...]")
 
 
 def at(seconds: float) -> str:
@@ -44,7 +46,7 @@ def main() -> None:
         {"id": "agent", "traceId": "example-trace", "type": "AGENT", "name": "triage-agent (made-up example)",
          "startTime": at(0), "endTime": at(8.95), "level": "DEFAULT"},
         generation("plan", "plan", 0.05, 0.69, 1.12, 2_450, 38, 4_096, "tool_calls",
-                   "Ticket 4711: checkout fails with error 502 since this morning.",
+                   "Ticket 4711: checkout fails with error 502 since this morning. [... the ticket's history ...]",
                    '{"tool_calls": ["search_tickets", "fetch_logs"]}'),
         tool("search", "search_tickets", 1.15, 1.95),
         tool("logs", "fetch_logs", 1.15, 2.62),

@@ -315,7 +315,8 @@ def test_a_step_gates_the_lab_to_its_own_controls_and_the_lab_is_one_click_away(
 @pytest.mark.browser
 def test_the_last_step_ends_in_the_learners_app_with_the_example_trace(browser, server):
     """On a fresh page, the checklist's first link lands on the log section (not short of it while
-    the lab below lays out) and analyses the example agent trace there; a link far below lands too."""
+    the lab below lays out), analyses the example agent trace there and lands on its result; a link
+    far below lands too."""
     from pagewait import wait_ready
 
     context = browser.new_context(viewport={"width": 1280, "height": 800})
@@ -334,7 +335,7 @@ def test_the_last_step_ends_in_the_learners_app_with_the_example_trace(browser, 
       }
     }""")
     assert page.is_visible("#trace-verdict") and page.text_content("#logs-format") == "Langfuse trace export"
-    assert abs(_settled_top(page, "logs")) < 5  # and stays there once the result is drawn
+    assert abs(_settled_top(page, "logs-results")) < 5  # then on the result itself, its verdict first
     page.goto(server + "?step=checklist")
     wait_ready(page)
     page.click("[data-path=deeper] button >> text=Common mistakes")  # far below, past lazily laid out sections

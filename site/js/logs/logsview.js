@@ -208,8 +208,8 @@ export function setupLogs(root, { analyze, useFitted, useLoad, sampleUrl, traceS
   return {
     /** Analyse the shipped sample log ("log") or example agent trace ("trace"), as its button does. */
     loadSample(kind) {
-      // The sections above may still grow while it runs: land on this one once its result is drawn.
-      input.loadSample(kind)?.then(() => scrollToStart(root.closest("section") ?? root));
+      // The sections above may still grow while it runs: land on the result (its verdict) once drawn.
+      input.loadSample(kind)?.then(() => scrollToStart(resultsTop.hidden ? root : resultsTop));
     },
     /** Forget the shown analysis (not the lesson's coefficients). */
     reset() {

@@ -198,7 +198,7 @@ function summaryBlock(trace) {
   };
   return el("div", { cls: "trace-summary" }, [
     el("h3", { text: "Every call in the file" }),
-    group("By model (the most time in all first)", trace.by_model, "trace-by-model", "Model"),
-    group("By call name (the most time in all first)", trace.by_name, "trace-by-name", "Call name"),
+    group("By model, the busiest first (most time in all)", trace.by_model, "trace-by-model", "Model"),
+    group("By call name, the busiest first (most time in all)", trace.by_name, "trace-by-name", "Call name"),
   ]);
 }

@@ -238,8 +238,9 @@ def _cap_lesson(capped: list) -> dict:
     also = f" ({others:,} more call{'s' if others > 1 else ''} of this run did the same.)" if others else ""
     text = (f"{capital(_who(call))} allowed {cap:,} tokens and wrote {format_tokens(wrote)}. The cap cost "
             "nothing here: decode stops when the stop fires, and latency follows the tokens written, not "
-            f"max_tokens. But if the stop ever misses, decode runs to {cap:,}{risk}. A cap near the "
-            f"answer's real size bounds that; and {STOP_FIX}.{also}")
+            f"max_tokens, so a lower cap would not make this call faster. It is a guard: if the stop ever "
+            f"misses, decode runs to {cap:,}{risk}. A cap near the answer's real size bounds what a missed "
+            f"stop can cost; and {STOP_FIX}.{also}")
     return _lesson("cap_far_above", "stop", call, 0.0, text)
 
 

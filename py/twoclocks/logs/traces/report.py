@@ -80,8 +80,8 @@ def read_lines(summary: dict) -> list:
         lines.append(f"{known}; a call without one shows TTLT only, never a guessed TTFT.")
     lines += [f"{_plural(item['count'], 'call')} without a TTFT: {item['text']}." for item in summary["ttft_unknown"]]
     lines += [f"{_plural(item['count'], 'model span')} not drawn: {item['text']}." for item in summary["skipped"]]
-    lines.append("TTLT is each call's end minus its start, from the timestamps (a tool's own latency "
-                 "field is not trusted for its unit).")
+    lines.append("TTLT is each call's end minus its start, from the timestamps (a tracing tool's own "
+                 "latency field is not read: its unit differs from one export to another).")
     return lines
 
 
