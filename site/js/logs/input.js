@@ -94,8 +94,8 @@ export function logInput({ run, reject, isBusy, sampleUrl, traceSampleUrl, reado
       return response.arrayBuffer();
     }, name);
   }
-  sampleButton.addEventListener("click", () => runSample(sampleUrl, "sample log"));
-  traceButton.addEventListener("click", () => runSample(traceSampleUrl, "example trace"));
+  const samples = { log: [sampleButton, sampleUrl, "sample log"], trace: [traceButton, traceSampleUrl, "example trace"] };
+  for (const [button, url, what] of Object.values(samples)) button.addEventListener("click", () => runSample(url, what));
 
   return {
     element: el("div", { cls: "logs-import" }, [drop, paste]),
@@ -104,9 +104,9 @@ export function logInput({ run, reject, isBusy, sampleUrl, traceSampleUrl, reado
     /** Analyse a sample ("log" or "trace") as its button does, unless an analysis is running or the
      *  view is read-only; returns a promise of the analysis finished (null if nothing started). */
     loadSample(kind) {
-      const button = kind === "trace" ? traceButton : sampleButton;
+      const [button, url, what] = samples[kind] ?? samples.log;
       if (button.disabled || !button.isConnected) return null;
-      return kind === "trace" ? runSample(traceSampleUrl, "example trace") : runSample(sampleUrl, "sample log");
+      return runSample(url, what);
     },
   };
 }

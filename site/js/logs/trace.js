@@ -122,12 +122,12 @@ function timeline(run) {
 
 function track(offset, total, parts) {
   const bar = el("span", { cls: "trace-bar" });
+  const whole = parts.reduce((sum, [ms]) => sum + ms, 0);
   bar.style.marginLeft = pct(offset, total);
-  bar.style.width = pct(parts.reduce((sum, [ms]) => sum + ms, 0), total);
-  const whole = parts.reduce((sum, [ms]) => sum + ms, 0) || 1;
+  bar.style.width = pct(whole, total);
   for (const [ms, cls] of parts) {
     const piece = el("span", { cls });
-    piece.style.width = pct(ms, whole);
+    piece.style.width = pct(ms, whole || 1);
     bar.append(piece);
   }
   return el("span", { cls: "trace-track", attrs: { "aria-hidden": "true" } }, [bar]);

@@ -284,16 +284,16 @@ def _most_common(values: list) -> str:
 
 def _name_sources(log, calls: list) -> None:
     """``log.columns`` and ``log.units``: the source fields most calls' values came from."""
-    def source(name: str) -> str:
-        return _most_common([c.span.sources.get(name, "") for c in calls if c.span.sources.get(name)])
-
-    start, end, first = source("start_ms"), source("end_ms"), source("first_token_ms") or source("ttft_ms")
-    ttft = (f"{first} - {start}" if source("first_token_ms") else first) or "not recorded"
-    fields = (source("prompt_tokens") or "not recorded", source("output_tokens") or "not recorded",
+    names = ("start_ms", "end_ms", "first_token_ms", "ttft_ms", "prompt_tokens", "output_tokens")
+    found = {name: _most_common([c.span.sources[name] for c in calls if c.span.sources.get(name)])
+             for name in names}  # each counted once
+    start, end, absolute, duration = (found[n] for n in ("start_ms", "end_ms", "first_token_ms", "ttft_ms"))
+    ttft = (f"{absolute} - {start}" if absolute else duration) or "not recorded"
+    fields = (found["prompt_tokens"] or "not recorded", found["output_tokens"] or "not recorded",
               ttft, f"{end} - {start}" if end and start else "not recorded")
-    times = {name: "a time, read as a timestamp" for name in (start, end, source("first_token_ms")) if name}
-    if source("ttft_ms") and not source("first_token_ms"):
-        times[source("ttft_ms")] = "a duration, in the tool's documented unit (the reader's docstring)"
+    times = {name: "a time, read as a timestamp" for name in (start, end, absolute) if name}
+    if duration and not absolute:
+        times[duration] = "a duration, in the tool's documented unit (the reader's docstring)"
     tokens = tuple(name for name in (fields[0], fields[1]) if name != "not recorded")
     log.name_sources(fields, tokens=tokens, units=times)
 
