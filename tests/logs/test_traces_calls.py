@@ -233,3 +233,10 @@ def test_a_short_answer_after_a_long_prompt_whose_stream_took_the_time_is_not_ca
     report, lessons = lessons_of([llm("a", 0, 6000, first=400, prompt=8000, output=20)])
     assert "short_after_long" not in lessons
     assert "output" == report["runs"][0]["lessons"][0]["lever"]
+
+
+def test_the_cached_share_counts_only_calls_that_report_cached_tokens():
+    """Of two calls, one reporting 500 of 1,000 cached and one reporting nothing: the share is 50 %."""
+    report = trace_report(collect([llm("a", 0, 100, first=50, prompt=1000, cached_tokens=500, model="m"),
+                                   llm("b", 200, 300, first=250, prompt=3000, model="m")]))
+    assert 0.5 == report["by_model"][0]["cached_share"]

@@ -178,13 +178,15 @@ def group_summary(calls: list, key) -> list:
         lasts = [c.ttlt_ms for c in members]
         prompts = [c.span.prompt_tokens for c in members if c.span.prompt_tokens is not None]
         outputs = [c.span.output_tokens for c in members if c.span.output_tokens is not None]
-        cached = [c.span.cached_tokens for c in members if c.span.cached_tokens is not None]
+        reporting = [c.span for c in members if c.span.cached_tokens is not None and c.span.prompt_tokens]
+        cached, cached_of = sum(s.cached_tokens for s in reporting), sum(s.prompt_tokens for s in reporting)
         rows.append({
             "name": name, "calls": len(members), "ttft_known": len(firsts),
             "ttft_p50_ms": _p(firsts, 50), "ttft_p90_ms": _p(firsts, 90),
             "ttlt_p50_ms": _p(lasts, 50), "ttlt_p90_ms": _p(lasts, 90),
             "prompt_p50_tokens": _p(prompts, 50), "output_p50_tokens": _p(outputs, 50),
-            "cached_share": (sum(cached) / sum(prompts)) if cached and sum(prompts) else None,
+            # over the calls that report cached tokens only: a call that says nothing is not a 0
+            "cached_share": cached / cached_of if cached_of else None,
             "total_ms": sum(lasts),
         })
     return sorted(rows, key=lambda row: -row["total_ms"])
