@@ -65,15 +65,15 @@ PROMPT_FIRST_SHARE = 0.5
 prompt as the lever to pull first if the call must be faster, below it the output (where most of
 the time goes)."""
 
-PROMPT_FIX = "cut the prompt: packing, a cached stable prefix, summarised tool dumps"
+PROMPT_FIX = "cut the prompt: pack only what helps, keep a stable prefix cacheable, summarise tool dumps"
 OUTPUT_FIX = "cut the output: a shorter answer, with max_tokens near its real length"
 STOP_FIX = "fix the stop: end decode when the answer is complete (for JSON, when the schema closes)"
 ROOM_FIX = ("give the answer room: max_tokens at least the answer's real length, reserved in the "
             "context window")
 """The lever when max_tokens cut the answer off (seed: "Reserve output room in the window so decode
 has space")."""
-BOTH_FIX = ("cut both: the prompt (packing, a cached prefix, summarised dumps) and the output "
-            "(length, stop rules)")
+BOTH_FIX = ("cut both: the prompt (pack only what helps, cache a stable prefix, summarise dumps) and "
+            "the output (length, stop rules)")
 
 WAITING_FIX = (
     "add serving capacity (more replicas or GPUs), lower the concurrency each replica takes, or "
@@ -234,6 +234,28 @@ def short_for(decision: dict) -> str:
     if lever == "both" and decision["waiting"] and not decision["behind_prompts"]:
         return f"{WAITING_FIX}; if the stream is still slow then, {OUTPUT_FIX}."
     return SHORT[lever]
+
+
+NIELSEN_URL = "https://www.nngroup.com/articles/response-times-3-important-limits/"
+
+
+def thresholds() -> dict:
+    """Where "slow from 1 s" and "slow from 4 s" come from, as the page explains them under the
+    advice: ``{"question", "first_token", "stream", "url"}`` (sentences; ``url`` Nielsen's article).
+    The first-token limit is Nielsen's (see :data:`SLOW_FIRST_TOKEN_MS`); the stream's is this
+    lesson's own (see :data:`SLOW_STREAM_MS`), and the page says so."""
+    first, stream = format_limit(SLOW_FIRST_TOKEN_MS), format_limit(SLOW_STREAM_MS)
+    return {
+        "question": f"Why slow from {first} and {stream}?",
+        "first_token": f"A first token is slow from {first}: about 1 second is the limit for the user's "
+                       "flow of thought to stay uninterrupted, in Jakob Nielsen's \"Response Times: The 3 "
+                       "Important Limits\" (1993).",
+        "stream": f"A stream (decode, after the first token) is slow from {stream}: this lesson's own line, "
+                  "not a published limit. Text is already arriving, so the user waits less sharply than "
+                  f"for the first token; {stream} sits between Nielsen's 1 s and his 10 s limit for keeping "
+                  "attention on the task.",
+        "url": NIELSEN_URL,
+    }
 
 
 def slow_meaning() -> str:

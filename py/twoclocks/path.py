@@ -26,6 +26,23 @@ WINDOW_STEP_WINDOW_TOKENS = 8_192
 (8,000 tokens) plus the router's 256 reserved tokens does not fit."""
 
 
+WINDOW_SOURCES = (
+    ("vLLM refuses a call whose prompt plus max_tokens exceeds the window (HTTP 400)",
+     "https://github.com/vllm-project/vllm/blob/main/vllm/entrypoints/openai/serving_engine.py"),
+    ("SGLang refuses it too (HTTP 400, \"Requested token count exceeds the model's maximum context "
+     "length\")", "https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/managers/tokenizer_manager.py"),
+    ("Anthropic: on Claude 4.5 and newer the call is accepted and stops with "
+     "model_context_window_exceeded; earlier models return a validation error",
+     "https://platform.claude.com/docs/en/build-with-claude/context-windows"),
+    ("llama.cpp's server checks only the prompt and stops the answer where the context fills",
+     "https://github.com/ggml-org/llama.cpp/pull/15416"),
+    ("Ollama shortens a prompt that is too long and shifts the context as the answer grows, unless "
+     "told not to (truncate, shift)", "https://github.com/ollama/ollama/blob/main/api/types.go"),
+)
+"""What servers do with a call that does not fit its window, each from its own documentation or
+source (read 2026-12-03): the window step's answer is vLLM's, and the step says the others differ."""
+
+
 @dataclass(frozen=True)
 class Action:
     """One press the learner can make in a step: ``state`` is applied over the step's setup;
@@ -61,6 +78,8 @@ class Step:
     deeper: tuple = ()  # ((section id, label, state or None[, sample]), ...): where the lab goes further;
     # a sample ("trace") is loaded into the log section when the link is followed
     code: tuple = ()  # topic ids of twoclocks.codeguide: the step's lever in an app's code
+    tells: tuple = ()  # phrases that state the answer: nowhere on the page before the prediction, shown after
+    sources: tuple = ()  # ((what it says, the source's own page), ...): shown with the answer
 
 
 def _state(**changes) -> dict:
@@ -86,31 +105,36 @@ STEPS = (
         explanation="Prefill runs the whole prompt through the model before the first token can "
         "appear: that pause is TTFT. Decode then writes one token per step, and TTLT is TTFT plus "
         "every step. Here the prompt's prefill is the bigger clock: the 20 tokens of JSON take less "
-        "time than reading 8,000 tokens of prompt, yet people still tune the sampler and ignore the "
-        "prompt.",
+        "time than reading 8,000 tokens of prompt, yet people still tune the sampler (how each next "
+        "token is picked) and ignore the prompt.",
         setup=ROUTER,
         actions=(Action("play", "▶ Play the call", play=True),),
         seed="Time to first token is mostly prefill. Time to last token is prefill plus decode.",
         veil=True,
+        tells=("the prompt's prefill is the bigger clock",),
         deeper=(("lab", "The whole lab: every control of the call", None),
                 ("lab", "Roofline mode: the same call on real hardware", {"mode": "roofline"})),
     ),
     Step(
         id="run-the-toy",
         title="Run the toy",
-        question="The cell below prints toy milliseconds of prefill and decode for prompts of 500, "
-        "4,000 and 8,000 tokens, each with a short 80-token answer (and its double). As the prompt "
-        "grows, which column grows faster?",
+        question="Once you predict, a Python cell will print toy milliseconds of prefill and decode "
+        "for prompts of 500, 4,000 and 8,000 tokens, each with the same short 80-token answer. As the "
+        "prompt grows, which column will grow faster?",
         choices=(("prefill", "Prefill"), ("decode", "Decode"), ("same", "Both the same")),
         answer="prefill",
         explanation="Prefill pays for every prompt token, plus a little for every pair of them "
-        "(attention's n² term, unless the kernel is clever), so it grows faster than the prompt. Decode's steps barely notice the "
-        "prompt: each costs a fixed amount plus a little per cached slot. A 500-token prompt's prefill "
-        "is cheap next to 4,000.",
+        "(attention's n² term: each prompt token is compared with every earlier one), so it grows "
+        "faster than the prompt. Decode's steps barely notice the prompt: each costs a fixed amount "
+        "plus a little for every token already in the KV cache. Decode is still the bigger column "
+        "here (80 steps of about 20 ms), but it hardly grows: the prompt's length moves prefill, and "
+        "all of prefill comes before the first token. A 500-token prompt's prefill is cheap next to "
+        "4,000.",
         setup=ROUTER,
         actions=(Action("run", "Run the cell", run=True),),
         show="code",
         seed="Lists of numbers as lengths. Print prefill vs decode. No extra libraries.",
+        tells=("grows faster than the prompt",),
     ),
     Step(
         id="double-it",
@@ -130,6 +154,7 @@ STEPS = (
         actions=(Action("prompt", "Double the prompt", {"prompt_tokens": 8000}),
                  Action("answer", "Double the answer", {"output_tokens": 160})),
         seed="Doubling the prompt hurts first-token time more than doubling a short 80-token answer.",
+        tells=("nothing at all to TTFT",),
         deeper=(("doubling", "Double it: any call, three ways", None),),
     ),
     Step(
@@ -150,6 +175,7 @@ STEPS = (
                  Action("cache", "Cache the 2,000-token spec", {"cached_prefix_tokens": 2000})),
         seed="If your agent’s output is 20 tokens of JSON and the prompt is 8,000, do not start by "
         "cutting max-tokens from 256 to 64. Cut the prompt.",
+        tells=("max_tokens only bounds decode",),
         code=("cache",),
     ),
     Step(
@@ -169,17 +195,19 @@ STEPS = (
         actions=(Action("stream", "Turn streaming on", {"streaming": True}),
                  Action("prompt", "Cut the dump to 10,000 tokens", {"prompt_tokens": 10_000})),
         seed="Streaming changes when bytes arrive, not how much work prefill did.",
+        tells=("the user just watches a cursor sooner",),
         deeper=(("wrong", "Three wrong pictures", None),),
     ),
     Step(
         id="missing-stop",
         title="A stop that never fires",
         question="The router's JSON is complete after 20 tokens, but its stop never fires and "
-        "max_tokens is 2,048. How many tokens does decode write?",
+        "max_tokens is 2,048. How many tokens long is the answer?",
         choices=(("20", "20"), ("256", "256"), ("2048", "2,048")),
         answer="2048",
-        explanation="Without a stop that fires, decode runs on to max_tokens, long after the answer "
-        f"was done. A user who says it streams forever is often holding a large max_tokens or a "
+        explanation="Without a stop that fires, the answer runs on to max_tokens: 2,048 tokens, the "
+        "first from prefill and 2,047 decode steps after it, long after the JSON was done. A user who "
+        f"says it streams forever is often holding a large max_tokens or a "
         f"missing stop. {capital(STOP_FIX)}.",
         setup=_state(stop_fires=False, max_tokens=2048),
         keys=("stop_fires", "max_tokens"),
@@ -188,6 +216,7 @@ STEPS = (
         "ramble if the stop never fires. Stop on schema complete.",
         veil=True,
         code=("stop",),
+        tells=("2,048 tokens", "2,047"),
     ),
     Step(
         id="speculative",
@@ -208,6 +237,7 @@ STEPS = (
         actions=(Action("speculative", "Speculative decoding ×3", {"speculative_speedup": 3.0}),
                  Action("prompt", "Cut the junk: 20,000 tokens", {"prompt_tokens": 20_000})),
         seed="They make decode faster by guessing ahead. They do not make a 200k junk prompt free.",
+        tells=("Prefill still reads all 200,000 tokens",),
         deeper=(("load", "Serving tricks under load: when many calls share the GPU", None),),
     ),
     Step(
@@ -232,16 +262,18 @@ STEPS = (
                         {"prompt_tokens": 9_500, "cached_prefix_tokens": 2000}, base="summarise")),
         seed="Parallel tool calls still serialize into one next prompt — one more prefill — unless you "
         "cache the shared prefix.",
+        tells=("one more prefill, over every dump",),
         deeper=(("agent", "The agent loop in depth, turn by turn", None),),
         code=("trim", "cache"),
     ),
     Step(
         id="split-the-clock",
         title="Split the clock when you log",
-        question="Two calls each took about 6.2 s from request to last token. From that total alone, "
-        "can you tell which one needs a shorter prompt?",
-        choices=(("yes", "Yes: a long total means a long prompt"),
-                 ("no", "No: it takes TTFT, TTLT and both token counts")),
+        question="Two calls each took about 6.2 s from request to last token. From that total, which "
+        "of them needs a shorter prompt?",
+        choices=(("yes", "Both: a 6.2 s total means both prompts are too long"),
+                 ("neither", "Neither: a long total means a long answer"),
+                 ("no", "From the totals alone you cannot tell")),
         answer="no",
         explanation="The same total hides opposite causes: one call is mostly prefill, the other "
         "almost all decode. Log time to first token, time to last token, prompt tokens and output "
@@ -252,6 +284,7 @@ STEPS = (
                         _state(prompt_tokens=300, output_tokens=310, max_tokens=1024), base="a")),
         seed="Logging only total latency. You cannot tell prefill from decode. Split the clock: time to "
         "first token, time to last, prompt tiles, output tiles.",
+        tells=("The same total hides opposite causes",),
         deeper=(("split", "Split the clock: a log of the calls you play", None),
                 ("logs", "Split the clock on your own app's trace", None, "trace")),
         code=("measure",),
@@ -259,16 +292,20 @@ STEPS = (
     Step(
         id="output-room",
         title="Reserve output room",
-        question=f"The context window holds {WINDOW_STEP_WINDOW_TOKENS:,} tokens: prompt plus the "
-        "max_tokens reserved for the answer (256). The history grows the prompt from 7,900 to 8,000 "
-        "tokens. What does the server do?",
+        question=f"The model is served by vLLM (an open-source server that runs models for many users). "
+        f"Its context window holds {WINDOW_STEP_WINDOW_TOKENS:,} tokens: the prompt plus the max_tokens "
+        "reserved for the answer (256). The history grows the prompt from 7,900 to 8,000 tokens. What "
+        "does vLLM do with the call?",
         choices=(("cut", "Runs it and cuts the answer short"),
-                 ("reject", "Rejects it before any prefill"),
+                 ("reject", "Refuses it before any prefill"),
                  ("slower", "Runs it, a little slower")),
         answer="reject",
-        explanation="Serving engines (vLLM, hosted APIs) reserve max_tokens of room for decode and "
-        f"refuse a call whose prompt leaves too little, before any prefill. {capital(ROOM_FIX)}. Then {STOP_FIX}, so decode does "
-        "not fill that room with poetry.",
+        explanation="vLLM adds max_tokens to the prompt and refuses a call that does not fit the "
+        "window, with an error (HTTP 400), before any prefill; so does SGLang, and so does this "
+        "lesson's model. Servers differ here: Anthropic's newer models accept such a call and end the "
+        "answer where the window fills, and llama.cpp's server and Ollama run it and stop (or drop "
+        f"old tokens) at the window. Either way, {ROOM_FIX}. Then {STOP_FIX}, so decode does not fill "
+        "that room with poetry.",
         setup=_state(prompt_tokens=7_900, context_window_tokens=WINDOW_STEP_WINDOW_TOKENS),
         keys=("prompt_tokens", "max_tokens"),
         actions=(Action("grow", "Grow the prompt to 8,000", {"prompt_tokens": 8_000}),
@@ -276,6 +313,8 @@ STEPS = (
         seed="Reserve output room in the window (last lesson) so decode has space. Then stop so decode "
         "does not fill that room with poetry when you needed one JSON object.",
         code=("stop",),
+        tells=("refuses a call that does not fit",),
+        sources=WINDOW_SOURCES,
     ),
     Step(
         id="checklist",
@@ -283,7 +322,8 @@ STEPS = (
         question="",
         choices=(),
         answer=None,
-        explanation="If the first token is slow and the prompt is huge: packing and a cached prefix. "
+        explanation="If the first token is slow and the prompt is huge: look at what you pack into "
+        "it (only what helps) and cache its stable prefix. "
         "If the first token is fine and the stream crawls: output length, stop rules, or a "
         "memory-bound cache (a long context, whose every decode step reads the whole KV cache). If both "
         "are slow: both.",
@@ -305,12 +345,12 @@ CHECKLIST = (
     ("TTFT", "mostly prefill: look at the prompt's tokens, not only max_tokens."),
     ("TTLT", "prefill plus decode: decode ends when a stop fires or max_tokens runs out."),
     ("Streaming", "changes when text appears; it does not shrink prefill."),
-    ("Short JSON, long prompt", "optimise the prompt: packing, a cached stable prefix, summarised "
-     "tool dumps."),
+    ("Short JSON, long prompt", "optimise the prompt: pack only what helps, keep a stable prefix "
+     "cacheable, summarise tool dumps."),
     ("Stop", "on schema complete, so decode ends with the answer."),
     ("Log", "both clocks with both token counts."),
     ("Bill", "output tokens are often priced higher than input tokens: decode is where the JSON (and "
-     "any rambling) is billed, while packing still dominates the start pause."),
+     "any rambling) is billed, while what you pack into the prompt still sets the start pause."),
 )
 """The seed's closing checklist, as (term, rule) pairs."""
 
@@ -425,6 +465,8 @@ def path_data() -> list[dict]:
                         "sample": link[3] if len(link) > 3 else None} for link in step.deeper],
             "setup_clocks": {"ttft_ms": report["ttft_ms"], "ttlt_ms": report["ttlt_ms"]},
             "code": list(step.code),
+            "tells": list(step.tells),
+            "sources": [{"text": text, "url": url} for text, url in step.sources],
         })
     steps[-1]["checklist"] = [{"term": term, "rule": rule} for term, rule in CHECKLIST]
     return steps

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from functools import lru_cache, partial
 
-from .advice import advise_agent, advise_call
+from .advice import advise_agent, advise_call, capital
 from .agent import agent_loop
 from .bill import bill_breakdown
 from .call import MAX_OUTPUT_TOKENS, simulate_call
@@ -52,7 +52,8 @@ def context_window(state: dict) -> dict:
     Returns:
         ``{"window_tokens", "prompt_tokens", "reserved_output_tokens" (= max_tokens),
         "requested_tokens" (prompt + max_tokens), "free_tokens" (window - requested, negative when
-        it does not fit), "fits": bool, "model": display name of whose window it is}``.
+        it does not fit), "fits": bool, "model": display name of whose window it is, "overflow": what
+        servers do with a call that does not fit (:data:`WINDOW_OVERFLOW`)}``.
 
     Raises:
         ValueError: for an out-of-range window, prompt or ``max_tokens``, or an unknown model.
@@ -75,12 +76,21 @@ def context_window(state: dict) -> dict:
         "free_tokens": window - requested,
         "fits": requested <= window,
         "model": whose,
+        "overflow": WINDOW_OVERFLOW,
     }
 
 
+WINDOW_OVERFLOW = ("vLLM and SGLang refuse such a call before any prefill, as this model does; some "
+                   "other servers run it and end the answer where the window fills")
+"""What a server does with a call whose prompt plus max_tokens exceeds the window; servers differ
+(the sources: ``twoclocks.path.WINDOW_SOURCES``). The model refuses it, as vLLM does: vLLM's
+``_validate_input`` answers "This model's maximum context length is N tokens. However, you requested
+M tokens ..." (vllm/entrypoints/openai/serving_engine.py)."""
+
+
 def check_context_window(context: dict) -> None:
-    """Reject a call that does not fit its context window, as serving engines do (vLLM answers
-    "This model's maximum context length is N tokens. However, you requested M tokens ...").
+    """Reject a call that does not fit its context window, as vLLM and SGLang do
+    (:data:`WINDOW_OVERFLOW`).
 
     Raises:
         ValueError: saying how many tokens were asked for and how many fit.
@@ -90,8 +100,8 @@ def check_context_window(context: dict) -> None:
     raise ValueError(
         f"{context['model']}'s context window holds {context['window_tokens']:,} tokens, but this call "
         f"asks for {context['requested_tokens']:,}: {context['prompt_tokens']:,} of prompt plus "
-        f"{context['reserved_output_tokens']:,} reserved by max_tokens. A server rejects it before "
-        f"prefill: shorten the prompt or lower max_tokens"
+        f"{context['reserved_output_tokens']:,} reserved by max_tokens. {capital(WINDOW_OVERFLOW)}: "
+        f"shorten the prompt or lower max_tokens"
     )
 
 

@@ -191,7 +191,9 @@ def page_data() -> dict:
     roofline presets' ids and display names), ``load_demos`` (:data:`twoclocks.scenarios.LOAD_DEMOS`)
     ``load_sweep_concurrency`` (the sweep's levels), ``path`` (the guided path's steps,
     :func:`twoclocks.path.path_data`) and ``code_guide`` (the SDK snippets and the providers'
-    documented claims for each lever, :func:`twoclocks.codeguide.code_guide`)."""
+    documented claims for each lever, :func:`twoclocks.codeguide.code_guide`) and ``thresholds``
+    (where the advice's "slow from" limits come from, :func:`twoclocks.advice.thresholds`)."""
+    from .advice import thresholds
     from .codeguide import code_guide
     from .path import path_data
 
@@ -206,6 +208,7 @@ def page_data() -> dict:
         "load_demos": LOAD_DEMOS,
         "path": path_data(),
         "code_guide": code_guide(),
+        "thresholds": thresholds(),
     }
 
 

@@ -12,9 +12,10 @@ export const clockReport = (report) => (report.clocks ? { ...report, ...report.c
 
 export class ClocksPanel {
   /** `first`: the report build.py embedded, drawn at once (before anything else touches the DOM,
-   * so this first draw needs no second layout pass); `isPlaying()`: Play owns the clocks. */
-  constructor({ canvas, announce, first, isPlaying }) {
-    Object.assign(this, { canvas, announce, isPlaying });
+   * so this first draw needs no second layout pass); `isPlaying()`: Play owns the clocks; `quiet()`:
+   * the clocks are veiled until a prediction, so the live region must not speak their answer. */
+  constructor({ canvas, announce, first, isPlaying, quiet = () => false }) {
+    Object.assign(this, { canvas, announce, isPlaying, quiet });
     this.shown = first;
     this.announceTimer = 0;
     this.clocks = new ClocksView(canvas, {
@@ -30,6 +31,7 @@ export class ClocksPanel {
     showReadouts(shown);
     clearTimeout(this.announceTimer);
     this.announceTimer = setTimeout(() => {
+      if (this.quiet()) return void (this.announce.textContent = "");
       this.announce.textContent = describeClocks(shown, this.clocks.drawnState());
     }, ANNOUNCE_AFTER_MS);
   }

@@ -81,3 +81,22 @@ export async function scrollToStart(element, frames = 60) {
     }
   }
 }
+
+/**
+ * Keep `--clocks-cover` on <html> at the height of `panel` (sticky) while it sits over the whole
+ * width of `grid` (a one-column layout: a phone), else 0. app.css gives everything in the lab that
+ * scroll-margin-top, so focus, a step's header or its verdict are never brought into view under it.
+ */
+export function trackCover(panel, grid) {
+  const update = () => {
+    const covers = getComputedStyle(panel).position === "sticky"
+      && panel.getBoundingClientRect().width > 0.8 * grid.getBoundingClientRect().width;
+    const cover = `${covers ? Math.ceil(panel.getBoundingClientRect().height) : 0}px`;
+    if (document.documentElement.style.getPropertyValue("--clocks-cover") !== cover) {
+      document.documentElement.style.setProperty("--clocks-cover", cover);
+    }
+  };
+  new ResizeObserver(update).observe(panel);
+  addEventListener("resize", update);
+  update();
+}

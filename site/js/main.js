@@ -15,25 +15,25 @@ import { ClocksPanel, clockReport } from "./clockspanel.js";
 import { buildControls, controlTable } from "./controls.js";
 import { doublingView } from "./doubling.js";
 import { setupEmbedding } from "./embedded.js";
-import { keepInView, scrollToStart, setAttr, setHidden, setText, whenNear } from "./dom.js";
+import { keepInView, setAttr, setHidden, setText, trackCover, whenNear } from "./dom.js";
 import { Engine } from "./engine.js";
 import { lazyLogs } from "./lazylogs.js";
 import { CallLog } from "./log.js";
 import { buildMistakes } from "./mistakes.js";
 import { Player } from "./play.js";
-import { adviceView, contextView, describeAgentModel, describeModel, leverCodeView, modelLineView, showContext } from "./readouts.js";
+import { adviceView, contextView, describeAgentModel, describeModel, leverCodeView, modelLineView, showContext, showThresholds } from "./readouts.js";
 import { RooflineView } from "./rooflineview.js";
 import { ShowMe } from "./showme.js";
 import { LessonState } from "./state.js";
 import { setupGlossary } from "./glossary.js";
 import { setupValidation } from "./validation.js";
-import { applySections, layOutSectionsOnlyNear } from "./sections.js";
-import { SECTIONS } from "./urlstate.js";
+import { layOutSectionsOnlyNear } from "./sections.js";
 import { buildLoadControls } from "./loadview.js";
 import { loadFiguresView, loadLineView } from "./loadfigures.js";
 import { LoadChart, LoadSweep } from "./loadsweep.js";
 import { applyLook, openingView } from "./pageview.js";
-import { GuidedPath, markStepKeys, startingStep } from "./path.js";
+import { startingStep } from "./path.js";
+import { wirePath } from "./pathview.js";
 import { Progress, ProgressListeners } from "./progress.js";
 import { PythonStatus } from "./pythonstatus.js";
 import { keepForOffline } from "./offline.js";
@@ -64,6 +64,7 @@ engine.start();
 // Drawn before anything else touches the DOM (the first view, the one the learner watches).
 const clocksPanel = new ClocksPanel({
   canvas: $("clocks-canvas"), announce: $("announce"), first: initial.report, isPlaying: () => player.playing,
+  quiet: () => document.documentElement.hasAttribute("data-path-veil"),
 });
 const clocks = clocksPanel.clocks;
 const callLog = new CallLog({
@@ -265,6 +266,7 @@ async function evaluateState(partial) {
 }
 
 keepInView($("controls"), $("clocks-wrap"));
+trackCover($("clocks-wrap"), document.querySelector(".lab-grid"));
 keepInView($("agent-controls"), document.querySelector(".agent-chart"));
 
 // --- Show me, demos, wrong pictures, mistakes --------------------------------------------------
@@ -315,83 +317,12 @@ const logs = lazyLogs($("logs-root"), {
 // --- the guided path ----------------------------------------------------------------------------
 
 const progress = new Progress(`twoclocks:path:${location.pathname}`);
-const guidedPath = new GuidedPath($("path"), BUILD.path, progress, {
-  setup: (step) => {
-    applyState(stepState(step)); // every setting, so nothing of the last step or the lab stays
-    return whenSettled();
-  },
-  act: (action) => {
-    if (action.play) {
-      $("play").click();
-      return $("screen").scrollIntoView({ block: "nearest" }); // a phone shows the text arrive
-    }
-    if (action.run) {
-      $("run").click();
-      return $("output").scrollIntoView({ block: "nearest" });
-    }
-    showOnClocks({ ...stepState(guidedPath.current), ...action.state }, { scroll: false });
-  },
-  gate: (step, unlocked) => {
-    markStepKeys($("controls"), step.keys);
-    if (view.view === "path") callControls.setLocked(!unlocked || view.readonly);
-  },
-  show: (step) => { document.documentElement.dataset.pathShow = step.show ?? ""; },
-  deeper: ({ section, state, sample }) => {
-    showView("lab");
-    if (state) applyState(state);
-    syncUrl();
-    scrollToStart($(section)); // lands on the section, not short of it as the lab lays out
-    if (sample) logs.loadSample(sample); // the example trace, into the log section once it has loaded
-  },
-  onChange: (summary, step) => {
-    if (view.view === "path") {
-      view.step = step.id;
-      syncUrl();
-    }
-    progressListeners.tell({ ...summary, step: step.id });
-  },
-});
-/** A step's whole starting state: the defaults with the step's own settings over them. */
-const stepState = (step) => ({ ...structuredClone(BUILD.defaults), ...step.setup });
-
 const progressListeners = new ProgressListeners();
+const { guidedPath, showView } = wirePath({
+  view, openedWith, applyState, whenSettled, showOnClocks, syncUrl, callControls, logs, progress, progressListeners,
+});
 // Launched by a course site from the SCORM package: it records the path and keeps the progress.
 connectLms({ progress, steps: BUILD.path, onProgress: (listener) => progressListeners.add(listener) });
-
-/** Show the guided path or the whole lab (no reload: the state stays). */
-function showView(name) {
-  view.view = name;
-  const path = name === "path";
-  document.documentElement.classList.toggle("path", path);
-  setHidden($("path"), !path);
-  applySections(path ? SECTIONS : view.sections);
-  if (!path) {
-    delete document.documentElement.dataset.pathShow;
-    delete document.documentElement.dataset.pathPhase;
-    document.documentElement.removeAttribute("data-path-veil");
-    callControls.setLocked(view.readonly);
-  }
-}
-
-$("open-lab").addEventListener("click", () => {
-  showView("lab");
-  syncUrl();
-  $("lab").scrollIntoView({ block: "start" });
-});
-$("open-path").addEventListener("click", () => {
-  showView("path");
-  guidedPath.go(progress.currentId ?? BUILD.path[0].id);
-});
-for (const button of document.querySelectorAll(".start-over")) {
-  button.addEventListener("click", () => {
-    progress.reset();
-    // The lab alone (an instructor's embed) starts over from the state its address set.
-    if (document.documentElement.classList.contains("lab-only")) return applyState(openedWith);
-    showView("path");
-    guidedPath.go(BUILD.path[0].id);
-    scrollTo({ top: 0 });
-  });
-}
 
 $("copy-link").addEventListener("click", () => address.copy($("copy-status")));
 
@@ -406,6 +337,7 @@ applyState({});
 showReport(initial.report, initial.state);
 if (firstStep) guidedPath.go(firstStep);
 setupGlossary(document);
+showThresholds($("thresholds"), BUILD.thresholds);
 $("model-reset").addEventListener("click", () => applyState({ mode: "toy", toy_constants: null }));
 $("play").addEventListener("click", async () => {
   if (player.playing) return player.stop(); // a toggle: pressed while the call plays
@@ -435,7 +367,12 @@ const api = installApi({
   ready,
   getState: () => lesson.copy(),
   setState: (partial) => {
-    applyState(lesson.validate(partial));
+    const valid = lesson.validate(partial); // throws, naming the key, before anything changes
+    if (view.view === "path") { // a step shows its own state: the host's goes to the lab, in view
+      showView("lab");
+      syncUrl();
+    }
+    applyState(valid);
     return lesson.copy();
   },
   report: () => evaluateState({}),

@@ -21,7 +21,7 @@ export class GuidedPath {
     this.hooks = hooks;
     this.index = 0;
     this.phase = PHASES[0];
-    this.lastEffect = null;
+    this.effects = new Map(); // action id -> its effect, for the presses of this visit to the step
     this.build();
   }
 
@@ -42,8 +42,11 @@ export class GuidedPath {
       choices: $("choices"), commit: $("commit"), act: $("act"), actions: $("actions"),
       reveal: $("reveal"), verdict: $("verdict"), explanation: $("explanation"), effect: $("effect"),
       checklist: $("checklist"), back: $("back"), next: $("next"), dots: $("dots"),
-      deeper: $("deeper"), deeperWrap: $("deeper-wrap"), code: $("code"),
+      deeper: $("deeper"), deeperWrap: $("deeper-wrap"), code: $("code"), nav: $("nav"), locked: $("locked"),
+      sources: $("sources"),
     };
+    this.parts.title.tabIndex = -1; // where focus lands on a step change: a second Enter then does nothing
+    this.parts.locked.tabIndex = -1; // where it lands after Lock-in: the choice, and what to do next
     const { form, back, next, actions } = this.parts;
     form.addEventListener("submit", (event) => {
       event.preventDefault();
@@ -51,8 +54,8 @@ export class GuidedPath {
       if (chosen) this.predict(this.current.id, chosen.value);
     });
     form.addEventListener("change", () => { this.parts.commit.disabled = !form.querySelector(":checked"); });
-    back.addEventListener("click", () => this.go(this.steps[Math.max(0, this.index - 1)].id));
-    next.addEventListener("click", () => this.go(this.steps[Math.min(this.steps.length - 1, this.index + 1)].id));
+    back.addEventListener("click", () => this.go(this.steps[Math.max(0, this.index - 1)].id, { byLearner: true }));
+    next.addEventListener("click", () => this.go(this.steps[Math.min(this.steps.length - 1, this.index + 1)].id, { byLearner: true }));
     actions.addEventListener("click", (event) => {
       const button = event.target.closest("button[data-action]");
       if (button) this.act(button.dataset.action);
@@ -67,16 +70,19 @@ export class GuidedPath {
       dot.type = "button";
       dot.dataset.step = step.id;
       dot.setAttribute("aria-label", step.checklist ? "The checklist" : `Step ${i + 1}: ${step.title}`);
-      dot.addEventListener("click", () => this.go(step.id));
+      dot.addEventListener("click", () => this.go(step.id, { byLearner: true }));
       return dot;
     }));
   }
 
-  /** Show step `id` from its setup; resolves once its state is drawn. */
-  async go(id) {
+  /** Show step `id` from its setup; resolves once its state is drawn. `byLearner`: a press in the
+   * card (Next, Back, a dot) took the learner here, so focus moves to the new step's title (a second
+   * Enter on Next would skip a prediction) and the step's header is brought into view. */
+  async go(id, { byLearner = false } = {}) {
     const step = this.step(id);
+    const focusHere = byLearner || this.root.contains(document.activeElement);
     this.index = this.steps.indexOf(step);
-    this.lastEffect = null;
+    this.effects = new Map();
     const predicted = this.progress.prediction(step.id);
     // A step already answered (a revisit, a reload) shows its answer again; its actions stay.
     this.phase = !step.choices.length ? "act" : predicted ? "revealed" : "predict";
@@ -85,6 +91,10 @@ export class GuidedPath {
     this.render();
     const shown = this.hooks.setup(step);
     this.changed();
+    if (focusHere) {
+      this.parts.title.focus({ preventScroll: true });
+      bringIntoView(this.parts.nav, { start: true });
+    }
     await shown;
   }
 
@@ -100,7 +110,10 @@ export class GuidedPath {
     if (step === this.current) {
       this.phase = "act";
       this.render();
-      this.parts.actions.querySelector("button")?.focus({ preventScroll: true });
+      // Focus goes to the line that names the choice and what to do next, read once; the actions
+      // under it are brought into view with it.
+      this.parts.locked.focus({ preventScroll: true });
+      bringIntoView(this.parts.act);
     }
     this.changed();
     return { correct, explanation: step.explanation };
@@ -111,10 +124,12 @@ export class GuidedPath {
     const step = this.current;
     const action = step.actions.find((a) => a.id === actionId);
     if (!action) throw new RangeError(`no action "${actionId}" in step "${step.id}"`);
-    this.lastEffect = action.effect ?? null;
+    if (action.effect) this.effects.set(action.id, { label: action.label, ...action.effect });
     this.hooks.act(action);
     this.reveal();
-    if (!action.run) this.parts.reveal.scrollIntoView({ block: "nearest" }); // the answer, beside the clocks
+    // The verdict, beside the clocks; the pressed button keeps focus (it is not rebuilt), so the
+    // learner can press the next action at once.
+    if (!action.run) bringIntoView(this.parts.reveal);
   }
 
   /** The learner changed one of the step's controls by hand: the answer is shown. */
@@ -148,26 +163,23 @@ export class GuidedPath {
     const predicted = this.progress.prediction(step.id);
     this.renderChoices(step, predicted);
     parts.act.hidden = this.phase === "predict" || !step.actions.length;
-    parts.actions.replaceChildren(...step.actions.map((action) => {
-      const button = el("button", { cls: action.play || action.run ? "primary" : "", text: action.label });
-      button.type = "button";
-      button.dataset.action = action.id;
-      return button;
-    }));
+    this.renderActions(step, predicted);
     const revealed = this.phase === "revealed" || (!step.actions.length && this.phase === "act");
     parts.reveal.hidden = !revealed && step.choices.length > 0;
     parts.verdict.hidden = !predicted;
     if (predicted) {
-      const chosen = step.choices.find((c) => c.id === predicted.choice);
+      const said = labelOf(step, predicted.choice);
       parts.verdict.textContent = predicted.correct
-        ? `You predicted “${chosen.label}”: right.`
-        : `You predicted “${chosen.label}”. Not quite: it is “${step.choices.find((c) => c.id === step.answer).label}”.`;
+        ? `You predicted “${said}”: right.`
+        : `You predicted “${said}”. Not quite: it is “${labelOf(step, step.answer)}”.`;
       parts.verdict.dataset.correct = String(predicted.correct);
     }
     parts.explanation.textContent = step.explanation;
+    parts.sources.hidden = !step.sources?.length;
+    parts.sources.querySelector("ul").replaceChildren(...(step.sources ?? []).map(({ text, url }) =>
+      el("li", {}, [el("a", { text, attrs: { href: url, target: "_blank", rel: "noopener" } })])));
     this.renderCode(step, revealed);
-    parts.effect.hidden = !this.lastEffect;
-    parts.effect.textContent = this.lastEffect ? `What changed: ${this.lastEffect.text}` : "";
+    this.renderEffects();
     parts.deeperWrap.hidden = !step.deeper.length;
     parts.deeper.replaceChildren(...step.deeper.map((link, i) => {
       const button = el("button", { cls: "chip", text: link.label, data: { deeper: i } });
@@ -200,6 +212,30 @@ export class GuidedPath {
     this.parts.code.hidden = !guide;
   }
 
+  /** The step's action buttons, built once per step shown (a rebuilt button would drop the focus
+   * of a learner who just pressed it); the line above them names the locked-in choice. */
+  renderActions(step, predicted) {
+    this.parts.locked.textContent = predicted ? `Locked in: “${labelOf(step, predicted.choice)}”. Now try it and watch the clocks:`
+      : "Try it and watch the clocks:";
+    if (this.parts.actions.dataset.step === step.id) return;
+    this.parts.actions.dataset.step = step.id;
+    this.parts.actions.replaceChildren(...step.actions.map((action) => {
+      const button = el("button", { cls: action.play || action.run ? "primary" : "", text: action.label });
+      button.type = "button";
+      button.dataset.action = action.id;
+      return button;
+    }));
+  }
+
+  /** What each action pressed on this visit did, in the order pressed (a second press of one
+   * replaces its line), so two presses can be compared. */
+  renderEffects() {
+    const effects = [...this.effects.values()];
+    this.parts.effect.hidden = !effects.length;
+    this.parts.effect.replaceChildren(...(effects.length === 1 ? [`What changed: ${effects[0].text}`]
+      : [el("span", { text: "What changed:" }), el("ul", {}, effects.map((e) => el("li", {}, [el("strong", { text: `${e.label}: ` }), e.text])))]));
+  }
+
   renderChoices(step, predicted) {
     const { form, choices, commit } = this.parts;
     form.hidden = !step.choices.length;
@@ -220,16 +256,14 @@ export class GuidedPath {
   renderChecklist(step) {
     const answers = this.steps.filter((s) => s.choices.length).map((s) => {
       const p = this.progress.prediction(s.id);
-      const chosen = p && s.choices.find((c) => c.id === p.choice);
-      const mark = !p ? "not answered" : p.correct ? "✓ right" : "✗ not quite";
+      const mark = p?.correct ? "✓ right" : "✗ not quite";
       return el("li", {}, [el("strong", { text: `${s.title}: ` }),
-        chosen ? `you said “${chosen.label}” (${mark})` : "not answered yet"]);
+        p ? `you said “${labelOf(s, p.choice)}” (${mark})` : "not answered yet"]);
     });
     const rules = step.checklist.map(({ term, rule }) => el("li", {}, [el("strong", { text: `${term}: ` }), rule]));
-    const { score } = this.progress.summary(this.steps);
     this.parts.checklist.replaceChildren(
       el("ul", { cls: "path-rules" }, rules),
-      el("h3", { text: score === null ? "Your predictions" : `Your predictions: ${score}% right` }),
+      el("h3", { text: `Your predictions: ${tally(this.steps, this.progress)}` }),
       el("ul", { cls: "path-answers" }, answers),
     );
   }
@@ -237,6 +271,32 @@ export class GuidedPath {
   changed() {
     this.hooks.onChange(this.progress.summary(this.steps), this.current);
   }
+}
+
+/** A choice's label; a prediction saved before its choice was reworded shows its id. */
+const labelOf = (step, choice) => step.choices.find((c) => c.id === choice)?.label ?? choice;
+
+/** "3 of 9 answered, 2 right" (a step not answered is not counted as wrong here). */
+function tally(steps, progress) {
+  const asked = steps.filter((s) => s.choices.length);
+  const made = asked.map((s) => progress.prediction(s.id)).filter(Boolean);
+  const right = made.filter((p) => p.correct).length;
+  if (!made.length) return `none yet, of ${asked.length}`;
+  return `${made.length === asked.length ? "all" : made.length} of ${asked.length} answered, ${right} right`;
+}
+
+/**
+ * Scroll `element` into view below whatever is stuck over it (its scroll-margin-top, app.css),
+ * only if it is not already wholly in view: the page stays where it is when nothing would be
+ * hidden. `start`: an element taller than the room left is shown from its top.
+ */
+export function bringIntoView(element, { start = false } = {}) {
+  if (element.hidden) return;
+  const box = element.getBoundingClientRect();
+  const top = parseFloat(getComputedStyle(element).scrollMarginTop) || 0;
+  if (box.top >= top && box.bottom <= innerHeight) return;
+  const fits = box.height <= innerHeight - top;
+  element.scrollIntoView({ block: fits && !start ? "nearest" : "start", behavior: "instant" });
 }
 
 /**

@@ -69,6 +69,7 @@ export class Player {
     const arrived = arrivedTokens(report, shownMs);
     const visible = report.streaming || shownMs >= report.ttlt_ms ? arrived : 0;
     this.screenText.textContent = answerText(visible, report);
+    this.screen.scrollTop = this.screen.scrollHeight; // a phone's two-line screen shows the newest text
     const phase = shownMs < (report.waiting_ms ?? 0) ? "waiting: queued behind other calls" :
       shownMs < report.ttft_ms ? "prefill: reading the prompt" :
       shownMs < report.ttlt_ms ? `decode: token ${formatNumber(arrived)}` : "done";

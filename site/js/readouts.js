@@ -3,7 +3,7 @@
 // every number and sentence; this module only puts them on the page.
 import { codeGuide } from "./codeguide.js";
 import { SCALE_WORDS } from "./dialscale.js";
-import { removeAttr, setAttr, setText } from "./dom.js";
+import { el, removeAttr, setAttr, setText } from "./dom.js";
 import { formatMs, formatNumber, formatPercent, formatTokens, formatUsd } from "./format.js";
 
 const $ = (id) => document.getElementById(id);
@@ -64,7 +64,7 @@ export function showContext(context) {
   bar.classList.toggle("context-over", !context.fits);
   const left = context.fits
     ? `${formatNumber(context.free_tokens)} left`
-    : `${formatNumber(-context.free_tokens)} over: a server rejects this call`;
+    : `${formatNumber(-context.free_tokens)} over: ${context.overflow}`;
   setText($("context-text"), `Context window of ${context.model}: ${formatNumber(window)} tokens. ` +
     `Prompt ${formatNumber(prompt)} (${formatPercent(prompt / window)}) + max_tokens ${formatNumber(reserved)} ` +
     `reserved for the answer = ${formatNumber(context.requested_tokens)}; ${left}.`);
@@ -138,3 +138,12 @@ export const contextView = { show: (report) => showContext(report.context) };
 export const modelLineView = (options) => ({
   show: (report, state) => setText($("model-name"), describeModel(state, options)),
 });
+
+/** Where the advice's "slow from" limits come from (BUILD.thresholds, advice.thresholds), in the
+ * disclosure under it: filled once, at start. */
+export function showThresholds(details, { question, first_token: first, stream, url }) {
+  const [firstLine, streamLine] = details.querySelectorAll("p");
+  details.querySelector("summary").textContent = question;
+  firstLine.replaceChildren(`${first} `, el("a", { text: "Read it", attrs: { href: url, target: "_blank", rel: "noopener" } }));
+  streamLine.textContent = stream;
+}

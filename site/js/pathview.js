@@ -1,0 +1,92 @@
+// The guided path's wiring: the path card (path.js) on the page's state, the switch between the path
+// and the whole lab, and the buttons that move between them. main.js hands in what it owns.
+import { BUILD } from "./build.js";
+import { scrollToStart, setHidden } from "./dom.js";
+import { GuidedPath, bringIntoView, markStepKeys } from "./path.js";
+import { applySections } from "./sections.js";
+import { SECTIONS } from "./urlstate.js";
+
+const $ = (id) => document.getElementById(id);
+
+/** A step's whole starting state: the defaults with the step's own settings over them. */
+const stepState = (step) => ({ ...structuredClone(BUILD.defaults), ...step.setup });
+
+/**
+ * `view`: the page's view (pageview.js); `openedWith`: the state the address opened with; `applyState(partial)`, `whenSettled()`, `showOnClocks(state,
+ * options)`, `syncUrl()`, `callControls` (locked until a prediction), `logs` (the log section),
+ * `progress`, `progressListeners`. Returns {guidedPath, showView(name)}.
+ */
+export function wirePath({ view, openedWith, applyState, whenSettled, showOnClocks, syncUrl, callControls, logs, progress, progressListeners }) {
+  /** Show the guided path or the whole lab (no reload: the state stays). */
+  function showView(name) {
+    view.view = name;
+    const path = name === "path";
+    document.documentElement.classList.toggle("path", path);
+    setHidden($("path"), !path);
+    applySections(path ? SECTIONS : view.sections);
+    if (!path) {
+      delete document.documentElement.dataset.pathShow;
+      delete document.documentElement.dataset.pathPhase;
+      document.documentElement.removeAttribute("data-path-veil");
+      callControls.setLocked(view.readonly);
+    }
+  }
+
+  const guidedPath = new GuidedPath($("path"), BUILD.path, progress, {
+    setup: (step) => {
+      applyState(stepState(step)); // every setting, so nothing of the last step or the lab stays
+      return whenSettled();
+    },
+    act: (action) => {
+      if (action.play) {
+        $("play").click();
+        return bringIntoView($("screen")); // in view already where the clocks are sticky
+      }
+      if (action.run) {
+        $("run").click();
+        return $("output").scrollIntoView({ block: "nearest" });
+      }
+      showOnClocks({ ...stepState(guidedPath.current), ...action.state }, { scroll: false });
+    },
+    gate: (step, unlocked) => {
+      markStepKeys($("controls"), step.keys);
+      if (view.view === "path") callControls.setLocked(!unlocked || view.readonly);
+    },
+    show: (step) => { document.documentElement.dataset.pathShow = step.show ?? ""; },
+    deeper: ({ section, state, sample }) => {
+      showView("lab");
+      if (state) applyState(state);
+      syncUrl();
+      scrollToStart($(section)); // lands on the section, not short of it as the lab lays out
+      if (sample) logs.loadSample(sample); // the example trace, into the log section once it has loaded
+    },
+    onChange: (summary, step) => {
+      if (view.view === "path") {
+        view.step = step.id;
+        syncUrl();
+      }
+      progressListeners.tell({ ...summary, step: step.id });
+    },
+  });
+
+  $("open-lab").addEventListener("click", () => {
+    showView("lab");
+    syncUrl();
+    $("lab").scrollIntoView({ block: "start" });
+  });
+  $("open-path").addEventListener("click", () => {
+    showView("path");
+    guidedPath.go(progress.currentId ?? BUILD.path[0].id);
+  });
+  for (const button of document.querySelectorAll(".start-over")) {
+    button.addEventListener("click", () => {
+      progress.reset();
+      // The lab alone (an instructor's embed) starts over from the state its address set.
+      if (document.documentElement.classList.contains("lab-only")) return applyState(openedWith);
+      showView("path");
+      guidedPath.go(BUILD.path[0].id);
+      scrollTo({ top: 0 });
+    });
+  }
+  return { guidedPath, showView };
+}
