@@ -36,14 +36,13 @@ class Term:
 
 TERMS = (
     Term("g-prefill", "Prefill", ("prefill",),
-         "The first phase of a call: the model reads the whole prompt in one pass, fills the KV cache and "
-         "produces the first token. Its cost grows with the prompt's length (faster than linearly, because "
-         "of attention's n² term).",
+         "The first phase of a call: the model reads the whole prompt in one pass (attention's n² term is "
+         "part of that work), fills the KV cache and produces the first token.",
          "The first phase of a call: the model reads the whole prompt and produces the first token of the "
          "answer."),
     Term("g-decode", "Decode", ("decode", "decoding"),
          "The second phase: the model writes the answer one token per step, each step reading the weights "
-         "and the whole KV cache, until a stop sequence fires or max_tokens runs out.",
+         "and the whole KV cache.",
          "The second phase of a call: the model writes the answer one token at a time, one step per token."),
     Term("g-ttft", "TTFT", ("TTFT", "time to first token"),
          "Time to first token: from sending the request to the first token of the answer. Mostly prefill "
@@ -61,29 +60,46 @@ TERMS = (
          "Inter-token latency: the time between two consecutive streamed tokens. Its mean is TPOT; its "
          "spikes show stalls.",
          "Inter-token latency: the time between two consecutive tokens of a streamed answer."),
+    Term("g-streaming", "Streaming", ("streaming", "streamed", "stream", "streams"),
+         "The server sends the answer's tokens as decode writes them, instead of the whole answer at once "
+         "when it is complete.",
+         "Sending the answer to the caller token by token as it is written, instead of all at once at the "
+         "end."),
     Term("g-kv-cache", "KV cache", ("KV cache",),
          "Key-value cache: the attention keys and values of every token the model has read, kept in GPU "
          "memory so no token is computed twice. Prefill fills it; each decode step appends one slot and "
          "reads all of it.",
          "The model's working memory of one call: what it computed for every token read so far, kept on "
          "the GPU."),
-    Term("g-prefix-cache", "Prefix cache", ("prefix cache", "cached prefix"),
+    Term("g-slot", "Slot", ("slot", "slots"),
+         "One token's entry in the KV cache: its attention keys and values, kept for the rest of the call.",
+         "One token's entry in the model's working memory of the call (the KV cache)."),
+    Term("g-attention", "Attention (the n² term)", ("attention", "n²"),
+         "The part of the model in which every token is compared with every earlier one. Over a prompt of n "
+         "tokens that is about n²/2 pairs, so this work grows with the square of the prompt's length: the "
+         "n² term.",
+         "The part of the model in which every prompt token is compared with every earlier one, so that work "
+         "grows with the square of the prompt's length."),
+    Term("g-kernel", "Kernel", ("kernel", "kernels"),
+         "A program that runs one piece of the model's math on the GPU, such as attention or a matrix "
+         "multiply. Serving stacks differ in how well their kernels use the hardware.",
+         "A program that runs one piece of the model's math, such as attention, on the GPU."),
+    Term("g-prefix-cache", "Prefix cache", ("prefix cache", "cached prefix", "cached stable prefix"),
          "A server keeps the KV cache of a prompt's opening tokens; a later prompt that starts with exactly "
          "the same tokens skips their prefill. Keep the stable part (spec, tool definitions) first and "
          "identical.",
          "A server keeps its work on a prompt's opening tokens, so a later prompt that starts with exactly "
          "the same tokens can reuse it."),
     Term("g-max-tokens", "max_tokens", ("max_tokens",),
-         "The generation budget of one call: decode never runs past it. It bounds decode only, never "
-         "prefill, and the server reserves that much room in the context window.",
+         "The generation budget of one call: the most tokens the answer may have, set in the request. "
+         "Servers also reserve that much room for the answer in the context window.",
          "The most tokens the answer may have, set in the request."),
     Term("g-stop-sequence", "Stop sequence", ("stop sequence", "stop rules", "stop"),
-         "A string (or a schema being complete) that ends decode as soon as the answer is done. Without one "
-         "that fires, decode runs on to max_tokens.",
+         "A string (or a schema being complete) that ends decode as soon as the answer is done.",
          "A string (or a schema being complete) that, once the answer produces it, ends the answer there."),
     Term("g-context-window", "Context window", ("context window",),
-         "The most tokens one call may hold: prompt plus the max_tokens reserved for the answer. A server "
-         "rejects a request that asks for more before any prefill.",
+         "The most tokens one call may hold: the prompt plus the max_tokens reserved for the answer. Servers "
+         "differ in what they do with a call that asks for more: some reject it, some shorten the answer.",
          "The most tokens one call may hold: the prompt plus the room reserved for the answer."),
     Term("g-packing", "Packing", ("packing", "pack"),
          "Choosing what goes into the prompt: only what this step needs, compactly, rather than everything "
@@ -94,8 +110,8 @@ TERMS = (
          "almost nothing next to prefill and decode.",
          "The rule that picks each next token from the model's probabilities (temperature, top-p)."),
     Term("g-speculative-decoding", "Speculative decoding", ("speculative decoding",),
-         "A serving trick: a small draft model guesses several tokens and the big model checks them in one "
-         "verification step, so decode needs fewer steps. Prefill is untouched.",
+         "A serving trick: a small draft model guesses several tokens ahead and the big model checks them "
+         "all in one verification step, keeping those it agrees with.",
          "A serving trick: a small draft model guesses a few tokens ahead and the big model checks them "
          "together."),
     Term("g-draft-model", "Draft model", ("draft model", "draft models"),
@@ -105,6 +121,10 @@ TERMS = (
          "One pass of the big model over the draft model's guesses: it keeps the longest run it agrees with, "
          "so one step can yield several tokens.",
          "One pass of the big model over the draft model's guesses, keeping those it agrees with."),
+    Term("g-vllm", "vLLM", ("vLLM",),
+         "An open-source serving engine: it runs models on GPUs for many users at once, with continuous "
+         "batching, a prefix cache and chunked prefill.",
+         "An open-source server that runs models for many users."),
     Term("g-continuous-batching", "Continuous batching", ("continuous batching",),
          "A server runs many users' calls together, adding and removing them at every decode step, so one "
          "pass over the weights serves them all.",
@@ -118,6 +138,10 @@ TERMS = (
          "bandwidth can feed. Prefill is usually compute-bound, batch-1 decode memory-bound.",
          "A model of speed: a phase runs as fast as the GPU's arithmetic or its memory bandwidth allows, "
          "whichever is the tighter limit."),
+    Term("g-memory-bound", "Memory-bound", ("memory-bound",),
+         "Limited by how fast the GPU can read memory, not by its arithmetic. A decode step of one call "
+         "reads every weight and the whole KV cache to write one token, so it is usually memory-bound.",
+         "Limited by how fast the GPU can read memory, not by its arithmetic."),
     Term("g-mfu", "MFU", ("MFU",),
          "Model FLOPs utilisation: the fraction of the device's peak FLOP/s a phase actually reaches.",
          "Model FLOPs utilisation: the share of the GPU's peak arithmetic speed a phase actually uses."),
@@ -129,6 +153,15 @@ TERMS = (
 """The glossary, in its order on the page."""
 
 
+PATH_TERMS_REQUIRED = (
+    "TTFT", "TTLT", "TPOT", "KV cache", "prefill", "decode", "max_tokens", "stop", "streaming",
+    "speculative decoding", "draft model", "prefix cache", "context window", "packing", "sampler", "vLLM",
+    "memory-bound", "kernel", "n²", "slot", "roofline", "continuous batching", "chunked prefill",
+)
+"""Words that must be defined wherever the guided path uses them: each use of one in a step's text
+must be a use of some term in :data:`TERMS` (``tests/call/test_terms.py``)."""
+
+
 def words_pattern(words) -> re.Pattern:
     """The pattern of a use of any of ``words``: case-insensitive, any run of white space where a word
     has a space, and not part of a longer word or a hyphenated one (``(?<![\\w-])...(?![\\w-])`` with
@@ -137,4 +170,35 @@ def words_pattern(words) -> re.Pattern:
     return re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])", re.IGNORECASE | re.ASCII)
 
 
-__all__ = ["TERMS", "Term", "words_pattern"]
+def uses(text: str) -> list[Term]:
+    """The terms ``text`` uses, in the order of their first use in it. Where two terms' words
+    overlap, the longer use counts and the other does not ("speculative decoding" is not a use of
+    "decode"); of two uses of the same length, the earlier term's."""
+    found = sorted(((match.start(), -(match.end() - match.start()), index, match.end())
+                    for index, term in enumerate(TERMS)
+                    for match in words_pattern(term.words).finditer(text)))
+    used, end = [], 0
+    for start, _length, index, stop in found:
+        if start >= end:
+            end = stop
+            if TERMS[index] not in used:
+                used.append(TERMS[index])
+    return used
+
+
+def first_uses(parts) -> dict:
+    """Where each term is first used in a sequence of texts: ``parts`` is ``[(key, [text, ...]), ...]``
+    in reading order; returns ``{key: [Term, ...]}``, each term under the one key of the part that
+    uses it first (in the order of use), every key of ``parts`` present."""
+    seen, placed = set(), {}
+    for key, texts in parts:
+        placed.setdefault(key, [])
+        for text in texts:
+            for term in uses(text):
+                if term.id not in seen:
+                    seen.add(term.id)
+                    placed[key].append(term)
+    return placed
+
+
+__all__ = ["PATH_TERMS_REQUIRED", "TERMS", "Term", "first_uses", "uses", "words_pattern"]
