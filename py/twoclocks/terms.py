@@ -96,7 +96,7 @@ TERMS = (
          "The most tokens the answer may have, set in the request."),
     Term("g-stop-sequence", "Stop sequence", ("stop sequence", "stop rules", "stop"),
          "A string (or a schema being complete) that ends decode as soon as the answer is done.",
-         "A string (or a schema being complete) that, once the answer produces it, ends the answer there."),
+         "A string (or a JSON schema being complete) that ends the answer as soon as it appears."),
     Term("g-context-window", "Context window", ("context window",),
          "The most tokens one call may hold: the prompt plus the max_tokens reserved for the answer. Servers "
          "differ in what they do with a call that asks for more: some reject it, some shorten the answer.",
