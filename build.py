@@ -408,6 +408,21 @@ def log_tools(*, traces: bool = False) -> str:
     return tools_phrase(traces=traces)
 
 
+def glossary_html() -> str:
+    """The page's glossary entries (the content of `<dl id="glossary-list">`), one `<dt>` and `<dd>`
+    per term of `twoclocks.terms.TERMS`: the id, the match words (`data-match`, read by glossary.js),
+    the name and the definition, escaped."""
+    model()  # puts py/ on the path
+    from twoclocks.terms import TERMS
+
+    return "\n".join(
+        f'      <dt id="{html.escape(term.id)}" data-match="{html.escape("|".join(term.words))}">'
+        f"{html.escape(term.name, quote=False)}</dt>\n"
+        f"      <dd>{html.escape(term.definition, quote=False)}</dd>"
+        for term in TERMS
+    )
+
+
 PRESET_DOCS = ROOT / "docs" / "presets.md"
 PRESET_MARKERS = ("<!-- presets:start -->\n", "<!-- presets:end -->")
 
@@ -540,6 +555,7 @@ def render_page(
         "%%TTLT_RAW%%": repr(report["ttlt_ms"]),
         "%%LOG_TOOLS%%": html.escape(log_tools(), quote=False),
         "%%TRACE_TOOLS%%": html.escape(log_tools(traces=True), quote=False),
+        "%%GLOSSARY%%": glossary_html(),
     }
     for marker, value in replacements.items():
         template = template.replace(marker, value)

@@ -20,6 +20,7 @@ from .advice import PROMPT_FIX, ROOM_FIX, STOP_FIX, capital, format_ms
 from .pagestate import DEFAULT_STATE, complete_state
 from .report import page_report
 from .scenarios import BASE_STATE
+from .terms import first_uses
 
 WINDOW_STEP_WINDOW_TOKENS = 8_192
 """The context window of the "reserve output room" step: small enough that a longer history
@@ -430,6 +431,43 @@ def _action_data(action: Action, step: Step, setup: dict) -> dict:
     return data
 
 
+PANEL_LABELS = ("TTFT", "TTLT", "First text", "TPOT")
+"""The clocks panel's readout labels (``<dl class="readouts">`` in ``site/index.html``): the learner
+sees them beside the path from its first step on, so their terms count as used in the first step,
+before its prediction."""
+
+
+def _before_texts(step: dict) -> list[str]:
+    """What a step shows before the learner predicts: its title, lead, question and choices."""
+    return [step["title"], step["lead"], step["question"], *(choice["label"] for choice in step["choices"])]
+
+
+def _after_texts(step: dict) -> list[str]:
+    """What a step shows once the learner has predicted: the actions' labels and effects, the
+    explanation, the checklist's terms and rules, and the links deeper into the lab."""
+    return [*(action["label"] for action in step["actions"]),
+            *(action["effect"]["text"] for action in step["actions"] if "effect" in action),
+            step["explanation"],
+            *(text for item in step.get("checklist", ()) for text in (item["term"], item["rule"])),
+            *(link["label"] for link in step["deeper"])]
+
+
+def _add_terms(steps: list[dict]) -> None:
+    """Give each step ``"terms": {"before": [...], "after": [...]}``: the terms of
+    :data:`twoclocks.terms.TERMS` first used on the path in that part of it (``{"id", "name",
+    "short"}``, in the order of use), walking the steps in order, each step's "before" texts
+    (:func:`_before_texts`; the first step's followed by :data:`PANEL_LABELS`) then its "after"
+    texts (:func:`_after_texts`)."""
+    parts = []
+    for index, step in enumerate(steps):
+        panel = list(PANEL_LABELS) if index == 0 else []
+        parts += [((index, "before"), _before_texts(step) + panel), ((index, "after"), _after_texts(step))]
+    placed = first_uses(parts)
+    for index, step in enumerate(steps):
+        step["terms"] = {part: [{"id": term.id, "name": term.name, "short": term.short}
+                                for term in placed[(index, part)]] for part in ("before", "after")}
+
+
 def path_data() -> list[dict]:
     """Every step as the page's ``build.js`` carries it (``BUILD.path``).
 
@@ -440,8 +478,10 @@ def path_data() -> list[dict]:
         "state"? (the settings it changes over the setup), "base"?, "effect"?}], "show", "seed", "veil", "lead",
         "deeper": [{"section", "label", "state", "sample" (None, or "trace": the log section loads its
         example trace)}], "setup_clocks": {"ttft_ms", "ttlt_ms"}, "code": [topic ids
-        of :mod:`twoclocks.codeguide`, shown once the step's answer is revealed]}``; the last
-        step also carries ``"checklist": [{"term", "rule"}]``.
+        of :mod:`twoclocks.codeguide`, shown once the step's answer is revealed], "terms": {"before",
+        "after"}: the terms first used on the path in the step, before and after its prediction, each
+        ``{"id" (the glossary's), "name", "short"}`` (:func:`_add_terms`)}``; the last step also carries
+        ``"checklist": [{"term", "rule"}]``.
     """
     steps = []
     for step in STEPS:
@@ -469,4 +509,5 @@ def path_data() -> list[dict]:
             "sources": [{"text": text, "url": url} for text, url in step.sources],
         })
     steps[-1]["checklist"] = [{"term": term, "rule": rule} for term, rule in CHECKLIST]
+    _add_terms(steps)
     return steps
