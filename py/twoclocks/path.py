@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from .advice import PROMPT_FIX, ROOM_FIX, STOP_FIX, capital, format_ms
 from .pagestate import DEFAULT_STATE, complete_state
-from .report import page_report
+from .report import context_window, page_report
 from .scenarios import BASE_STATE
 from .terms import first_uses
 
@@ -426,8 +426,12 @@ def _action_data(action: Action, step: Step, setup: dict) -> dict:
         return data
     try:
         data["effect"] = effect(_evaluate(base), _evaluate(state))
-    except ValueError as error:  # the step that shows a server's refusal
-        data["effect"] = {"text": f"Rejected: {error}.", "rejected": True, "moved": []}
+    except ValueError:  # the step that shows a server's refusal: said from the window's numbers
+        context = context_window(complete_state(state))
+        data["effect"] = {"text": f"Refused before any prefill: {context['prompt_tokens']:,} prompt tokens + "
+                          f"{context['reserved_output_tokens']:,} reserved by max_tokens = "
+                          f"{context['requested_tokens']:,}, over the {context['window_tokens']:,}-token window.",
+                          "rejected": True, "moved": []}
     return data
 
 
@@ -444,10 +448,11 @@ def _before_texts(step: dict) -> list[str]:
 
 def _after_texts(step: dict) -> list[str]:
     """What a step shows once the learner has predicted: the actions' labels and effects, the
-    explanation, the checklist's terms and rules, and the links deeper into the lab."""
+    explanation, its sources, the checklist's terms and rules, and the links deeper into the lab."""
     return [*(action["label"] for action in step["actions"]),
             *(action["effect"]["text"] for action in step["actions"] if "effect" in action),
             step["explanation"],
+            *(source["text"] for source in step["sources"]),
             *(text for item in step.get("checklist", ()) for text in (item["term"], item["rule"])),
             *(link["label"] for link in step["deeper"])]
 

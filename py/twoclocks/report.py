@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from functools import lru_cache, partial
 
-from .advice import advise_agent, advise_call, capital
+from .advice import advise_agent, advise_call
 from .agent import agent_loop
 from .bill import bill_breakdown
 from .call import MAX_OUTPUT_TOKENS, simulate_call
@@ -100,7 +100,7 @@ def check_context_window(context: dict) -> None:
     raise ValueError(
         f"{context['model']}'s context window holds {context['window_tokens']:,} tokens, but this call "
         f"asks for {context['requested_tokens']:,}: {context['prompt_tokens']:,} of prompt plus "
-        f"{context['reserved_output_tokens']:,} reserved by max_tokens. {capital(WINDOW_OVERFLOW)}: "
+        f"{context['reserved_output_tokens']:,} reserved by max_tokens. {WINDOW_OVERFLOW}: "
         f"shorten the prompt or lower max_tokens"
     )
 

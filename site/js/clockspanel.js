@@ -30,7 +30,9 @@ export class ClocksPanel {
     if (!this.isPlaying()) this.clocks.show(shown);
     showReadouts(shown);
     clearTimeout(this.announceTimer);
+    this.announce.dataset.pending = "true"; // until it has spoken (tests wait on it)
     this.announceTimer = setTimeout(() => {
+      delete this.announce.dataset.pending;
       if (this.quiet()) return void (this.announce.textContent = "");
       this.announce.textContent = describeClocks(shown, this.clocks.drawnState());
     }, ANNOUNCE_AFTER_MS);

@@ -82,6 +82,8 @@ export async function scrollToStart(element, frames = 60) {
   }
 }
 
+let coverUpdate = () => {}; // trackCover's measure, run before a scroll so it is never a frame stale
+
 /**
  * Keep `--clocks-cover` on <html> at the height of `panel` (sticky) while it sits over the whole
  * width of `grid` (a one-column layout: a phone), else 0. app.css gives everything in the lab that
@@ -99,4 +101,22 @@ export function trackCover(panel, grid) {
   new ResizeObserver(update).observe(panel);
   addEventListener("resize", update);
   update();
+  coverUpdate = update;
 }
+
+/**
+ * Scroll `element` into view below whatever is stuck over it (its scroll-margin-top, app.css),
+ * only if it is not already wholly in view: the page stays where it is when nothing would be
+ * hidden. An element taller than the room left is shown from its top; `start`: always so.
+ */
+export function bringIntoView(element, { start = false } = {}) {
+  if (element.hidden) return;
+  coverUpdate();
+  const box = element.getBoundingClientRect();
+  const top = parseFloat(getComputedStyle(element).scrollMarginTop) || 0;
+  if (box.top >= top && box.bottom <= innerHeight) return;
+  const fits = box.height <= innerHeight - top;
+  element.scrollIntoView({ block: fits && !start ? "nearest" : "start", behavior: "instant" });
+}
+
+

@@ -3,14 +3,14 @@
 // the step says why. Steps, answers and every number come from Python (BUILD.path, twoclocks/path.py);
 // this module places them, keeps progress (progress.js) and publishes TwoClocks.lesson.
 import { codeGuide } from "./codeguide.js";
-import { el } from "./dom.js";
+import { bringIntoView, el } from "./dom.js";
 
 const PHASES = ["predict", "act", "revealed"];
 
 export class GuidedPath {
   /**
    * `steps`: BUILD.path. `hooks`: {setup(step) -> Promise (the step's state applied and answered),
-   * act(action) (apply/play/run one action), gate(step, unlocked) (which controls the learner may
+   * act(action) (apply/play/run one action), settled() -> Promise (the page has drawn its state), gate(step, unlocked) (which controls the learner may
    * use), show(step) (sections the step shows), deeper(link) (open the lab at link.section, with
    * link.state), onChange(progress, step)}. `progress`: a Progress.
    */
@@ -43,7 +43,7 @@ export class GuidedPath {
       reveal: $("reveal"), verdict: $("verdict"), explanation: $("explanation"), effect: $("effect"),
       checklist: $("checklist"), back: $("back"), next: $("next"), dots: $("dots"),
       deeper: $("deeper"), deeperWrap: $("deeper-wrap"), code: $("code"), nav: $("nav"), locked: $("locked"),
-      sources: $("sources"),
+      sources: $("sources"), termsBefore: $("terms-before"), termsAfter: $("terms-after"),
     };
     this.parts.title.tabIndex = -1; // where focus lands on a step change: a second Enter then does nothing
     this.parts.locked.tabIndex = -1; // where it lands after Lock-in: the choice, and what to do next
@@ -96,6 +96,7 @@ export class GuidedPath {
       bringIntoView(this.parts.nav, { start: true });
     }
     await shown;
+    if (focusHere) bringIntoView(this.parts.nav, { start: true }); // again, should the clocks' panel have grown
   }
 
   /** Commit a prediction for step `id`: returns {correct, explanation}. */
@@ -124,12 +125,16 @@ export class GuidedPath {
     const step = this.current;
     const action = step.actions.find((a) => a.id === actionId);
     if (!action) throw new RangeError(`no action "${actionId}" in step "${step.id}"`);
+    this.effects.delete(action.id); // a press again moves its line back to the top
     if (action.effect) this.effects.set(action.id, { label: action.label, ...action.effect });
     this.hooks.act(action);
     this.reveal();
-    // The verdict, beside the clocks; the pressed button keeps focus (it is not rebuilt), so the
-    // learner can press the next action at once.
-    if (!action.run) bringIntoView(this.parts.reveal);
+    // The verdict, beside the clocks, once they have drawn the action (an error there can make the
+    // clocks' panel taller); the pressed button keeps focus (it is not rebuilt), so the learner can
+    // press the next action at once.
+    if (action.run) return;
+    const drawn = action.state ? this.hooks.settled?.() : null; // Play changes no state: nothing to wait for
+    Promise.resolve(drawn).then(() => bringIntoView(this.parts.reveal));
   }
 
   /** The learner changed one of the step's controls by hand: the answer is shown. */
@@ -175,6 +180,8 @@ export class GuidedPath {
       parts.verdict.dataset.correct = String(predicted.correct);
     }
     parts.explanation.textContent = step.explanation;
+    renderTerms(parts.termsBefore, step.terms?.before ?? [], step.id, { open: false });
+    renderTerms(parts.termsAfter, step.terms?.after ?? [], step.id, { open: true });
     parts.sources.hidden = !step.sources?.length;
     parts.sources.querySelector("ul").replaceChildren(...(step.sources ?? []).map(({ text, url }) =>
       el("li", {}, [el("a", { text, attrs: { href: url, target: "_blank", rel: "noopener" } })])));
@@ -227,10 +234,10 @@ export class GuidedPath {
     }));
   }
 
-  /** What each action pressed on this visit did, in the order pressed (a second press of one
-   * replaces its line), so two presses can be compared. */
+  /** What each action pressed on this visit did, the newest first (under the verdict, in view),
+   * so two presses can be compared. */
   renderEffects() {
-    const effects = [...this.effects.values()];
+    const effects = [...this.effects.values()].reverse();
     this.parts.effect.hidden = !effects.length;
     this.parts.effect.replaceChildren(...(effects.length === 1 ? [`What changed: ${effects[0].text}`]
       : [el("span", { text: "What changed:" }), el("ul", {}, effects.map((e) => el("li", {}, [el("strong", { text: `${e.label}: ` }), e.text])))]));
@@ -273,6 +280,25 @@ export class GuidedPath {
   }
 }
 
+/**
+ * The terms a step uses for the first time on the path (BUILD.path[i].terms, from Python's glossary),
+ * defined where they are first read: a disclosure naming them, so a definition is one tap or one key
+ * away and never only a hover. Before the prediction it starts closed (the question and its choices
+ * come first); with the answer it is open where there is room. Built once per step shown.
+ */
+function renderTerms(container, terms, stepId, { open }) {
+  if (container.dataset.step === stepId) return;
+  container.dataset.step = stepId;
+  container.hidden = !terms.length;
+  if (!terms.length) return container.replaceChildren();
+  const names = terms.map((t) => t.name);
+  const list = names.length > 1 ? `${names.slice(0, -1).join(", ")} and ${names.at(-1)}` : names[0];
+  const details = el("details", {}, [el("summary", { text: `New here: what ${list} mean${names.length > 1 ? "" : "s"}` }),
+    el("dl", {}, terms.flatMap((t) => [el("dt", { text: t.name }), el("dd", { text: t.short })]))]);
+  details.open = open && matchMedia("(min-width: 600px)").matches;
+  container.replaceChildren(details);
+}
+
 /** A choice's label; a prediction saved before its choice was reworded shows its id. */
 const labelOf = (step, choice) => step.choices.find((c) => c.id === choice)?.label ?? choice;
 
@@ -283,20 +309,6 @@ function tally(steps, progress) {
   const right = made.filter((p) => p.correct).length;
   if (!made.length) return `none yet, of ${asked.length}`;
   return `${made.length === asked.length ? "all" : made.length} of ${asked.length} answered, ${right} right`;
-}
-
-/**
- * Scroll `element` into view below whatever is stuck over it (its scroll-margin-top, app.css),
- * only if it is not already wholly in view: the page stays where it is when nothing would be
- * hidden. `start`: an element taller than the room left is shown from its top.
- */
-export function bringIntoView(element, { start = false } = {}) {
-  if (element.hidden) return;
-  const box = element.getBoundingClientRect();
-  const top = parseFloat(getComputedStyle(element).scrollMarginTop) || 0;
-  if (box.top >= top && box.bottom <= innerHeight) return;
-  const fits = box.height <= innerHeight - top;
-  element.scrollIntoView({ block: fits && !start ? "nearest" : "start", behavior: "instant" });
 }
 
 /**

@@ -1,8 +1,8 @@
 // The guided path's wiring: the path card (path.js) on the page's state, the switch between the path
 // and the whole lab, and the buttons that move between them. main.js hands in what it owns.
 import { BUILD } from "./build.js";
-import { scrollToStart, setHidden } from "./dom.js";
-import { GuidedPath, bringIntoView, markStepKeys } from "./path.js";
+import { bringIntoView, scrollToStart, setHidden } from "./dom.js";
+import { GuidedPath, markStepKeys } from "./path.js";
 import { applySections } from "./sections.js";
 import { SECTIONS } from "./urlstate.js";
 
@@ -37,6 +37,7 @@ export function wirePath({ view, openedWith, applyState, whenSettled, showOnCloc
       applyState(stepState(step)); // every setting, so nothing of the last step or the lab stays
       return whenSettled();
     },
+    settled: whenSettled,
     act: (action) => {
       if (action.play) {
         $("play").click();

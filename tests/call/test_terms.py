@@ -16,7 +16,7 @@ PATH = path_data()
 TERM_IDS = [term.id for term in TERMS]
 
 NOT_SHOWN = {"id", "answer", "setup", "keys", "show", "seed", "veil", "code", "section", "sample", "state",
-             "base", "terms", "setup_clocks", "play", "run", "moved", "rejected"}
+             "base", "terms", "setup_clocks", "play", "run", "moved", "rejected", "tells", "url"}
 """The keys of a step's data that are not text the learner reads (the seed's quote is not shown)."""
 
 GIVEAWAYS = {
@@ -58,7 +58,8 @@ def walk(steps):
         if index == 0:
             before += list(PANEL_LABELS)
         after = [*(a["label"] for a in step["actions"]), *(a["effect"]["text"] for a in step["actions"] if "effect" in a),
-                 step["explanation"], *(t for item in step.get("checklist", ()) for t in (item["term"], item["rule"])),
+                 step["explanation"], *(source["text"] for source in step["sources"]),
+                 *(t for item in step.get("checklist", ()) for t in (item["term"], item["rule"])),
                  *(link["label"] for link in step["deeper"])]
         for text in before:
             yield (index, "before"), text
