@@ -21,10 +21,11 @@ def decode_ms(prompt_tokens, output_tokens):
 
 prompts = [500, 4_000, 8_000]   # tokens in
 answer = 80                     # tokens out: the same short answer each time
-print("prompt  answer   prefill (TTFT)    decode      TTLT")
+print(f"Toy ms, an {answer}-token answer each time; prefill ends at the first token (TTFT).")
+print("prompt   prefill    decode      TTLT")   # narrow: it fits a phone
 for n in prompts:
     first, rest = prefill_ms(n), decode_ms(n, answer)
-    print(f"{n:>6}  {answer:>6}   {first:10.1f} ms   {rest:6.1f} ms   {first + rest:6.1f} ms")
+    print(f"{n:>6} {first:9.1f} {rest:9.1f} {first + rest:9.1f}")
 
 print()
 print(f"From 500 to 8,000 prompt tokens, prefill grows {prefill_ms(8_000) / prefill_ms(500):.0f} times "
