@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from pagewait import format_ms
 
 from twoclocks import advice, loadsection, web
 from twoclocks.call import TIMELINE_POINTS
 from twoclocks.lesson import CALL_KEYS
-from twoclocks.load import DEFAULT_LOAD, SWEEP_CONCURRENCY, mark_knee, simulate_load
+from twoclocks.load import DEFAULT_LOAD, SWEEP_CONCURRENCY, mark_knee, simulate_load, sweep_knee
 from twoclocks.pagestate import complete_state
 from twoclocks.scenarios import LOAD_DEMOS
 
@@ -169,19 +170,26 @@ def test_the_page_limits_match_the_model_ranges():
         web.evaluate_load({"load": {key: fields[key][edge]}})  # the edge itself is allowed
 
 
-def test_sweep_levels_one_by_one_mark_the_same_knee_as_the_whole_sweep():
-    state = demo("batching")
-    points, lightest = [], None
+@pytest.mark.parametrize("name", ["batching", "saturate", "chunked"])
+def test_sweep_levels_one_by_one_mark_the_same_knee_as_the_whole_sweep(name):
+    """Asked level by level with the levels so far, Python marks the knee and writes its words as
+    the whole sweep does; the knee, once marked, stays where it is as heavier levels arrive."""
+    state = demo(name)
+    points, marked = [], None
     for level in SWEEP_CONCURRENCY:
-        point = json.loads(web.load_level_json(json.dumps(state), level, lightest))["point"]
-        lightest = lightest if lightest is not None else point["ttft_ms_p50"]
-        points.append(point)
+        reply = json.loads(web.load_level_json(json.dumps(state), level, json.dumps(points)))
+        points.append(reply["point"])
+        assert reply["sweep"] == sweep_knee(points)
+        if marked is not None:
+            assert reply["sweep"]["knee_index"] == marked
+        marked = reply["sweep"]["knee_index"]
     whole = web.evaluate_load_sweep(state)
     assert [p["ttft_ms_p50"] for p in points] == [p["ttft_ms_p50"] for p in whole["points"]]
-    first_past = next((i for i, p in enumerate(points) if p.get("past_knee")), None)
-    assert whole["ttft_doubles_at"] == (None if first_past is None else points[first_past]["concurrency"])
-    assert mark_knee(points)["knee_index"] == whole["knee_index"]
+    assert reply["sweep"] == {key: value for key, value in whole.items() if key != "points"}
+    assert mark_knee(points) == json.loads(json.dumps(whole))
     assert "typical" not in points[0]
+    first = json.loads(web.load_level_json(json.dumps(state), 1))  # no levels before: the first alone
+    assert first["sweep"]["knee_index"] is None and first["point"] == points[0]
 
 
 def test_a_sweep_level_out_of_range_is_an_error_reply():
@@ -199,8 +207,6 @@ def test_the_load_demos_are_complete_valid_states():
 def test_each_load_demo_visibly_changes_a_readout_from_the_one_before():
     """Pressed in page order from the lesson's first call, each load demo changes at least one of
     the readouts (TTFT, TTLT, first text visible) as the page writes them."""
-    from pagewait import format_ms
-
     def shown(state: dict) -> tuple:
         report = web.evaluate(state)
         clocks = report.get("clocks") or report
