@@ -283,9 +283,13 @@ def test_the_chunked_demo_shows_its_gain_by_the_clocks(browser, server, size):
         assert seen[side] == {"ms": expected[side]["itl_ms_p99"], "text": format_ms(expected[side]["itl_ms_p99"]),
                               "scheduler": scheduler}
     assert_in_view_with_the_clocks(seen)
+    # under the demo's note, Python's sentence of what chunking costs each call's own clocks
+    assert page.is_visible("#load-compare-note")
+    assert page.text_content("#load-compare-note") == expected["sentence"]
+    assert "its first token comes a little later" in expected["sentence"]
     # another change than the scheduler's: the comparison would be stale, so it goes
     settle(page, {"load": {**demo("chunked")["state"]["load"], "concurrency": 12}})
-    assert not shown_compare(page)["visible"]
+    assert not shown_compare(page)["visible"] and not page.is_visible("#load-compare-note")
     page.close()
 
 
