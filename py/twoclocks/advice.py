@@ -141,6 +141,16 @@ def format_ms(ms: float) -> str:
     return f"{int(_fixed(hours / 24, 0)):,} days"
 
 
+def format_count(value: float) -> str:
+    """A count or a rate rounded to a whole number as the page's ``formatNumber`` prints it (halves
+    up, thousands separated): ``5460.9 -> "5,461"``.
+
+    Args:
+        value: a count or rate (>= 0, finite).
+    """
+    return f"{int(_shown(value, 0)):,}"
+
+
 def format_share(share: float) -> str:
     """A share of a whole as a percentage that never overstates: ``0.083 -> "8%"``; a tiny non-zero
     share is ``"<1%"`` and a share just short of the whole ``">99%"`` (never "0%" or "100%" for a

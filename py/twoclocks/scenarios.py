@@ -180,10 +180,9 @@ LOAD_DEMOS = [
         "state": {**BASE_STATE, "output_tokens": 500, "max_tokens": 1024,
                   "load": _loaded(concurrency=8, scheduler="chunked", chunk_tokens=2048, start="spread")},
         "note": "The same 8 users with chunked prefill: each step decodes every stream and gives the rest of "
-        "its 2,048-token budget to prompt chunks, so a stream never stops for a whole prefill. By the clocks, "
-        "the longest gaps between tokens shrink to about a quarter of prefill first's. The clocks themselves "
-        "barely differ from prefill first's: the prompts' work is the same, only spread over more steps (the "
-        "red bands, where the stream slows but keeps going).",
+        "its 2,048-token budget to prompt chunks, so a stream never stops for a whole prefill (the red bands, "
+        "where it slows but keeps going). By the clocks, the longest gaps between tokens shrink to about a "
+        "quarter of prefill first's. Below, in both schedulers' figures: what it costs each call's own clocks.",
         "compare_schedulers": True,
     },
     {

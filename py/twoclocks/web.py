@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 
 from .cell import CELL_FILENAME, interruptible_sleep, run_cell
-from .load import SWEEP_CONCURRENCY, mark_knee, past_knee
+from .load import SWEEP_CONCURRENCY, mark_knee, sweep_knee
 from .loadsection import COMPARED_FIGURES, level_point, load_is_alone, load_point, scheduler_compare
 from .pagestate import (CONTROL_LIMITS, DEFAULT_STATE, MAX_CONTEXT_WINDOW_TOKENS, MIN_CONTEXT_WINDOW_TOKENS,
                         MODES, ROOFLINE_KEYS, TOY_CONTEXT_WINDOW_TOKENS, complete_state, toy_constants)
@@ -79,7 +79,7 @@ def evaluate_load_sweep(state: dict) -> dict:
     never waits behind a whole sweep.
 
     Returns:
-        ``{"points": [load point, ...], "knee_index": i, "ttft_doubles_at": concurrency or None}``.
+        ``{"points": [load point, ...], **knee}``, the knee as :func:`twoclocks.load.sweep_knee` gives it.
 
     Raises:
         ValueError: as :func:`evaluate_load`.
@@ -102,15 +102,20 @@ def evaluate_load_level(state: dict, concurrency: int) -> dict:
     return level_point(complete_state(state), concurrency)
 
 
-def load_level_json(state_json: str, concurrency: int, lightest_ttft_ms: float | None = None) -> str:
-    """JSON wrapper of :func:`evaluate_load_level` for the worker: ``{"point": {...}}`` or
-    ``{"error": "..."}``. Given the lightest level's p50 TTFT (ms), the point also says whether it is
-    ``past_knee`` (:func:`twoclocks.load.past_knee`, the rule :func:`twoclocks.load.mark_knee` applies), so the page can mark the knee as levels arrive."""
+def load_level_json(state_json: str, concurrency: int, earlier_json: str | None = None) -> str:
+    """JSON wrapper of :func:`evaluate_load_level` for the worker, as the page asks for the sweep
+    level by level: ``{"point": {...}, "sweep": {...}}`` or ``{"error": "..."}``.
+
+    ``earlier_json`` is the JSON list of the sweep's points so far (the lighter levels, as this
+    door returned them; none for the first level); ``sweep`` is
+    :func:`twoclocks.load.sweep_knee` of them with this point: the knee's index, its label and the
+    words the page shows, so the page marks the knee as levels arrive and computes none of it."""
     try:
         point = evaluate_load_level(json.loads(state_json), concurrency)
-        if lightest_ttft_ms is not None:
-            point["past_knee"] = past_knee(point, lightest_ttft_ms)
-        return json.dumps({"point": point}, allow_nan=False)
+        earlier = json.loads(earlier_json) if earlier_json else []
+        if not isinstance(earlier, list):
+            raise ValueError("the earlier levels must be a list of load points")
+        return json.dumps({"point": point, "sweep": sweep_knee([*earlier, point])}, allow_nan=False)
     except ValueError as error:
         return json.dumps({"error": str(error)})
 

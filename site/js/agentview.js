@@ -1,6 +1,7 @@
 // The agent loop's picture: one bar per turn (prefill hatched, then decode), a totals line, and the
 // same figures as a table for screen readers. It draws what Python returned; it computes no latency.
-import { CanvasView, hatch, niceCeil, placeLabel, prepareCanvas } from "./canvas.js";
+import { CanvasView, hatch, placeLabel, prepareCanvas } from "./canvas.js";
+import { timeCeil, timeLabel } from "./chart.js";
 import { setText } from "./dom.js";
 import { formatCount, formatMs, formatUsd } from "./format.js";
 import { showAgentAdvice } from "./readouts.js";
@@ -51,7 +52,7 @@ export class AgentView extends CanvasView {
     const labelWidth = widthOf(labels);
     const height = agent.rows.length * ROW_HEIGHT + 34;
     const { ctx, colors } = prepareCanvas(canvas, width, height);
-    const fullMs = niceCeil(Math.max(...agent.rows.map((row) => row.ttlt_ms)));
+    const fullMs = timeCeil(Math.max(...agent.rows.map((row) => row.ttlt_ms))); // a round time: "2 min"
     const x0 = labelWidth;
     const x1 = width - 8;
     const xAt = (ms) => x0 + (ms / fullMs) * (x1 - x0);
@@ -73,7 +74,7 @@ export class AgentView extends CanvasView {
     const axisY = agent.rows.length * ROW_HEIGHT + 14;
     ctx.fillStyle = colors.muted;
     ctx.textAlign = "right";
-    ctx.fillText(formatMs(fullMs), x1, axisY);
+    ctx.fillText(timeLabel(fullMs), x1, axisY);
     ctx.textAlign = "left";
     placeLabel(ctx, "0", x0, axisY); // dropped where it would meet the end's label
     canvas.dataset.drawn = String(Number(canvas.dataset.drawn || 0) + 1);

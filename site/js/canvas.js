@@ -161,18 +161,6 @@ export function placeLabel(ctx, text, x, y, avoid = []) {
   return true;
 }
 
-const NICE_STEPS = [1, 2, 5];
-
-/** Smallest 1-2-5 × 10^k at or above `ms` (an axis end). */
-export function niceCeil(ms) {
-  const exponent = Math.floor(Math.log10(Math.max(ms, 1e-3)));
-  for (const base of [...NICE_STEPS, 10]) {
-    const candidate = base * 10 ** exponent;
-    if (candidate >= ms) return candidate;
-  }
-  return 10 ** (exponent + 1);
-}
-
 const hatches = new WeakMap(); // context -> {key, pattern}: one tile per colour pair, not per draw
 
 export function hatch(ctx, color, background) {

@@ -334,9 +334,11 @@ export class Engine {
     return this.request("evaluate", { state, compare }, {}, tag);
   }
 
-  /** Resolves to {point} or {error}: the state's call at `concurrency` closed-loop users (a sweep level). */
-  loadLevel(state, concurrency, lightestTtftMs = null) {
-    return this.request("load-level", { state, concurrency, lightestTtftMs });
+  /** Resolves to {point, sweep} or {error}: the state's call at `concurrency` closed-loop users (a
+   * sweep level), and Python's knee of `earlier` (the lighter levels' points, as it returned them)
+   * with this one. */
+  loadLevel(state, concurrency, earlier = []) {
+    return this.request("load-level", { state, concurrency, earlier });
   }
 
   /** Is any request of `type` in flight (or queued in the worker)? */

@@ -38,12 +38,16 @@ function schedulerName({ scheduler, chunk_tokens: chunk }) {
 /**
  * The before/after label by the clocks, after a change of the scheduler (or its chunk budget): the
  * longest gaps between tokens (ITL p99, all calls) under the other scheduler, ghosted, and under
- * this one, as Python reported both (report.scheduler_compare); hidden when the report has none.
+ * this one, as Python reported both (report.scheduler_compare); and, under the load section's demo
+ * note, Python's sentence of what chunking changed. Both hidden when the report has none.
  */
 function showSchedulerCompare(report) {
   const line = document.getElementById("load-compare");
+  const note = document.getElementById("load-compare-note");
   const compare = report.scheduler_compare;
   setHidden(line, !compare);
+  setHidden(note, !compare);
+  setText(note, compare?.sentence ?? "");
   if (!compare) return;
   for (const [name, side] of [["before", compare.before], ["after", compare.after]]) {
     const figure = document.getElementById(`load-compare-${name}`);

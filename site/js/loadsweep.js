@@ -1,8 +1,10 @@
 // "When many calls share the GPU", its latency vs throughput curve: the sweep that asks the worker
 // for it level by level, only when no drag is waiting for an answer (so a sweep never holds a drag
-// back), and the log-log chart that draws it. Python computes every point (twoclocks/load.py).
+// back), and the log-log chart that draws it. Python computes every point, the knee and the words
+// (twoclocks/load/sweep.py, through twoclocks.web.load_level_json).
 import { CanvasView, placeLabel, prepareCanvas } from "./canvas.js";
-import { AXIS_FONT, drawAxisLines, extent, logScale, logTicks } from "./chart.js";
+import { AXIS_FONT, drawAxisLines, extent, logScale, logTicks, spacedTicks, timeLabel, timeTicks } from "./chart.js";
+import { curveLabels } from "./curvelabels.js";
 import { setAttr, setText, whenNear } from "./dom.js";
 import { formatMs, formatNumber } from "./format.js";
 
@@ -52,7 +54,7 @@ export class LoadSweep {
     setText(this.status, `Computing the curve: ${formatNumber(level)} ${level === 1 ? "user" : "users"}…`);
     let reply;
     try {
-      reply = await this.engine.loadLevel(this.state, level, this.points[0]?.ttft_ms_p50 ?? null);
+      reply = await this.engine.loadLevel(this.state, level, this.points);
     } catch (error) {
       reply = { error: error.message };
     } finally {
@@ -65,32 +67,10 @@ export class LoadSweep {
       return;
     }
     this.points.push(reply.point);
-    this.chart.setPoints(this.points, kneeIndex(this.points));
-    if (this.points.length === this.levels.length) setText(this.status, sweepSummary(this.points));
+    this.chart.setPoints(this.points, reply.sweep);
+    if (this.points.length === this.levels.length) setText(this.status, reply.sweep.sentence);
     this.pump();
   }
-}
-
-/** The knee: the last level before the first one Python marked past it (the p50 TTFT doubled). */
-function kneeIndex(points) {
-  const past = points.findIndex((point) => point.past_knee);
-  return past === -1 ? null : Math.max(past - 1, 0);
-}
-
-function sweepSummary(points) {
-  const knee = kneeIndex(points);
-  if (knee === null) return "Even at 1,024 users the first token waits less than twice as long as alone.";
-  const at = points[knee];
-  const users = (n) => `${formatNumber(n)} ${n === 1 ? "user" : "users"}`;
-  const past = users(points[knee + 1].concurrency);
-  if (knee === 0) { // users sent together queue each other's prompts at once (short prompts share a step)
-    return `The knee of the first token comes at once: from ${past} on it takes more than twice its time at ` +
-      "one user, as each first token also waits for the other users' prefills.";
-  }
-  return `The knee of the first token: up to ${users(at.concurrency)} it stays within twice its time ` +
-    `at one user, at ${formatNumber(at.output_tokens_per_s)} output tokens per second; from ` +
-    `${past} on, each first token also waits for other calls' prefills: in the queue before its own ` +
-    "prefill starts, or in the steps it shares with them.";
 }
 
 /** Log-log: output tokens per second (x) against p50 TTFT (y), one point per level. */
@@ -98,13 +78,14 @@ export class LoadChart extends CanvasView {
   constructor(canvas) {
     super(canvas, { whenNear: true }); // its current point moves with every drag
     this.points = [];
-    this.knee = null;
+    this.sweep = null; // Python's knee of the points (twoclocks.load.sweep_knee)
     this.current = null;
   }
 
-  setPoints(points, knee) {
+  /** The levels so far and Python's knee of them (null before the first). */
+  setPoints(points, sweep) {
     this.points = points;
-    this.knee = knee;
+    this.sweep = sweep;
     this.describe();
     this.schedule();
   }
@@ -117,8 +98,7 @@ export class LoadChart extends CanvasView {
   }
 
   describe() {
-    const at = this.knee === null ? null : this.points[this.knee].concurrency;
-    const knee = at === null ? "" : ` The knee is at ${formatNumber(at)} ${at === 1 ? "user" : "users"}.`;
+    const knee = this.sweep ? ` ${this.sweep.knee_short}` : "";
     const now = this.current ? ` The current load: ${formatNumber(this.current.output_tokens_per_s)} tokens per ` +
       `second at a p50 TTFT of ${formatMs(this.current.ttft_ms_p50)}.` : "";
     setAttr(this.canvas, "aria-label", `Latency against throughput, ${this.points.length} load levels.${knee}${now}`);
@@ -135,48 +115,36 @@ export class LoadChart extends CanvasView {
     if (!all.length) return;
     const xs = all.map((p) => Math.max(p.output_tokens_per_s, 1e-3));
     const ys = all.map((p) => Math.max(p.ttft_ms_p50, 1e-3));
-    // The plot starts right of its widest TTFT label ("16 min 40 s"), and at 70 px where there is room.
+    // The plot starts right of its widest TTFT label ("500 ms"), and at 70 px where there is room.
     ctx.font = AXIS_FONT;
-    const widest = Math.max(...logTicks(...tickSpan(ys), Y_TICKS).map((ms) => ctx.measureText(formatMs(ms)).width));
+    const widest = Math.max(...timeTicks(...tickSpan(ys), Y_TICKS).map((ms) => ctx.measureText(timeLabel(ms)).width));
     const box = { left: Math.ceil(Math.max(widest + 10, width < 300 ? 0 : 70)), right: width - 16, top: 26, bottom: height - 44 };
     // A tenth of a decade beyond the outermost points; a zero throughput or TTFT at 1e-3.
     const scale = (values, from, to) => logScale(extent(values), [from, to], { padDecades: 0.1, floor: 1e-3 });
     const x = scale(xs, box.left, box.right);
     const y = scale(ys, box.bottom, box.top);
+    const at = (p) => ({ x: x(p.output_tokens_per_s), y: y(p.ttft_ms_p50) });
     drawAxes(ctx, colors, box);
     drawTicks(ctx, colors, box, { x, y, xs, ys });
     ctx.strokeStyle = colors.prefill;
     ctx.lineWidth = 2;
     ctx.beginPath();
-    this.points.forEach((p, i) => ctx[i ? "lineTo" : "moveTo"](x(p.output_tokens_per_s), y(p.ttft_ms_p50)));
+    this.points.forEach((p, i) => ctx[i ? "lineTo" : "moveTo"](at(p).x, at(p).y));
     ctx.stroke();
-    ctx.font = "11px system-ui, sans-serif";
-    this.points.forEach((p, i) => {
-      const [px, py] = [x(p.output_tokens_per_s), y(p.ttft_ms_p50)];
-      ctx.fillStyle = colors.prefill;
+    ctx.fillStyle = colors.prefill;
+    for (const p of this.points) {
       ctx.beginPath();
-      ctx.arc(px, py, 3.5, 0, 2 * Math.PI);
+      ctx.arc(at(p).x, at(p).y, 3.5, 0, 2 * Math.PI);
       ctx.fill();
-      if (i === this.knee) {
-        ctx.strokeStyle = colors.ink;
-        ctx.lineWidth = 1.5;
-        ctx.beginPath();
-        ctx.arc(px, py, 9, 0, 2 * Math.PI);
-        ctx.stroke();
-        ctx.fillStyle = colors.ink;
-        ctx.textAlign = "center";
-        ctx.textBaseline = "top";
-        placeLabel(ctx, "knee", px, py + 11);
-      }
-    });
-    // The marks the labels keep off: every point and the current load's square.
+    }
+    // The marks the labels keep off: every point, the knee's ring and the current load's square.
+    const knee = this.points[this.sweep?.knee_index ?? -1];
     const marks = all.map((p) => {
-      const [px, py] = [x(p.output_tokens_per_s), y(p.ttft_ms_p50)];
-      const half = p === this.current ? 7 : 4;
-      return { left: px - half, top: py - half, right: px + half, bottom: py + half };
+      const half = p === this.current ? SQUARE_PX : p === knee ? RING_PX + 1 : 4;
+      return { left: at(p).x - half, top: at(p).y - half, right: at(p).x + half, bottom: at(p).y + half };
     });
     if (this.current) {
-      const [px, py] = [x(this.current.output_tokens_per_s), y(this.current.ttft_ms_p50)];
+      const { x: px, y: py } = at(this.current);
       ctx.fillStyle = colors.waiting;
       ctx.strokeStyle = colors.ink;
       ctx.lineWidth = 2;
@@ -185,25 +153,62 @@ export class LoadChart extends CanvasView {
       ctx.fill();
       ctx.stroke();
     }
-    // Each level's number of users beside its point: above it, else left, right or below it, else
-    // (where the points crowd, as at the curve's steep end on a phone) not at all.
+    if (knee) drawRing(ctx, colors, at(knee));
+    // Each level's number of users by its point, once for points on top of each other ("512–1,024"),
+    // and only where it reads as its own (curvelabels.js); they keep off the axis lines too.
     ctx.font = AXIS_FONT;
     ctx.fillStyle = colors.muted;
-    this.points.forEach((p) => {
-      const [px, py] = [x(p.output_tokens_per_s), y(p.ttft_ms_p50)];
-      const text = formatNumber(p.concurrency);
-      for (const [align, baseline, lx, ly] of [["center", "bottom", px, py - 6], ["right", "middle", px - 8, py],
-        ["left", "middle", px + 8, py], ["center", "top", px, py + 6]]) {
-        Object.assign(ctx, { textAlign: align, textBaseline: baseline });
-        if (placeLabel(ctx, text, lx, ly, marks)) break;
-      }
-    });
+    const measure = (text, align, baseline) => {
+      Object.assign(ctx, { textAlign: align, textBaseline: baseline });
+      return ctx.measureText(text);
+    };
+    const axes = [{ left: box.left - 1, right: box.left + 1, top: box.top, bottom: box.bottom },
+      { left: box.left, right: box.right, top: box.bottom - 1, bottom: box.bottom + 1 }];
+    // A point under the knee's ring or the current load's square is labelled clear of it.
+    const under = (p) => this.current && Math.hypot(at(p).x - at(this.current).x, at(p).y - at(this.current).y) < SQUARE_PX;
+    const r = (p) => Math.max(p === knee ? RING_PX : 0, under(p) ? SQUARE_PX : 0);
+    const labels = curveLabels(this.points.map((p) => ({ ...at(p), text: formatNumber(p.concurrency), r: r(p) })),
+      { measure, avoid: [...marks, ...axes, ...(this.canvas.drawnLabels ?? [])], width, height });
+    for (const { text, x: lx, y: ly, align, baseline } of labels) {
+      Object.assign(ctx, { textAlign: align, textBaseline: baseline });
+      ctx.fillText(text, lx, ly);
+    }
+    if (knee) placeKneeLabel(ctx, colors, at(knee), this.sweep.knee_label, [...marks, ...axes]);
+    // For the tests, beside canvas.js's drawnLabels: where each level's point and the plot were drawn.
+    Object.assign(this.canvas, { drawnPoints: this.points.map((p) => ({ concurrency: p.concurrency, ...at(p) })), drawnPlot: { ...box, width } });
+  }
+}
+
+const RING_PX = 9; // the knee's ring, round its point
+const SQUARE_PX = 7; // half the current load's square, its stroke included
+
+function drawRing(ctx, colors, { x, y }) {
+  ctx.strokeStyle = colors.ink;
+  ctx.lineWidth = 1.5;
+  ctx.beginPath();
+  ctx.arc(x, y, RING_PX, 0, 2 * Math.PI);
+  ctx.stroke();
+}
+
+/** Python's label for the knee's ring: below it, else above, left or right of it, where it meets
+ * no text and no mark (the users' numbers are placed first). */
+function placeKneeLabel(ctx, colors, { x, y }, label, marks) {
+  ctx.fillStyle = colors.ink;
+  ctx.font = AXIS_FONT;
+  const off = RING_PX + 4; // clear of the ring's mark (canvas.js keeps 2 px between boxes)
+  for (const [align, baseline, lx, ly] of [["center", "top", x, y + off], ["center", "bottom", x, y - off],
+    ["right", "middle", x - off, y], ["left", "middle", x + off, y]]) {
+    Object.assign(ctx, { textAlign: align, textBaseline: baseline });
+    if (placeLabel(ctx, label, lx, ly, marks)) return;
   }
 }
 
 const Y_TICKS = 6; // at most, on the TTFT axis
+const X_TICK_GAP = 10; // the least room between two throughput labels (px)
 const tickSpan = (values) => [Math.min(...values) / 1.25, Math.max(...values) * 1.25];
 
+/** The TTFT axis's ticks at round durations (chart.js's timeTicks) and the throughput axis's at
+ * 1-2-5 steps, thinned until no two labels come near each other. */
 function drawTicks(ctx, colors, box, { x, y, xs, ys }) {
   ctx.font = AXIS_FONT;
   ctx.fillStyle = colors.muted;
@@ -211,21 +216,21 @@ function drawTicks(ctx, colors, box, { x, y, xs, ys }) {
   ctx.lineWidth = 1;
   ctx.textAlign = "right";
   ctx.textBaseline = "middle";
-  for (const ms of logTicks(...tickSpan(ys), Y_TICKS)) {
-    const py = y(ms);
-    if (py < box.top || py > box.bottom) continue;
-    ctx.fillText(formatMs(ms), box.left - 6, py);
+  const yTicks = timeTicks(...tickSpan(ys), Y_TICKS).filter((ms) => y(ms) >= box.top && y(ms) <= box.bottom);
+  for (const ms of spacedTicks(yTicks, y, () => 12, 4)) {
+    ctx.fillText(timeLabel(ms), box.left - 6, y(ms));
     ctx.beginPath();
-    ctx.moveTo(box.left - 3, py);
-    ctx.lineTo(box.left, py);
+    ctx.moveTo(box.left - 3, y(ms));
+    ctx.lineTo(box.left, y(ms));
     ctx.stroke();
   }
   ctx.textAlign = "center";
   ctx.textBaseline = "top";
-  for (const rate of logTicks(...tickSpan(xs), Math.max(3, Math.floor((box.right - box.left) / 70)))) {
-    const px = x(rate);
-    if (px < box.left || px > box.right) continue;
-    placeLabel(ctx, formatNumber(rate, rate < 1 ? 2 : 0), px, box.bottom + 3); // dropped where crowded
+  const label = (rate) => formatNumber(rate, rate < 1 ? 2 : 0);
+  const xTicks = logTicks(...tickSpan(xs), Math.max(3, Math.floor((box.right - box.left) / 70)))
+    .filter((rate) => x(rate) >= box.left && x(rate) <= box.right);
+  for (const rate of spacedTicks(xTicks, x, (rate) => ctx.measureText(label(rate)).width, X_TICK_GAP)) {
+    placeLabel(ctx, label(rate), x(rate), box.bottom + 3); // and never off the canvas
   }
 }
 

@@ -21,8 +21,9 @@ export const MESSAGES = {
   // json: twoclocks.web.evaluate_json's text, '{"report": {...}}' or '{"error": "...", "context": {...}}'
   // compare: true also runs the load under the other scheduler (the report's scheduler_compare)
   evaluate: { from: "page", fields: ["id", "state", "compare"], reply: "result", deadline: "quick" },
-  // json: twoclocks.web.load_level_json's text, '{"point": {...}}' or '{"error": "..."}'
-  "load-level": { from: "page", fields: ["id", "state", "concurrency", "lightestTtftMs"], reply: "result", deadline: "level" },
+  // json: twoclocks.web.load_level_json's text, '{"point": {...}, "sweep": {...}}' or '{"error": "..."}';
+  // earlier: the sweep's lighter levels, as Python returned them (Python marks the knee of them all)
+  "load-level": { from: "page", fields: ["id", "state", "concurrency", "earlier"], reply: "result", deadline: "level" },
   // json: the roofline validation table (twoclocks.validation.validation_table)
   validation: { from: "page", fields: ["id"], reply: "result", deadline: "level" },
   // the result carries `analysis` (an object: the log tools' answer), not `json`

@@ -2,7 +2,8 @@
 // (a log-log chart and a table), the overall figures, and the measurements nearest the current
 // configuration. Python computes every prediction, error and ranking; this module only draws them.
 import { CanvasView, prepareCanvas } from "./canvas.js";
-import { decadeDomain, decadeTicks, drawFrame, drawXTicks, drawXTitle, drawYTicks, drawYTitle, extent, logScale } from "./chart.js";
+import { decadeDomain, drawFrame, drawXTicks, drawXTitle, drawYTicks, drawYTitle, extent, logScale, spacedTicks, timeLabel,
+  timeTicks } from "./chart.js";
 import { formatMs, formatNumber } from "./format.js";
 
 const METRIC_NAMES = {
@@ -13,7 +14,7 @@ const METRIC_NAMES = {
 const BAND = 1.5; // the dashed lines: the factor every optimised-server row is held within
 
 const isTtft = (entry) => entry.metric === "ttft_ms";
-const tickLabel = (ms) => (ms >= 1000 ? `${formatNumber(ms / 1000)} s` : `${formatNumber(ms, 3)} ms`);
+const MOST_TICKS = 8; // on each axis
 
 function formatError(error) {
   const percent = Math.round(error * 100);
@@ -66,8 +67,9 @@ export class ValidationChart extends CanvasView {
     const x = logScale(range, [box.left, box.right]);
     const y = logScale(range, [box.bottom, box.top]);
     drawFrame(ctx, colors, box);
-    drawXTicks(ctx, box, decadeTicks(...range), x, tickLabel);
-    drawYTicks(ctx, box, decadeTicks(...range), y, tickLabel);
+    const ticks = timeTicks(...range, MOST_TICKS); // round durations: "1 min", never "1 min 40 s"
+    drawXTicks(ctx, box, spacedTicks(ticks, x, (ms) => ctx.measureText(timeLabel(ms)).width), x, timeLabel);
+    drawYTicks(ctx, box, spacedTicks(ticks, y, () => 12, 4), y, timeLabel);
     drawXTitle(ctx, box, "measured (published)");
     drawYTitle(ctx, box, "predicted");
     ctx.save();

@@ -216,9 +216,9 @@ function evaluate({ id, state, compare }, reply) {
 
 // One level of the latency vs throughput sweep (the page asks for the levels one at a time, when
 // no drag is waiting, so a drag never waits behind a whole sweep).
-// (undefined, not null: Pyodide turns null into JsNull, undefined into None.)
-function loadLevel({ id, state, concurrency, lightestTtftMs }, reply) {
-  reply({ type: "result", id, json: web.load_level_json(JSON.stringify(state), concurrency, lightestTtftMs ?? undefined) });
+// `earlier`: the lighter levels' points, as Python returned them (it marks the knee of them all).
+function loadLevel({ id, state, concurrency, earlier }, reply) {
+  reply({ type: "result", id, json: web.load_level_json(JSON.stringify(state), concurrency, JSON.stringify(earlier ?? [])) });
 }
 
 // Every published measurement beside its prediction (computed once in Python, then cached there).

@@ -5,6 +5,7 @@ one byte formatter."""
 from __future__ import annotations
 
 import json
+import math
 import re
 import shutil
 import subprocess
@@ -157,3 +158,103 @@ def test_log_ticks_step_1_2_5_and_thin_when_crowded():
     """logTicks gives 1-2-5 steps, then decades, then every other decade, to stay within `most`."""
     got = node("chart.js", "[m.logTicks(1, 100, 10), m.logTicks(1, 1000, 6), m.logTicks(1, 1e8, 5)]")
     assert got == [[1, 2, 5, 10, 20, 50, 100], [1, 10, 100, 1_000], [1, 100, 10_000, 1_000_000, 100_000_000]]
+
+
+MINUTE, HOUR, DAY = 60_000, 3_600_000, 86_400_000
+# Every duration a time axis may tick at (chart.js's TIME_STEPS), as a reader names it.
+ROUND_TIMES = {0.5: "0.5 ms", 1: "1 ms", 2: "2 ms", 5: "5 ms", 10: "10 ms", 20: "20 ms", 50: "50 ms",
+               100: "100 ms", 200: "200 ms", 500: "500 ms", 1_000: "1 s", 2_000: "2 s", 5_000: "5 s",
+               10_000: "10 s", 20_000: "20 s", 30_000: "30 s", MINUTE: "1 min", 2 * MINUTE: "2 min",
+               5 * MINUTE: "5 min", 10 * MINUTE: "10 min", 20 * MINUTE: "20 min", 30 * MINUTE: "30 min",
+               HOUR: "1 h", 2 * HOUR: "2 h", 6 * HOUR: "6 h", 12 * HOUR: "12 h", DAY: "1 day", 2 * DAY: "2 days",
+               5 * DAY: "5 days", 10 * DAY: "10 days"}
+
+
+@pytest.mark.parametrize(("low", "high", "most", "ticks"), [
+    # the issue's TTFT axis (the chunked demo's sweep, 0.56 s to 12.7 min): no "1 min 40 s"
+    (563, 764_000, 6, [1_000, 10_000, MINUTE, 10 * MINUTE]),
+    (10, 100, 6, [10, 20, 50, 100]),
+    (800, 7 * MINUTE, 12, [1_000, 2_000, 5_000, 10_000, 20_000, 30_000, MINUTE, 2 * MINUTE, 5 * MINUTE]),
+    (19, 48_000, 6, [100, 1_000, 10_000]),
+    (0.5, 20 * DAY, 5, [1, 100, 10_000, 10 * MINUTE, DAY]),
+    (5 * MINUTE, 3 * HOUR, 8, [5 * MINUTE, 10 * MINUTE, 20 * MINUTE, 30 * MINUTE, HOUR, 2 * HOUR]),
+    (300, 700, 6, [500]),
+])
+def test_time_ticks_are_round_durations_within_the_most(low, high, most, ticks):
+    """timeTicks gives round durations (1-2-5 under a minute, 30 s, whole minutes, hours, days) within
+    [low, high]: all of them, else the roundest, else every other roundest, never more than `most`."""
+    got = node("chart.js", f"m.timeTicks({low}, {high}, {most})")
+    assert got == ticks
+    assert all(tick in ROUND_TIMES for tick in got)
+
+
+def test_no_time_tick_is_a_power_of_ten_of_milliseconds_past_a_minute():
+    """100,000 ms ("1 min 40 s") and 1,000,000 ms ("16 min 40 s") are never ticks, whatever the span."""
+    spans = [[low, high, most] for low in (0.3, 40, 900) for high in (2e5, 2e6, 5e8) for most in range(2, 13)]
+    got = node("chart.js", f"{json.dumps(spans)}.flatMap(([low, high, most]) => m.timeTicks(low, high, most))")
+    assert got and not {100_000, 1_000_000, 10_000_000} & set(got)
+    assert set(got) <= set(ROUND_TIMES) | {0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 100 * DAY}
+
+
+def test_time_labels_name_round_durations_in_their_largest_whole_unit():
+    """timeLabel writes each tick as a reader says it ("1 min", not "1 min 0 s" or "1.00 min"), and
+    any other duration in the largest unit it is a whole number of ("100 s", never "1 min 40 s")."""
+    got = node("chart.js", f"{json.dumps(list(ROUND_TIMES))}.map(m.timeLabel)")
+    assert got == list(ROUND_TIMES.values())
+    others = node("chart.js", "[100000, 90 * 60000, 1500, 0.25, 36 * 3600000].map(m.timeLabel)")
+    assert others == ["100 s", "90 min", "1.5 s", "0.25 ms", "36 h"]
+
+
+def test_a_time_axis_ends_at_the_round_duration_at_or_above_its_longest_bar():
+    """timeCeil (the agent bars' axis end) rounds up to a time tick: 100 s of bars end at 2 min."""
+    got = node("chart.js", "[3, 704, 1000, 51000, 100000, 61 * 60000, 30 * 3600000].map(m.timeCeil)")
+    assert got == [5, 1_000, 1_000, MINUTE, 2 * MINUTE, 2 * HOUR, 2 * DAY]
+
+
+def test_spaced_ticks_thin_labels_until_none_come_near_another():
+    """spacedTicks drops every other tick (first kept) until no two labels, centred on their ticks,
+    come closer than the gap, along an axis running either way."""
+    got = node("chart.js", "[m.spacedTicks([1, 2, 3, 4, 5], (v) => v * 30, () => 20, 8),"
+               " m.spacedTicks([1, 2, 3, 4, 5], (v) => v * 30, () => 24, 8),"
+               " m.spacedTicks([1, 2, 3, 4, 5], (v) => 300 - v * 30, () => 24, 8),"
+               " m.spacedTicks([1, 2, 3, 4, 5], (v) => v * 10, () => 40, 8), m.spacedTicks([], (v) => v, () => 1)]")
+    assert got == [[1, 2, 3, 4, 5], [1, 3, 5], [1, 3, 5], [1], []]
+
+
+def measure_script(points: list, width: int, avoid: list | None = None) -> str:
+    """curveLabels of `points` ([x, y, text]) with a font of 7 px a character, 8 px up and 2 down."""
+    return (f"m.curveLabels({json.dumps([{'x': x, 'y': y, 'text': t} for x, y, t in points])}, {{ width: {width},"
+            f" height: 200, avoid: {json.dumps(avoid or [])}, measure: (text, align, baseline) => {{ const w = 7 * text.length;"
+            " const left = align === 'center' ? w / 2 : align === 'right' ? w : 0;"
+            " const up = baseline === 'bottom' ? 10 : baseline === 'top' ? 0 : 5;"
+            " return { actualBoundingBoxLeft: left, actualBoundingBoxRight: w - left, actualBoundingBoxAscent: up,"
+            " actualBoundingBoxDescent: 10 - up }; } })")
+
+
+def test_points_on_top_of_each_other_get_one_label_a_range():
+    """The curve's steep end at a phone's width: 512 and 1,024 users' points 3 px apart are one
+    mark, labelled "512–1,024" once; the points apart keep their own labels."""
+    points = [[40, 180, "1"], [120, 170, "2"], [300, 60, "256"], [300, 30, "512"], [301, 27, "1,024"]]
+    got = node("curvelabels.js", f"[m.groupPoints({json.dumps([{'x': x, 'y': y} for x, y, _ in points])}),"
+               f" {measure_script(points, 340)}.map((l) => l.text)]")
+    assert got == [[{"first": 0, "last": 0}, {"first": 1, "last": 1}, {"first": 2, "last": 2}, {"first": 3, "last": 4}],
+                   ["1", "2", "256", "512–1,024"]]
+
+
+def test_no_label_meets_another_or_reads_as_another_points():
+    """Crowded points keep a label only where it meets no other label or avoided box, stays on the
+    canvas, and is nearer its own point than any other; the rest are left out."""
+    points = [[20 + 12 * i, 190 - 12 * i, f"{2 ** i:,}"] for i in range(11)]
+    labels = node("curvelabels.js", f"{measure_script(points, 200, [{'left': 0, 'top': 0, 'right': 200, 'bottom': 10}])}")
+    assert 0 < len(labels) < len(points)
+    boxes = [label["box"] for label in labels]
+    for i, a in enumerate(boxes):
+        assert a["left"] >= 0 and a["right"] <= 200 and a["top"] >= 10 and a["bottom"] <= 200
+        for b in boxes[i + 1:]:
+            assert a["right"] <= b["left"] or b["right"] <= a["left"] or a["bottom"] <= b["top"] or b["bottom"] <= a["top"]
+    for label in labels:
+        own = next(p for p in points if p[2] == label["text"])
+        box = label["box"]
+        gap = lambda p: math.hypot(max(box["left"] - p[0], 0, p[0] - box["right"]),  # noqa: E731
+                                   max(box["top"] - p[1], 0, p[1] - box["bottom"]))
+        assert all(gap(own) < gap(p) for p in points if p is not own), label

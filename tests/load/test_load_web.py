@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from pagewait import format_ms
 
 from twoclocks import advice, loadsection, web
 from twoclocks.call import TIMELINE_POINTS
 from twoclocks.lesson import CALL_KEYS
-from twoclocks.load import DEFAULT_LOAD, SWEEP_CONCURRENCY, mark_knee, simulate_load
+from twoclocks.load import DEFAULT_LOAD, SWEEP_CONCURRENCY, mark_knee, simulate_load, sweep_knee
 from twoclocks.pagestate import complete_state
 from twoclocks.scenarios import LOAD_DEMOS
 
@@ -169,19 +170,26 @@ def test_the_page_limits_match_the_model_ranges():
         web.evaluate_load({"load": {key: fields[key][edge]}})  # the edge itself is allowed
 
 
-def test_sweep_levels_one_by_one_mark_the_same_knee_as_the_whole_sweep():
-    state = demo("batching")
-    points, lightest = [], None
+@pytest.mark.parametrize("name", ["batching", "saturate", "chunked"])
+def test_sweep_levels_one_by_one_mark_the_same_knee_as_the_whole_sweep(name):
+    """Asked level by level with the levels so far, Python marks the knee and writes its words as
+    the whole sweep does; the knee, once marked, stays where it is as heavier levels arrive."""
+    state = demo(name)
+    points, marked = [], None
     for level in SWEEP_CONCURRENCY:
-        point = json.loads(web.load_level_json(json.dumps(state), level, lightest))["point"]
-        lightest = lightest if lightest is not None else point["ttft_ms_p50"]
-        points.append(point)
+        reply = json.loads(web.load_level_json(json.dumps(state), level, json.dumps(points)))
+        points.append(reply["point"])
+        assert reply["sweep"] == sweep_knee(points)
+        if marked is not None:
+            assert reply["sweep"]["knee_index"] == marked
+        marked = reply["sweep"]["knee_index"]
     whole = web.evaluate_load_sweep(state)
     assert [p["ttft_ms_p50"] for p in points] == [p["ttft_ms_p50"] for p in whole["points"]]
-    first_past = next((i for i, p in enumerate(points) if p.get("past_knee")), None)
-    assert whole["ttft_doubles_at"] == (None if first_past is None else points[first_past]["concurrency"])
-    assert mark_knee(points)["knee_index"] == whole["knee_index"]
+    assert reply["sweep"] == {key: value for key, value in whole.items() if key != "points"}
+    assert mark_knee(points) == json.loads(json.dumps(whole))
     assert "typical" not in points[0]
+    first = json.loads(web.load_level_json(json.dumps(state), 1))  # no levels before: the first alone
+    assert first["sweep"]["knee_index"] is None and first["point"] == points[0]
 
 
 def test_a_sweep_level_out_of_range_is_an_error_reply():
@@ -199,8 +207,6 @@ def test_the_load_demos_are_complete_valid_states():
 def test_each_load_demo_visibly_changes_a_readout_from_the_one_before():
     """Pressed in page order from the lesson's first call, each load demo changes at least one of
     the readouts (TTFT, TTLT, first text visible) as the page writes them."""
-    from pagewait import format_ms
-
     def shown(state: dict) -> tuple:
         report = web.evaluate(state)
         clocks = report.get("clocks") or report
@@ -250,6 +256,7 @@ def test_scheduler_compare_gives_both_schedulers_figures_in_one_report(mode):
     flipped = web.evaluate({**state, "load": {**state["load"], "scheduler": "prefill-first"}}, compare_schedulers=True)
     assert flipped["scheduler_compare"]["before"] == compare["after"]
     assert flipped["scheduler_compare"]["after"] == compare["before"]
+    assert flipped["scheduler_compare"]["sentence"] == compare["sentence"]  # chunked against prefill first, either way
     wrapped = json.loads(web.evaluate_json(json.dumps(state), True))["report"]["scheduler_compare"]
     assert wrapped == json.loads(json.dumps(compare))
 
@@ -282,6 +289,11 @@ def test_each_load_demo_note_is_true_in_both_modes(mode):
     assert 0.2 < gaps["after"]["itl_ms_p99"] / gaps["before"]["itl_ms_p99"] < 0.3  # about a quarter
     for key in ("ttft_ms", "ttlt_ms"):  # the clocks barely differ from prefill first's
         assert chunked["clocks"][key] == pytest.approx(stall[key], rel=0.05)
+    # "its first token comes a little later. Its last token does not", for all calls and on the clocks
+    first = gaps["after"]["ttft_ms_p50"] / gaps["before"]["ttft_ms_p50"]
+    assert 1 < first < 1 + loadsection.SLIGHT_CHANGE and chunked["clocks"]["ttft_ms"] > stall["ttft_ms"]
+    assert gaps["after"]["ttlt_ms_p50"] <= gaps["before"]["ttlt_ms_p50"]
+    assert chunked["clocks"]["ttlt_ms"] <= stall["ttlt_ms"]
     start, end = max(chunked["clocks"]["stalls_ms"], key=lambda band: band[1] - band[0])
     assert any(start < ms < end for _, ms in chunked["clocks"]["token_times_ms"])  # slows, keeps going
     shorter = web.evaluate(in_mode("shorter", mode))["load"]
@@ -314,3 +326,60 @@ def test_the_load_sections_prose_is_true_in_both_modes(mode):
         heavy, heaviest = (web.evaluate_load_level({**call, "mode": mode}, users) for users in (512, 1024))
         assert heaviest["output_tokens_per_s"] == pytest.approx(heavy["output_tokens_per_s"], rel=0.02)
         assert heaviest["queue_ms_p50"] > heavy["queue_ms_p50"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_chunked_demo_says_what_chunking_costs_each_call_in_the_models_figures(mode):
+    """The sentence under the chunked demo's note is Python's, from the two schedulers' figures:
+    the other streams' longest gaps fall, each call's own first token comes a little later (its
+    p50 TTFT and the change), and its last token does not (the model's p50 TTLT falls: its stream
+    no longer stops for the other prompts)."""
+    compare = web.evaluate(in_mode("chunked", mode), compare_schedulers=True)["scheduler_compare"]
+    before, after = compare["before"], compare["after"]
+    change = lambda key: round(100 * abs(after[key] / before[key] - 1))  # noqa: E731
+    sentence = compare["sentence"]
+    assert sentence == loadsection.chunking_sentence(after, before)
+    assert sentence.startswith("Chunked prefill (2,048 tokens a step) against prefill first, the same requests: ")
+    assert (f"the longest gaps between tokens (ITL p99, all calls) fall ({format_ms(before['itl_ms_p99'])} → "
+            f"{format_ms(after['itl_ms_p99'])}, −{change('itl_ms_p99')}%)") in sentence
+    assert (f"its first token comes a little later (p50 TTFT {format_ms(before['ttft_ms_p50'])} → "
+            f"{format_ms(after['ttft_ms_p50'])}, +{change('ttft_ms_p50')}%)") in sentence
+    assert (f"Its last token does not come later (p50 TTLT {format_ms(before['ttlt_ms_p50'])} → "
+            f"{format_ms(after['ttlt_ms_p50'])}, −{change('ttlt_ms_p50')}%)") in sentence
+    if mode == "toy":
+        assert "704 ms → 729 ms, +4%" in sentence and "18.9 s → 18.4 s, −3%" in sentence
+
+
+def side(scheduler: str, **figures) -> dict:
+    return {"scheduler": scheduler, "chunk_tokens": 512 if scheduler == "chunked" else None, **figures}
+
+
+@pytest.mark.parametrize(("chunked", "words"), [
+    ({"itl_ms_p99": 50, "ttft_ms_p50": 1020, "ttlt_ms_p50": 5100},
+     ["gaps between tokens (ITL p99, all calls) fall (500 ms → 50 ms, −90%)",
+      "its first token comes a little later (p50 TTFT 1.00 s → 1.02 s, +2%)",
+      "Its last token comes a little later too (p50 TTLT 5.00 s → 5.10 s, +2%)."]),
+    ({"itl_ms_p99": 600, "ttft_ms_p50": 2000, "ttlt_ms_p50": 4000},
+     ["(ITL p99, all calls) rise (500 ms → 600 ms, +20%)", "its first token comes later (p50 TTFT 1.00 s → 2.00 s, +100%)",
+      "Its last token does not come later (p50 TTLT 5.00 s → 4.00 s, −20%)"]),
+    ({"itl_ms_p99": 500, "ttft_ms_p50": 900, "ttlt_ms_p50": 5001},
+     ["(ITL p99, all calls) stay (500 ms → 500 ms, under 1%)", "yet its first token comes sooner (p50 TTFT 1.00 s → 900 ms, −10%)",
+      "Its last token comes a little later too (p50 TTLT 5.00 s → 5.00 s, under 1%)."]),
+])
+def test_the_chunking_sentence_follows_the_figures_signs(chunked, words):
+    whole = side("prefill-first", itl_ms_p99=500, ttft_ms_p50=1000, ttlt_ms_p50=5000)
+    sentence = loadsection.chunking_sentence(side("chunked", **chunked), whole)
+    assert sentence.startswith("Chunked prefill (512 tokens a step) against prefill first")
+    for expected in words:
+        assert expected in sentence
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_clocks_call_is_typical_of_its_ttlt_too(mode):
+    """Under load the clocks draw the call whose TTFT is the p50's; where many calls share that TTFT
+    (none waited), the one whose TTLT is nearest the p50 TTLT, not the first call, whose stream ran
+    before the load built up (the stall demo's clocks read 18.2 s in the toy against a p50 of 18.9 s,
+    so pressing the chunked demo after it showed a TTLT that grew while every call's fell)."""
+    report = web.evaluate(in_mode("stall", mode))
+    assert report["clocks"]["ttft_ms"] == pytest.approx(report["load"]["ttft_ms_p50"])
+    assert report["clocks"]["ttlt_ms"] == pytest.approx(report["load"]["ttlt_ms_p50"], rel=0.005)

@@ -101,7 +101,7 @@ from .settings import (
     validation_caveat,
 )
 from .stepcost import StepCost, roofline_step_cost, toy_step_cost
-from .sweep import load_sweep, mark_knee, past_knee
+from .sweep import load_sweep, mark_knee, past_knee, sweep_knee
 
 __all__ = [
     "DEFAULT_LOAD",
@@ -133,6 +133,7 @@ __all__ = [
     "past_knee",
     "roofline_step_cost",
     "simulate_load",
+    "sweep_knee",
     "toy_step_cost",
     "validation_caveat",
 ]

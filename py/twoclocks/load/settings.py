@@ -76,7 +76,7 @@ SWEEP_CONCURRENCY = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
 """Load levels of :func:`load_sweep` by default (closed loop)."""
 
 KNEE_TTFT_FACTOR = 2.0
-"""The sweep's knee: the last level whose p50 TTFT is within this factor of the lightest level's."""
+"""The sweep's knee: the first level whose p50 TTFT is more than this factor times the lightest level's."""
 
 
 def check_load(concurrency, requests_per_s, scheduler, chunk_tokens, length_spread, requests, seed,

@@ -310,9 +310,11 @@ class Simulation:
         self._advance(total, decodes * (steps - 1) / 2 + self._in_use())
         self._tokens_out(steps, total - first, parts)
 
-    def typical(self, ttft: list, ttft_p50: float) -> dict:
-        """The request whose TTFT is nearest the p50 (the earliest on a tie), as the clocks draw one
-        call: ``waiting_ms``, ``prefill_wait_ms`` (of the wait, the time the engine ran other
+    def typical(self, ttft: list, ttft_p50: float, ttlt: list, ttlt_p50: float) -> dict:
+        """The request whose TTFT is nearest the p50, as the clocks draw one call; on a tie, the one
+        whose TTLT is nearest the p50 TTLT (many requests that never wait share one TTFT, and the
+        earliest of them started before the load built up: its stream met fewer prefills), then the
+        earliest: ``waiting_ms``, ``prefill_wait_ms`` (of the wait, the time the engine ran other
         requests' prefill), ``prefill_ms``, ``ttft_ms``, ``ttlt_ms``, ``prompt_tokens``,
         ``output_tokens``, ``stalls_ms`` (``[start, end]`` of every step with prompt work during its
         stream, from its arrival), ``stalled_ms`` (their total) and ``token_times_ms``
@@ -320,7 +322,7 @@ class Simulation:
         first and the last, as for a call alone; token times are not simulated one by one, so the
         tokens after the first are spaced evenly over the stream's time outside the stalls, or over
         all of it when chunked, as a chunked step also decodes)."""
-        request = min(range(self.count), key=lambda i: (abs(ttft[i] - ttft_p50), i))
+        request = min(range(self.count), key=lambda i: (abs(ttft[i] - ttft_p50), abs(ttlt[i] - ttlt_p50), i))
         start, first, done = self.arrival[request], self.first[request], self.done[request]
         stalls = [(max(a, first), min(b, done)) for a, b in self.busy if a < done and b > first]
         answer = self.answers[request]
@@ -385,6 +387,6 @@ class Simulation:
             "kv_cache_capacity_slots": cost.capacity_slots,
             "kv_cache_source": cost.source,
             "duration_ms": span_ms,
-            "typical": self.typical(ttft, quantiles["ttft"][50]),
+            "typical": self.typical(ttft, quantiles["ttft"][50], ttlt, quantiles["ttlt"][50]),
         }
 

@@ -1,10 +1,12 @@
-"""The latency vs throughput curve: load points at rising closed-loop concurrency, and its knee.
+"""The latency vs throughput curve: load points at rising closed-loop concurrency, its knee, and
+the words the page says of it.
 
-Units: times are milliseconds (``*_ms``).
+Units: times are milliseconds (``*_ms``), rates per second (``*_per_s``).
 """
 
 from __future__ import annotations
 
+from ..advice import format_count, format_ms
 from .._validate import check_int
 from .point import simulate_load
 from .settings import KNEE_TTFT_FACTOR, MAX_CONCURRENCY, SWEEP_CONCURRENCY
@@ -18,10 +20,7 @@ def load_sweep(*, levels: tuple = SWEEP_CONCURRENCY, **load) -> dict:
         load: every other keyword of :func:`simulate_load` (not ``concurrency`` or ``requests_per_s``).
 
     Returns:
-        ``{"points": [load point, ...], "knee_index": i, "ttft_doubles_at": concurrency or None}``:
-        the knee is the last level whose p50 TTFT is within ``KNEE_TTFT_FACTOR`` of the first
-        level's (the most throughput before the first token starts to wait); ``ttft_doubles_at``
-        the first level past it.
+        ``{"points": [load point, ...], **sweep_knee(points)}`` (:func:`sweep_knee`).
 
     Raises:
         ValueError: for bad levels (naming ``levels``) and as :func:`simulate_load`.
@@ -37,19 +36,70 @@ def load_sweep(*, levels: tuple = SWEEP_CONCURRENCY, **load) -> dict:
 
 
 def mark_knee(points: list) -> dict:
-    """``{"points", "knee_index", "ttft_doubles_at"}`` for load points in ascending load (see
-    :func:`load_sweep`)."""
-    base = points[0]["ttft_ms_p50"]
-    knee, doubles_at = len(points) - 1, None
-    for index, point in enumerate(points):
-        if past_knee(point, base):
-            knee, doubles_at = max(index - 1, 0), point["concurrency"]
-            break
-    return {"points": points, "knee_index": knee, "ttft_doubles_at": doubles_at}
-
+    """``{"points": points, **sweep_knee(points)}`` for load points in ascending load."""
+    return {"points": points, **sweep_knee(points)}
 
 
 def past_knee(point: dict, lightest_ttft_ms: float) -> bool:
     """Is a load point past the sweep's knee: its p50 TTFT more than ``KNEE_TTFT_FACTOR`` times the
     lightest level's (``lightest_ttft_ms``)?"""
     return point["ttft_ms_p50"] > KNEE_TTFT_FACTOR * lightest_ttft_ms
+
+
+def _users(count: int) -> str:
+    return f"{count:,} user" + ("" if count == 1 else "s")
+
+
+def sweep_knee(points: list) -> dict:
+    """The knee of a sweep's points (ascending load, the first the lightest, e.g. one user alone)
+    and what the page says of it.
+
+    The knee is the first level whose p50 TTFT is more than ``KNEE_TTFT_FACTOR`` (2) times the
+    lightest level's: where the first token starts to wait for other calls' work. It is never the
+    lightest level itself; when it is the second (the first token's wait already doubles with the
+    second user, as when short prompts sent together share their prefill steps) there is no stretch
+    of flat TTFT before it, and the words say so instead of calling it a bend of the curve.
+
+    Args:
+        points: load points (each with ``concurrency``, ``ttft_ms_p50`` and
+            ``output_tokens_per_s``), at least one; the sweep so far or all of it.
+
+    Returns:
+        ``{"knee_index": i or None, "ttft_doubles_at": users or None, "knee_label": the ring's label
+        or None, "knee_short": one sentence (the chart's description), "sentence": what the curve
+        shows (the section's status line)}``, the first three None when no level doubles the TTFT. E.g.
+        the page's chat demo in the toy model: the knee at index 1 (2 users, 48 ms against 24 ms),
+        labelled ``"already 2×"``.
+
+    Raises:
+        ValueError: for an empty list of points.
+    """
+    if not points:
+        raise ValueError("a sweep has at least one point")
+    base = points[0]
+    index = next((i for i, point in enumerate(points) if past_knee(point, base["ttft_ms_p50"])), None)
+    alone = f"{format_ms(base['ttft_ms_p50'])} at {_users(base['concurrency'])}"
+    if index is None:
+        last = points[-1]
+        return {"knee_index": None, "ttft_doubles_at": None, "knee_label": None,
+                "knee_short": f"Up to {_users(last['concurrency'])} the p50 TTFT stays within twice "
+                              f"{_users(base['concurrency'])}'s.",
+                "sentence": f"Even at {_users(last['concurrency'])} the first token waits less than twice as long "
+                            f"(p50 TTFT {format_ms(last['ttft_ms_p50'])} against {alone})."}
+    at = points[index]
+    doubled = f"p50 TTFT {format_ms(at['ttft_ms_p50'])} against {alone}"
+    waits = ("each first token also waits for other calls' prefills (in the queue before its own prefill "
+             "starts, or in the steps it shares with them).")
+    if index == 1:
+        return {"knee_index": 1, "ttft_doubles_at": at["concurrency"], "knee_label": "already 2×",
+                "knee_short": f"The p50 TTFT more than doubles already at {_users(at['concurrency'])}.",
+                "sentence": f"No flat stretch before a knee: already at {_users(at['concurrency'])} the first "
+                            f"token takes more than twice as long ({doubled}), since from {_users(at['concurrency'])} "
+                            f"on {waits}"}
+    before = points[index - 1]
+    return {"knee_index": index, "ttft_doubles_at": at["concurrency"], "knee_label": "knee",
+            "knee_short": f"The knee, where the p50 TTFT first more than doubles, is at {_users(at['concurrency'])}.",
+            "sentence": f"The knee of the first token is at {_users(at['concurrency'])}, where it first takes more "
+                        f"than twice as long ({doubled}). Up to {_users(before['concurrency'])} it stays within "
+                        f"twice, at {format_count(before['output_tokens_per_s'])} output tokens per second; from "
+                        f"{_users(at['concurrency'])} on, {waits}"}
