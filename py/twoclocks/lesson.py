@@ -15,7 +15,7 @@ from types import SimpleNamespace
 from typing import Callable
 
 from . import toy
-from .advice import advise_call
+from .advice import SLOW_FIRST_TOKEN_MS, SLOW_STREAM_MS, advise_call, format_limit
 from ._validate import check_float, check_int, check_settings
 from .call import MAX_OUTPUT_TOKENS, CallReport, simulate_call
 from .settings import call_keys
@@ -224,4 +224,26 @@ def diagnosis_from_advice(advice: dict) -> dict:
         "truncated": advice["truncated"],
         "first_token_slow": advice["first_token_slow"],
         "stream_slow": advice["stream_slow"],
+    }
+
+
+NIELSEN_URL = "https://www.nngroup.com/articles/response-times-3-important-limits/"
+
+
+def thresholds() -> dict:
+    """Where "slow from 1 s" and "slow from 4 s" come from, as the page explains them under the
+    advice: ``{"question", "first_token", "stream", "url"}`` (sentences; ``url`` Nielsen's article).
+    The first-token limit is Nielsen's (:data:`twoclocks.advice.SLOW_FIRST_TOKEN_MS`); the stream's is
+    this lesson's own (:data:`twoclocks.advice.SLOW_STREAM_MS`), and the page says so."""
+    first, stream = format_limit(SLOW_FIRST_TOKEN_MS), format_limit(SLOW_STREAM_MS)
+    return {
+        "question": f"Why slow from {first} and {stream}?",
+        "first_token": f"A first token is slow from {first}: about 1 second is the limit for the user's "
+                       "flow of thought to stay uninterrupted, in Jakob Nielsen's \"Response Times: The 3 "
+                       "Important Limits\" (1993).",
+        "stream": f"A stream (decode, after the first token) is slow from {stream}: this lesson's own line, "
+                  "not a published limit. Text is already arriving, so the user waits less sharply than "
+                  f"for the first token; {stream} sits between Nielsen's 1 s and his 10 s limit for keeping "
+                  "attention on the task.",
+        "url": NIELSEN_URL,
     }

@@ -197,8 +197,8 @@ def page_data() -> dict:
     ``load_sweep_concurrency`` (the sweep's levels), ``path`` (the guided path's steps,
     :func:`twoclocks.path.path_data`) and ``code_guide`` (the SDK snippets and the providers'
     documented claims for each lever, :func:`twoclocks.codeguide.code_guide`) and ``thresholds``
-    (where the advice's "slow from" limits come from, :func:`twoclocks.advice.thresholds`)."""
-    from .advice import thresholds
+    (where the advice's "slow from" limits come from, :func:`twoclocks.lesson.thresholds`)."""
+    from .lesson import thresholds
     from .codeguide import code_guide
     from .path import path_data
 

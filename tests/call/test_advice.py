@@ -179,3 +179,17 @@ def test_the_router_under_load_is_told_to_cut_the_prompt():
         advice = web.evaluate({"load": {"concurrency": users}})["advice"]
         assert advice["lever"] == "prompt", (users, advice["text"])
         assert "other requests' prefills" in advice["text"]
+
+
+def test_the_slow_thresholds_say_where_they_come_from():
+    """Issue 35: "slow from 1 s" cites Nielsen's limit and "slow from 4 s" says it is the lesson's
+    own; both follow the advisor's constants, and the page carries them (BUILD.thresholds)."""
+    from twoclocks.lesson import NIELSEN_URL, thresholds
+    from twoclocks.web import page_data
+
+    said = thresholds()
+    first, stream = advice.format_limit(advice.SLOW_FIRST_TOKEN_MS), advice.format_limit(advice.SLOW_STREAM_MS)
+    assert said["question"] == f"Why slow from {first} and {stream}?"
+    assert f"slow from {first}" in said["first_token"] and "Nielsen" in said["first_token"]
+    assert f"slow from {stream}" in said["stream"] and "not a published limit" in said["stream"]
+    assert said["url"] == NIELSEN_URL and page_data()["thresholds"] == said

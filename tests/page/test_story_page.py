@@ -401,7 +401,7 @@ def _walk_action(page, rng: random.Random, target: str, timeout_ms: int) -> None
         page.fill(target, rng.choice(["0", "1", "20", "8000", "99999999999", "-5", "", "2.5", "2,5", "1,000", "1e3", "131072", "0x10"]), timeout=timeout_ms)
         page.keyboard.press(rng.choice(["Enter", "Tab"]))
     elif kind == "select-one":
-        options = page.evaluate("(s) => [...document.querySelector(s).options].map((o) => o.value)", target)
+        options = page.evaluate("(s) => [...document.querySelector(s).options].filter((o) => !o.disabled).map((o) => o.value)", target)
         page.select_option(target, rng.choice(options), timeout=timeout_ms)
     elif kind in ("checkbox", "radio", "submit", "button"):
         page.click(target, timeout=timeout_ms, force=True)
