@@ -191,6 +191,7 @@ STEPS = (
         setup={**RAG, "streaming": False},
         keys=("streaming", "prompt_tokens"),
         actions=(Action("stream", "Turn streaming on", {"streaming": True}),
+                 Action("play", "▶ Play the call", play=True),
                  Action("prompt", "Cut the dump to 10,000 tokens", {"prompt_tokens": 10_000})),
         seed="Streaming changes when bytes arrive, not how much work prefill did.",
         tells=("the user just watches a cursor sooner",),

@@ -84,7 +84,7 @@ TERMS = (
          "A program that runs one piece of the model's math on the GPU, such as attention or a matrix "
          "multiply. Serving stacks differ in how well their kernels use the hardware.",
          "A program that runs one piece of the model's math, such as attention, on the GPU."),
-    Term("g-prefix-cache", "Prefix cache", ("prefix cache", "cached prefix", "cached stable prefix"),
+    Term("g-prefix-cache", "Prefix cache", ("prefix cache", "cached prefix", "cached stable prefix", "stable prefix"),
          "A server keeps the KV cache of a prompt's opening tokens; a later prompt that starts with exactly "
          "the same tokens skips their prefill. Keep the stable part (spec, tool definitions) first and "
          "identical.",

@@ -3,7 +3,7 @@
 // the step says why. Steps, answers and every number come from Python (BUILD.path, twoclocks/path.py);
 // this module places them, keeps progress (progress.js) and publishes TwoClocks.lesson.
 import { codeGuide } from "./codeguide.js";
-import { bringIntoView, el } from "./dom.js";
+import { bringIntoView, el, setText } from "./dom.js";
 
 const PHASES = ["predict", "act", "revealed"];
 
@@ -134,7 +134,16 @@ export class GuidedPath {
     // press the next action at once.
     if (action.run) return;
     const drawn = action.state ? this.hooks.settled?.() : null; // Play changes no state: nothing to wait for
-    Promise.resolve(drawn).then(() => bringIntoView(this.parts.reveal));
+    Promise.resolve(drawn).then(() => this.showActionsAndVerdict());
+  }
+
+  /** After an action: the step's actions from their top (the others stay one press away) with the
+   * verdict under them, or, where both do not fit under the clocks, the verdict alone. */
+  showActionsAndVerdict() {
+    bringIntoView(this.parts.act, { start: true });
+    const { verdict, effect } = this.parts;
+    const newest = effect.hidden ? verdict : effect.querySelector("li") ?? effect; // what this press changed
+    if (newest.getBoundingClientRect().bottom > innerHeight) bringIntoView(this.parts.reveal);
   }
 
   /** The learner changed one of the step's controls by hand: the answer is shown. */
@@ -174,12 +183,12 @@ export class GuidedPath {
     parts.verdict.hidden = !predicted;
     if (predicted) {
       const said = labelOf(step, predicted.choice);
-      parts.verdict.textContent = predicted.correct
+      setText(parts.verdict, predicted.correct
         ? `You predicted “${said}”: right.`
-        : `You predicted “${said}”. Not quite: it is “${labelOf(step, step.answer)}”.`;
+        : `You predicted “${said}”. Not quite: it is “${labelOf(step, step.answer)}”.`);
       parts.verdict.dataset.correct = String(predicted.correct);
     }
-    parts.explanation.textContent = step.explanation;
+    setText(parts.explanation, step.explanation); // unchanged text is not announced again (a live region)
     renderTerms(parts.termsBefore, step.terms?.before ?? [], step.id, { open: false });
     renderTerms(parts.termsAfter, step.terms?.after ?? [], step.id, { open: true });
     parts.sources.hidden = !step.sources?.length;
@@ -187,7 +196,8 @@ export class GuidedPath {
       el("li", {}, [el("a", { text, attrs: { href: url, target: "_blank", rel: "noopener" } })])));
     this.renderCode(step, revealed);
     this.renderEffects();
-    parts.deeperWrap.hidden = !step.deeper.length;
+    // The lab's sections state the answers: the way there opens with the answer.
+    parts.deeperWrap.hidden = !step.deeper.length || this.phase === "predict";
     parts.deeper.replaceChildren(...step.deeper.map((link, i) => {
       const button = el("button", { cls: "chip", text: link.label, data: { deeper: i } });
       button.type = "button";

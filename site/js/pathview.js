@@ -45,7 +45,7 @@ export function wirePath({ view, openedWith, applyState, whenSettled, showOnCloc
       }
       if (action.run) {
         $("run").click();
-        return $("output").scrollIntoView({ block: "nearest" });
+        return $("output").scrollIntoView({ block: "start" }); // the whole printout, as it fills
       }
       showOnClocks({ ...stepState(guidedPath.current), ...action.state }, { scroll: false });
     },

@@ -149,6 +149,8 @@ def test_no_text_gives_the_answer_before_the_prediction(fair_page, step):
     # The live region speaks once the clocks have been still a moment: wait until it has.
     page.evaluate(WAIT_ANNOUNCED)
     before = perceived(page)
+    # The way into the lab, whose sections state the answers, opens with the answer.
+    assert page.is_hidden("[data-path=deeper-wrap]")
     assert step.tells, f"step {step.id} names no tells"
     for tell in step.tells:
         assert tell not in before, (step.id, tell)
