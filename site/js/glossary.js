@@ -7,7 +7,7 @@ import { el } from "./dom.js";
 // Static prose only: text the page rewrites (readouts, advice, results) would lose its links.
 const PROSE = "header p, main section :is(p, li, h3):not(.help, .model-error, .diagnosis, .lever, .takeaway, " +
   ".context-text, .play-clock, .bounds, .agent-advice, .agent-totals, .legend, .result li, " +
-  "#agent-model, #log-empty, #glossary *)";
+  "#agent-model, #log-empty, #glossary *, #path *, .code-guide *)"; // the path defines its own terms; code guides are rebuilt
 
 function escapeRegExp(text) {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
