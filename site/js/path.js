@@ -191,9 +191,7 @@ export class GuidedPath {
     setText(parts.explanation, step.explanation); // unchanged text is not announced again (a live region)
     renderTerms(parts.termsBefore, step.terms?.before ?? [], step.id, { open: false });
     renderTerms(parts.termsAfter, step.terms?.after ?? [], step.id, { open: true });
-    parts.sources.hidden = !step.sources?.length;
-    parts.sources.querySelector("ul").replaceChildren(...(step.sources ?? []).map(({ text, url }) =>
-      el("li", {}, [el("a", { text, attrs: { href: url, target: "_blank", rel: "noopener" } })])));
+    renderSources(parts.sources, step);
     this.renderCode(step, revealed);
     this.renderEffects();
     // The lab's sections state the answers: the way there opens with the answer.
@@ -307,6 +305,15 @@ function renderTerms(container, terms, stepId, { open }) {
     el("dl", {}, terms.flatMap((t) => [el("dt", { text: t.name }), el("dd", { text: t.short })]))]);
   details.open = open && matchMedia("(min-width: 600px)").matches;
   container.replaceChildren(details);
+}
+
+/** The step's sources (what each server does, with its page), built once per step shown. */
+function renderSources(container, step) {
+  if (container.dataset.step === step.id) return;
+  container.dataset.step = step.id;
+  container.hidden = !step.sources?.length;
+  container.querySelector("ul").replaceChildren(...(step.sources ?? []).map(({ text, url }) =>
+    el("li", {}, [el("a", { text, attrs: { href: url, target: "_blank", rel: "noopener" } })])));
 }
 
 /** A choice's label; a prediction saved before its choice was reworded shows its id. */
