@@ -466,22 +466,36 @@ def host_files() -> dict[str, bytes]:
 # snapshot (only the full boot, the fallback, fetches it: 9.6 MB a learner would rarely use).
 SW_NAME = "sw.js"
 SW_SKIPPED = ("version.json", SW_NAME)
+# The release id's place in the pages (upgrade.js's data-release) and in sw.js, filled in once known.
+RELEASE_MARKER = "%%RELEASE%%"
 
 
-def service_worker(dist: Path, app_dir: str, version: str, snapshot: bool) -> bytes:
-    """dist/sw.js: the template with the release's files. Its id hashes every cached file, so any
-    change to the release is a new sw.js byte for byte (the browser installs it) and a new cache."""
+def release_id(dist: Path, version: str) -> str:
+    """The release's id: `version` and a hash of every file in `dist` (the app and Pyodide folders,
+    the pages with RELEASE_MARKER for the id, the host scripts) and of sw.js's template, so a change
+    of any served file, a sentence of the page included, is a new release (upgrade.js tells an open
+    page, sw.js replaces the kept copy). Derived files are left out: version.json and sw.js (written
+    from it), the site zip and the SCORM package (downloads packing these files). The app folder's
+    name hashes its own files only, so a release that changes no asset keeps it (a visitor keeps
+    what it downloaded: the wheels, the snapshot)."""
+    digest = hashlib.sha256(version.encode() + b"\0")
+    for path in sorted(p for p in dist.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(dist).as_posix().encode() + b"\0" + sha256_hex(path.read_bytes()).encode())
+    digest.update(SW_NAME.encode() + b"\0" + sha256_hex((SITE_DIR / "host" / SW_NAME).read_bytes()).encode())
+    return f"{version}-{digest.hexdigest()[:10]}"
+
+
+def service_worker(dist: Path, release: str, version: str, snapshot: bool) -> bytes:
+    """dist/sw.js: the template with the release's id and files. The id covers every served file
+    (release_id), so any change to the release is a new sw.js byte for byte (the browser installs
+    it) and a new cache."""
     skipped = {*SW_SKIPPED, zip_name(version)}
     if snapshot:
         skipped.add(f"{PYODIDE_DIR_NAME}/pyodide.asm.wasm")
     files = sorted(p.relative_to(dist).as_posix() for p in dist.rglob("*") if p.is_file())
     files = [name for name in files if name not in skipped]
-    digest = hashlib.sha256()
-    for name in files:
-        digest.update(name.encode() + b"\0" + sha256_hex((dist / name).read_bytes()).encode())
     template = (SITE_DIR / "host" / SW_NAME).read_text()
-    replacements = {"%%RELEASE%%": f"{app_dir}-{digest.hexdigest()[:10]}", "%%APP%%": app_dir,
-                    "%%FILES%%": json.dumps(files, indent=0)}
+    replacements = {RELEASE_MARKER: release, "%%FILES%%": json.dumps(files, indent=0)}
     for marker, value in replacements.items():
         template = template.replace(marker, value)
     return template.encode()
@@ -562,10 +576,11 @@ def render_page(
     return template
 
 
-def build(dist: Path = DIST, version: str | None = None) -> Path:
+def build(dist: Path = DIST, version: str | None = None, template: str | None = None) -> Path:
     """Assemble dist/: versioned app and Pyodide folders plus the rendered pages.
 
-    `dist` and `version` (default: py/pyproject.toml's) let the tests build other releases."""
+    `dist`, `version` (default: py/pyproject.toml's) and `template` (the page's, default
+    site/index.html) let the tests build other releases."""
     runtime = pyodide_runtime_files(fetch_pyodide())
     micropip_bytes = fetch_micropip().read_bytes()
     step("building the twoclocks wheels from py/")
@@ -595,13 +610,16 @@ def build(dist: Path = DIST, version: str | None = None) -> Path:
     pyodide_files[MICROPIP_WHEEL] = micropip_bytes
     pyodide_files[WASM_GZ_NAME] = wasm_gz
     write_files(dist / PYODIDE_DIR_NAME, pyodide_files)
-    template = (SITE_DIR / "index.html").read_text()
-    (dist / "index.html").write_text(render_page(template, app_dir, version, preloads))
-    (dist / "embed.html").write_text(render_page(template, app_dir, version, preloads, embed=True))
+    template = template or (SITE_DIR / "index.html").read_text()
+    pages = {"index.html": render_page(template, app_dir, version, preloads),
+             "embed.html": render_page(template, app_dir, version, preloads, embed=True)}
+    write_files(dist, {name: page.encode() for name, page in pages.items()})
     write_files(dist, host_files())
+    release = release_id(dist, version)  # over the pages as written, with the marker for the id
+    write_files(dist, {name: page.replace(RELEASE_MARKER, release).encode() for name, page in pages.items()})
     # Fetched (never cached) by upgrade.js: a page from an older install notices it is stale.
-    (dist / "version.json").write_text(json.dumps({"version": version, "app": app_dir}) + "\n")
-    (dist / SW_NAME).write_bytes(service_worker(dist, app_dir, version, bool(snapshot)))
+    (dist / "version.json").write_text(json.dumps({"version": version, "app": app_dir, "release": release}) + "\n")
+    (dist / SW_NAME).write_bytes(service_worker(dist, release, version, bool(snapshot)))
     write_zip(dist, dist / zip_name(version))
     write_scorm_package(dist, version)
     step("done")

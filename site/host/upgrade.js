@@ -3,16 +3,25 @@
  * old copy whose hashed app folder is gone: nothing in that folder would run to say so.
  *
  * A course author unzips a new release over the old one; a browser may still show the old HTML
- * (a cached copy it considers fresh). This script asks the server which release is installed
- * (version.json, never cached); if it is not the one this page was built for, the page reloads once
+ * (a cached copy it considers fresh, or the service worker's kept copy on a network that did not
+ * answer in time). This script asks the server which release is installed (version.json, never
+ * cached); the release's id hashes every served file (build.py `release_id`), so a release that only
+ * fixes a sentence counts. If it is not the one this page was built for, the page reloads once
  * (sessionStorage remembers it, so a cache that keeps the old copy cannot loop), then says in words
- * that a newer version is installed. If the lesson's scripts did not run at all, it says that too. */
+ * that a newer version is installed; an answer that comes after the learner started using the page
+ * (a slow network) never reloads it under their hands: it says so instead. If the lesson's scripts
+ * did not run at all, it says that too. Nothing waits for version.json: without an answer, nothing
+ * happens. */
 (function () {
   "use strict";
   var script = document.currentScript;
   var KEY = "twoclocks:reloaded-for";
   var stale = false; // a newer install was found: that message (or the reload) says it all
+  var used = false; // the learner has pressed a key or a pointer in this page
   if (!script || !script.dataset.app || self.origin === "null") return; // early.js explains "null"
+  ["pointerdown", "keydown"].forEach(function (type) {
+    window.addEventListener(type, function () { used = true; }, { capture: true, once: true });
+  });
 
   fetch(new URL("version.json", script.src), { cache: "no-store" })
     .then(function (response) { return response.ok ? response.json() : null; })
@@ -28,11 +37,17 @@
 
   function check(installed) {
     if (!installed || typeof installed.app !== "string") return;
-    if (installed.app === script.dataset.app) return forget();
+    // A page or a version.json from before release ids (both are needed to compare them) compares
+    // app folders, as it did.
+    var both = typeof installed.release === "string" && script.dataset.release;
+    var id = both ? installed.release : installed.app;
+    if (id === (both ? script.dataset.release : script.dataset.app)) return forget();
     stale = true;
-    if (remember(installed.app)) return refresh();
-    var text = "A newer version of this lesson is installed (" + installed.version + "; this page is " +
-      script.dataset.version + "): reload the page to use it.";
+    if (!used && remember(id)) return refresh();
+    var text = installed.version === script.dataset.version
+      ? "A newer copy of this lesson is installed: reload the page to use it."
+      : "A newer version of this lesson is installed (" + installed.version + "; this page is " +
+        script.dataset.version + "): reload the page to use it.";
     whenParsed(function () {
       var notice = document.createElement("p");
       notice.id = "update-notice";

@@ -146,3 +146,22 @@ def test_the_build_regenerates_the_preset_tables(tmp_path, monkeypatch):
     written = stale.stat().st_mtime_ns
     build.write_preset_docs()
     assert stale.stat().st_mtime_ns == written
+
+
+def test_a_release_that_changes_only_the_page_text_is_a_new_release(text_only_releases, dist_dir):
+    """Two builds of one version whose pages differ in one sentence: the same app folder (a visitor
+    keeps what it downloaded) but two release ids, each in its version.json, its pages and its sw.js;
+    two builds of the same files have the same id."""
+    a, b = text_only_releases["a"], text_only_releases["b"]
+    installed = {name: json.loads((dist / "version.json").read_text()) for name, dist in (("a", a), ("b", b))}
+    assert installed["a"]["version"] == installed["b"]["version"]
+    assert installed["a"]["app"] == installed["b"]["app"]
+    assert installed["a"]["release"] != installed["b"]["release"]
+    for name, dist in (("a", a), ("b", b)):
+        release = installed[name]["release"]
+        for page in ("index.html", "embed.html"):
+            assert f'data-release="{release}"' in (dist / page).read_text()
+        assert f'const RELEASE = "{release}";' in (dist / "sw.js").read_text()
+    assert text_only_releases["new"] in (b / "index.html").read_text()
+    # The same sources again: the same id (a rebuild is no release, and tells no visitor to reload).
+    assert json.loads((dist_dir / "version.json").read_text()) == installed["a"]

@@ -3,6 +3,9 @@ reload offline (the service worker, dist/sw.js); a new release replaces the kept
 online visit; and without a service worker a part that must download something says "offline" and
 comes back by itself when the network does.
 
+A network that connects but never answers ("lie-fi", issue 36, case 1) gets the kept copy after the
+service worker's network timeout; a release that changes only the page's text (case 2) is a release.
+
 Playwright's offline emulation (`context.set_offline`) applies to the service worker's own fetches in
 this Chromium (checked: an offline reload reaches the server with no request). The offline reload
 tests also stop the server, so the lesson can only come from the browser's copy either way.
@@ -10,12 +13,18 @@ tests also stop the server, so the lesson can only come from the browser's copy 
 
 from __future__ import annotations
 
+import json
+import re
+import socket
+import threading
 import time
 
 import pytest
 from harness import ROOT, Server
-from pagewait import DEADLINE_MS, open_logs, run_cell, wait_for_readouts, wait_ready
+from pagewait import DEADLINE_MS, format_ms, open_logs, run_cell, wait_for_readouts, wait_ready
+from pagewait import wait_until as wait_frames
 from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from test_hosting import PlainServer, unzip
 
 import build
@@ -99,7 +108,7 @@ def test_after_one_visit_the_lesson_reloads_and_works_offline(browser, dist_dir,
     page.goto(server.url + "?view=lab")
     wait_ready(page)
     caches = offline_copy(page)
-    assert any(name.startswith("two-clocks-release-app-") for name in caches), caches
+    assert f"two-clocks-release-{release_of(dist_dir)['release']}" in caches, caches
     context.set_offline(True)
     server.close()
     page.reload()
@@ -214,3 +223,164 @@ def test_a_new_release_replaces_the_offline_copy_at_the_next_online_visit(browse
     wait_ready(page)
     assert page.evaluate("() => TwoClocks.version") == "3.0.1"
     context.close()
+
+
+# --- lie-fi: a server that accepts connections and never answers --------------------------------
+
+# The service worker's wait for the network before it serves the kept copy (site/host/sw.js).
+NETWORK_TIMEOUT_MS = int(re.search(r"NETWORK_TIMEOUT_MS = ([\d_]+)", (ROOT / "site/host/sw.js").read_text())[1])
+# What the kept copy may take beyond it to show its readouts (the service worker's start, the page's
+# parse, on a busy machine); without the timeout nothing is ever shown.
+SHOWN_WITHIN_MS = NETWORK_TIMEOUT_MS + 5_000
+
+
+class LieFi:
+    """Listens on `port` and accepts every connection, but never reads or answers: a train's or a
+    conference's wifi, where the network connects and nothing comes back."""
+
+    def __init__(self, port: int) -> None:
+        self.listener = socket.create_server(("127.0.0.1", port))  # SO_REUSEADDR: the port was just ours
+        self.held: list[socket.socket] = []
+        threading.Thread(target=self._hold, daemon=True).start()
+
+    def _hold(self) -> None:
+        while True:
+            try:
+                self.held.append(self.listener.accept()[0])
+            except OSError:
+                return  # closed
+
+    def close(self) -> None:
+        self.listener.shutdown(socket.SHUT_RDWR)
+        self.listener.close()
+        for connection in self.held:
+            connection.close()
+
+
+def shown_within(page, url: str | None, bound_ms: int) -> str:
+    """Reload `page` (or open `url` in it) and return #ttft-ms's text once shown, failing unless the
+    page commits and shows it within `bound_ms`."""
+    start = time.monotonic()
+    try:
+        if url is None:
+            page.reload(wait_until="commit", timeout=bound_ms)
+        else:
+            page.goto(url, wait_until="commit", timeout=bound_ms)
+    except PlaywrightTimeout:
+        pytest.fail(f"nothing shown after {bound_ms} ms against a server that never answers")
+    left = bound_ms - int((time.monotonic() - start) * 1000)
+    return wait_frames(page, "() => document.getElementById('ttft-ms')?.textContent", deadline_ms=max(left, 0))
+
+
+def test_a_network_that_never_answers_gets_the_kept_copy_within_the_timeout(browser, dist_dir):
+    """After one visit, a server that accepts connections and never answers: a reload and a new tab
+    show the lesson's readouts within the service worker's network timeout (plus the page's start),
+    and the lesson's Python starts from the kept copy; version.json, never answered, breaks nothing."""
+    server = Server(dist_dir)
+    port = server.httpd.server_address[1]
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(server.url + "?view=lab")
+    wait_ready(page)
+    offline_copy(page)
+    server.close()
+    lie_fi = LieFi(port)
+    try:
+        report = evaluate(DEFAULT_STATE)
+        assert shown_within(page, None, SHOWN_WITHIN_MS) == format_ms(report["ttft_ms"])
+        wait_ready(page)
+        state = {**DEFAULT_STATE, "prompt_tokens": 12000}
+        page.evaluate("(s) => TwoClocks.setState(s)", state)
+        moved = evaluate(state)
+        assert wait_for_readouts(page, moved["ttft_ms"], moved["ttlt_ms"]) == (moved["ttft_ms"], moved["ttlt_ms"])
+        second = context.new_page()
+        assert shown_within(second, server.url, SHOWN_WITHIN_MS) == format_ms(report["ttft_ms"])
+        wait_ready(second)
+        assert len(lie_fi.held) > 0  # the network was asked, and held
+        assert errors == []
+    finally:
+        context.close()
+        lie_fi.close()
+
+
+# --- a release that changes only the page's text ------------------------------------------------
+
+_SAYS = """(words) => document.getElementById("update-notice") ? "notice"
+  : document.body?.textContent.includes(words.new) ? "new" : document.body?.textContent.includes(words.old) ? "old" : "" """
+
+
+def says(page, words: dict, want: tuple[str, ...]) -> str:
+    """Which text the page shows ("new", "old", or "notice": the update notice) once it is one of
+    `want` (or what it shows at the deadline)."""
+    seen = wait_until(page, f"() => {{ const said = ({_SAYS})({json.dumps(words)}); return {json.dumps(want)}.includes(said) && said; }}")
+    return seen or page.evaluate(_SAYS, words)
+
+
+def release_of(dist) -> dict:
+    return json.loads((dist / "version.json").read_text())
+
+
+def test_a_release_that_changes_only_the_text_reaches_the_next_visit_and_stays(browser, text_only_releases, tmp_path):
+    """Visit release A (kept for offline use); unzip B, whose only change is a sentence of the page,
+    over it on a plain server: the next visit shows B's sentence or says an update is ready; B then
+    replaces the kept copy, and every later new tab on the plain address shows B's sentence, online
+    and against a server that never answers (the kept copy)."""
+    words = {"old": text_only_releases["old"], "new": text_only_releases["new"]}
+    a, b = release_of(text_only_releases["a"]), release_of(text_only_releases["b"])
+    site = unzip(text_only_releases["a"] / build.zip_name(a["version"]), tmp_path)
+    server = PlainServer(site)
+    context = browser.new_context()
+    first = context.new_page()
+    first.goto(server.url)
+    wait_ready(first)
+    assert says(first, words, ("old",)) == "old"
+    offline_copy(first)
+    unzip(text_only_releases["b"] / build.zip_name(b["version"]), tmp_path)
+    visit = context.new_page()
+    visit.goto(server.url)
+    assert says(visit, words, ("new", "notice")) in ("new", "notice")
+    kept = f"two-clocks-release-{b.get('release')}"
+    assert wait_until(visit, f"""async () => {{ const names = await caches.keys();
+        return names.filter((name) => name.startsWith("two-clocks-release-")).join() === {json.dumps(kept)}; }}"""), \
+        visit.evaluate("() => caches.keys()")
+    for _ in range(3):
+        later = context.new_page()
+        later.goto(server.url)
+        assert says(later, words, ("new",)) == "new"
+        later.close()
+    server.close()
+    lie_fi = LieFi(server.port)
+    try:
+        later = context.new_page()
+        shown_within(later, server.url, SHOWN_WITHIN_MS)
+        assert says(later, words, ("new",)) == "new"
+    finally:
+        context.close()
+        lie_fi.close()
+
+
+def test_a_late_answer_never_reloads_a_page_the_learner_is_using(browser, text_only_releases, tmp_path):
+    """version.json answers only after the learner pressed a key (a slow network, the kept copy
+    shown meanwhile): the page is not reloaded under them; it says a newer copy is installed (the
+    same version: no "0.1.0; this page is 0.1.0")."""
+    a, b = release_of(text_only_releases["a"]), release_of(text_only_releases["b"])
+    site = unzip(text_only_releases["a"] / build.zip_name(a["version"]), tmp_path)
+    server = PlainServer(site)
+    context = browser.new_context(service_workers="block")  # upgrade.js alone
+    held = []
+    context.route("**/version.json", lambda route: held.append(route))  # answered when the test says
+    page = context.new_page()
+    page.goto(server.url)
+    wait_ready(page)
+    assert len(held) == 1
+    page.evaluate("() => { window.sameDocument = true; }")
+    page.keyboard.press("Tab")  # the learner starts
+    unzip(text_only_releases["b"] / build.zip_name(b["version"]), tmp_path)
+    held[0].continue_()
+    notice = wait_until(page, "() => document.getElementById('update-notice')?.textContent")
+    assert notice and "newer copy of this lesson is installed" in notice and a["version"] not in notice, notice
+    assert page.evaluate("() => window.sameDocument") is True
+    context.close()
+    server.close()
