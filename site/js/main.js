@@ -31,7 +31,7 @@ import { layOutSectionsOnlyNear } from "./sections.js";
 import { buildLoadControls } from "./loadview.js";
 import { loadFiguresView, loadLineView } from "./loadfigures.js";
 import { LoadChart, LoadSweep } from "./loadsweep.js";
-import { ReportParts, partView, takes } from "./parts.js";
+import { ReportParts, partView, showInViews } from "./parts.js";
 import { applyLook, openingView } from "./pageview.js";
 import { startingStep } from "./path.js";
 import { wirePath } from "./pathview.js";
@@ -146,16 +146,10 @@ const reportParts = new ReportParts(views, {
   requestUpdate();
 });
 
-/** Show `report` in every view that takes it (`only`: in those of these parts alone). A view that
- * fails is reported as the page's error (tests see it) and the others are still shown. */
+/** Show `report` in the views (`only`: in those of these parts alone; see parts.js). */
 function showReport(report, state, only = null) {
   drawnState = state;
-  marks.around(() => {
-    for (const view of views) {
-      if (!takes(view, report) || (only && !only.includes(view.part))) continue;
-      try { view.show(report, state); } catch (error) { reportError(error); }
-    }
-  });
+  marks.around(() => showInViews(views, report, state, only));
 }
 
 function showModelError(reply) {

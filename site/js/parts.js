@@ -8,7 +8,20 @@
 export const partView = (part, view) => ({ part, show: (report, state) => view.show(report, state) });
 
 /** Does `view` take `report`? A view of a part the report left out keeps what it shows. */
-export const takes = (view, report) => !view.part || (report.parts ?? []).includes(view.part);
+const takes = (view, report) => !view.part || (report.parts ?? []).includes(view.part);
+
+/** Show `report` in every view of `views` that takes it (`only`: in the views of these parts
+ * alone). A view that fails is reported as the page's error (tests see it); the others still show. */
+export function showInViews(views, report, state, only = null) {
+  for (const view of views) {
+    if (!takes(view, report) || (only && !only.includes(view.part))) continue;
+    try {
+      view.show(report, state);
+    } catch (error) {
+      reportError(error);
+    }
+  }
+}
 
 export class ReportParts {
   /** `views`: main.js's list (the part views among them are watched by `elements`: part -> element
