@@ -6,12 +6,14 @@ Units follow the rest of the package: tokens as integers, times in milliseconds.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from . import settings
 from .agent import DEFAULT_AGENT
 from .load import check_load_state
 from ._validate import check_float, check_int, check_settings
 from .settings import MAX_CONTEXT_WINDOW_TOKENS, MIN_CONTEXT_WINDOW_TOKENS, MODES, TOY_CONTEXT_WINDOW_TOKENS  # noqa: F401
-from .toy import ToyConstants
+from .toy import DEFAULT_TOY, ToyConstants
 
 ROOFLINE_KEYS = tuple(settings.by_key("hardware"))
 
@@ -58,14 +60,25 @@ def _check_ranges(state: dict) -> None:
 
 def toy_constants(state: dict) -> ToyConstants:
     """The state's toy coefficients: the lesson's defaults, or the learner's (e.g. fitted ones).
+    Built once per set of coefficients (a report asks for them in several sections, a drag every frame).
 
     Raises:
         ValueError: when ``toy_constants`` is not an object of valid ``ToyConstants`` fields.
     """
     given = state["toy_constants"]
     if given is None:
-        return ToyConstants()
+        return DEFAULT_TOY
     if not isinstance(given, dict) or set(given) != set(ToyConstants.__dataclass_fields__):
         fields = ", ".join(ToyConstants.__dataclass_fields__)
         raise ValueError(f"toy_constants must be null or an object with all the fields {fields}")
-    return ToyConstants(**given)
+    values = tuple(given[name] for name in ToyConstants.__dataclass_fields__)
+    try:
+        hash(values)
+    except TypeError:  # a list or an object where a number belongs: the dataclass says which
+        return ToyConstants(**given)
+    return _toy_constants(values)
+
+
+@lru_cache(maxsize=16)
+def _toy_constants(values: tuple) -> ToyConstants:
+    return ToyConstants(*values)

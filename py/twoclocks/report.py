@@ -136,22 +136,54 @@ def agent_section(state: dict) -> tuple[dict | None, str | None]:
 
 def engines_section(state: dict, window_tokens: int) -> dict:
     """The engines' defaults on the state's deployment (its context window ``window_tokens``) and
-    which one its load runs (:func:`twoclocks.engines.engines_for`); the toy takes an 80 GB GPU's."""
+    which one its load runs (:func:`twoclocks.engines.engines_for`); the toy takes an 80 GB GPU's.
+    Cached per deployment and load (shared between reports: treat it as read-only)."""
     toy = state["mode"] != "roofline"
     try:
         capacity = state_step_cost(state).capacity_slots
     except ValueError:  # the weights leave no KV cache: the load section says so
         capacity = None
-    return engines_for(state["load"], TOY_ENGINE_ACCELERATOR if toy else state["accelerator"], capacity,
-                       window_tokens, toy=toy)
+    accelerator = TOY_ENGINE_ACCELERATOR if toy else state["accelerator"]
+    return _engines(tuple(sorted(state["load"].items())), accelerator, capacity, window_tokens, toy)
 
 
-def page_report(state: dict, *, compare_schedulers: bool = False) -> dict:
+@lru_cache(maxsize=32)
+def _engines(load_items: tuple, accelerator: str, capacity: int | None, window_tokens: int, toy: bool) -> dict:
+    return engines_for(dict(load_items), accelerator, capacity, window_tokens, toy=toy)
+
+
+OPTIONAL_PARTS = ("sensitivities", "agent", "engines", "validation")
+"""The report's sections that only one view of the page shows, each computed only when asked for
+(:func:`page_report`'s ``parts``): the page asks for those of the views near the screen, since a drag
+re-runs the report every frame. ``agent`` gives ``agent`` and ``agent_error``; ``validation`` is
+roofline mode's only."""
+
+
+def check_parts(parts) -> frozenset:
+    """``parts`` as a set of :data:`OPTIONAL_PARTS` names (None: all of them).
+
+    Raises:
+        ValueError: for anything but a list of those names, naming the first unknown one.
+    """
+    if parts is None:
+        return frozenset(OPTIONAL_PARTS)
+    if not isinstance(parts, (list, tuple, set, frozenset)):
+        raise ValueError(f"parts must be a list of {', '.join(OPTIONAL_PARTS)}; got {parts!r}")
+    unknown = [part for part in parts if part not in OPTIONAL_PARTS]
+    if unknown:
+        raise ValueError(f"unknown report part {unknown[0]!r}: the parts are {', '.join(OPTIONAL_PARTS)}")
+    return frozenset(parts)
+
+
+def page_report(state: dict, *, compare_schedulers: bool = False, parts=None) -> dict:
     """Return the report for a complete page state, as a plain JSON-safe dict.
 
     Args:
         state: a complete page state (:func:`twoclocks.pagestate.complete_state`).
         compare_schedulers: as for :func:`twoclocks.web.evaluate`.
+        parts: which of :data:`OPTIONAL_PARTS` to compute (None, the default: all); the others'
+            keys are left out of the report. The report's ``parts`` lists those it is complete for
+            (those computed, and ``validation`` outside roofline mode, where it has none).
 
     Returns:
         The call's report (``CallReport.to_dict()``, or the roofline report in roofline mode) plus
@@ -174,10 +206,11 @@ def page_report(state: dict, *, compare_schedulers: bool = False) -> dict:
         ``scheduler_compare`` (:func:`twoclocks.loadsection.scheduler_compare`): None unless ``compare_schedulers`` was asked and the load runs.
 
     Raises:
-        ValueError: for an unknown key (naming it), an invalid value (naming the key and range), or a
-            call that does not fit its context window (:func:`check_context_window`). The agent
-            settings never raise here: their errors are ``agent_error``.
+        ValueError: for an unknown key (naming it), an invalid value (naming the key and range), an
+            unknown part, or a call that does not fit its context window (:func:`check_context_window`).
+            The agent settings never raise here: their errors are ``agent_error``.
     """
+    wanted = check_parts(parts)
     call_state = {key: state[key] for key in CALL_KEYS}
     model = cost_model(state)
     context = context_window(state)
@@ -190,31 +223,40 @@ def page_report(state: dict, *, compare_schedulers: bool = False) -> dict:
     bill = bill_breakdown(report)
     load, load_error = load_section(state)
     advice = call_advice(report, load)
-    diagnosis = diagnosis_from_advice(advice)  # the same decision, made once
-    sens = sensitivities(call_state, call=rerun)
-    doubled = sens["prompt_doubled"]
-    doubled["exceeds_window"] = doubled["prompt_tokens"] + state["max_tokens"] > context["window_tokens"]
-    agent, agent_error = agent_section(state)
-    extra = {"validation": {"nearest": nearest({**state, **call_state})}} if state["mode"] == "roofline" else {}
     return {
         **report,
-        **extra,
+        **_parts(wanted, state, call_state, rerun, context),
+        # What the report is complete for: the parts computed, and validation outside roofline mode.
+        "parts": sorted(wanted | ({"validation"} if state["mode"] != "roofline" else set())),
         "generated_tokens": report["output_tokens"],
         "needed_tokens": report["answer_tokens"],
         "advice": advice,
-        "diagnosis": diagnosis,
+        "diagnosis": diagnosis_from_advice(advice),  # the same decision, made once
         "context": context,
         "bill": bill,
         "bill_usd": bill["total_usd"],
-        "sensitivities": sens,
-        "agent": agent,
-        "agent_error": agent_error,
         "load": load,
         "load_error": load_error,
-        "engines": engines_section(state, context["window_tokens"]),
         "clocks": _loaded_clocks(report, load, state["streaming"]),
         "scheduler_compare": scheduler_compare(state, load) if compare_schedulers else None,
     }
+
+
+def _parts(wanted: frozenset, state: dict, call_state: dict, rerun, context: dict) -> dict:
+    """The report's :data:`OPTIONAL_PARTS` in ``wanted`` (see :func:`page_report`)."""
+    out = {}
+    if "sensitivities" in wanted:
+        sens = sensitivities(call_state, call=rerun)
+        doubled = sens["prompt_doubled"]
+        doubled["exceeds_window"] = doubled["prompt_tokens"] + state["max_tokens"] > context["window_tokens"]
+        out["sensitivities"] = sens
+    if "agent" in wanted:
+        out["agent"], out["agent_error"] = agent_section(state)
+    if "engines" in wanted:
+        out["engines"] = engines_section(state, context["window_tokens"])
+    if "validation" in wanted and state["mode"] == "roofline":
+        out["validation"] = {"nearest": nearest({**state, **call_state})}
+    return out
 
 
 def _loaded_clocks(report: dict, load: dict | None, streaming: bool) -> dict | None:

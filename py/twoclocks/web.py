@@ -26,7 +26,7 @@ from .validation import validation_table
 WARM_UP_DRAGS = 8  # drag-like evaluations in WARM_UP_STATES
 
 
-def evaluate(state: dict, *, compare_schedulers: bool = False) -> dict:
+def evaluate(state: dict, *, compare_schedulers: bool = False, parts: list | None = None) -> dict:
     """Return the report for a page state, as a plain JSON-safe dict (:func:`twoclocks.report.page_report`).
 
     Args:
@@ -37,13 +37,17 @@ def evaluate(state: dict, *, compare_schedulers: bool = False) -> dict:
         compare_schedulers: also run the load under the other scheduler (one more load point, so
             only when the page asks: after a change of the scheduler or its chunk budget) and
             report both sides as ``scheduler_compare`` (:func:`twoclocks.loadsection.scheduler_compare`).
+        parts: which of the sections only one view shows (``twoclocks.report.OPTIONAL_PARTS``:
+            sensitivities, agent, engines, validation) to compute; None (the default) computes them
+            all. The page asks only for those of its views near the screen while a slider moves.
 
     Raises:
-        ValueError: for an unknown key (naming it), an invalid value (naming the key and range), or a
-            call that does not fit its context window (:func:`twoclocks.report.check_context_window`).
-            The agent settings never raise here: their errors are ``agent_error``.
+        ValueError: for an unknown key (naming it), an invalid value (naming the key and range), an
+            unknown part, or a call that does not fit its context window
+            (:func:`twoclocks.report.check_context_window`). The agent settings never raise here:
+            their errors are ``agent_error``.
     """
-    return page_report(complete_state(state), compare_schedulers=compare_schedulers)
+    return page_report(complete_state(state), compare_schedulers=compare_schedulers, parts=parts)
 
 
 def evaluate_load(state: dict) -> dict:
@@ -120,16 +124,19 @@ def load_level_json(state_json: str, concurrency: int, earlier_json: str | None 
         return json.dumps({"error": str(error)})
 
 
-def evaluate_json(state_json: str, compare_schedulers: bool = False) -> str:
+def evaluate_json(state_json: str, compare_schedulers: bool = False, parts_json: str | None = None) -> str:
     """JSON wrapper of :func:`evaluate` for the worker: ``{"report": {...}}`` or ``{"error": "..."}``.
 
     Passing JSON strings keeps the JavaScript side free of Python proxies; a ``ValueError`` (bad
     input, or a model that does not fit in memory) becomes a readable ``error`` message.
-    ``compare_schedulers`` as for :func:`evaluate`.
+    ``compare_schedulers`` as for :func:`evaluate`; ``parts_json`` is the JSON list of its ``parts``
+    (None or "null": all).
     """
+    state = None
     try:
         state = json.loads(state_json)
-        report = evaluate(state, compare_schedulers=bool(compare_schedulers))
+        parts = json.loads(parts_json) if parts_json else None
+        report = evaluate(state, compare_schedulers=bool(compare_schedulers), parts=parts)
         return json.dumps({"report": report}, allow_nan=False)
     except ValueError as error:
         return json.dumps({"error": str(error), "context": _context_or_none(state)})

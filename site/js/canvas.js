@@ -109,6 +109,27 @@ function noteLabels(ctx) {
   };
 }
 
+/** A transparent layer of `ctx`'s canvas's size, drawn in the same CSS pixels, whose texts are
+ * noted (`layer.drawnLabels`) like the canvas's own: for the part of a drawing that stays the same
+ * from one draw to the next, drawn once and copied (`copyLayer`). */
+export function layerFor(ctx) {
+  const layer = new OffscreenCanvas(ctx.canvas.width, ctx.canvas.height);
+  const layerCtx = layer.getContext("2d");
+  noteLabels(layerCtx);
+  layer.drawnLabels = [];
+  layerCtx.setTransform(ctx.getTransform());
+  return { layer, ctx: layerCtx };
+}
+
+/** Copy `layer` (from layerFor) onto `ctx`'s canvas, its texts' boxes noted as drawn there. */
+export function copyLayer(ctx, layer) {
+  ctx.save();
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
+  ctx.drawImage(layer, 0, 0);
+  ctx.restore();
+  ctx.canvas.drawnLabels?.push(...layer.drawnLabels);
+}
+
 /** The box `text` drawn at (x, y) with the context's font, alignment, baseline and transform
  * covers, in CSS pixels. */
 const metrics = new Map(); // font + alignment + text -> its TextMetrics: most labels recur every draw

@@ -8,7 +8,7 @@
 // drawn identically after any other change. The wedge from the scale's start to the hand is split
 // into the phases (waiting, prefill, decode) on the same scale, so TTLT's wedge contains TTFT's.
 // The timeline below is the one picture scaled linearly to the call: it shows the phases' shares.
-import { CanvasView, hatch, labelCollides, placeLabel, prepareCanvas } from "./canvas.js";
+import { CanvasView, copyLayer, hatch, labelCollides, layerFor, placeLabel, prepareCanvas } from "./canvas.js";
 import { MARKS as SCALE_MARKS, SCALE, dialSize } from "./dialscale.js";
 import { formatMs, formatNumber, formatPercent } from "./format.js";
 
@@ -126,16 +126,40 @@ function drawNotch(ctx, color, { x, y, r }, deg, filled) {
   if (filled) { ctx.fillStyle = color; ctx.fill(); } else { ctx.strokeStyle = color; ctx.lineWidth = 1.5; ctx.stroke(); }
 }
 
-function drawDial(ctx, colors, fills, dial) {
-  const { x, y, r, title, waitingMs, ttftMs, endMs, shownMs, playing } = dial;
+/** Under the scale: a dial's face and its phases' wedges up to the hand. */
+function drawWedges(ctx, colors, fills, dial) {
+  const { x, y, r, waitingMs, ttftMs, endMs, shownMs } = dial;
   const handMs = Math.min(shownMs, endMs);
-  const { size, hand_deg: handDeg, turns } = handFor(handMs);
   drawFace(ctx, colors, dial);
   const phases = phaseDegrees(waitingMs, ttftMs, handMs);
   if (phases.waiting) sector(ctx, x, y, r - 1, ...phases.waiting, fills.waiting);
   if (phases.prefill) sector(ctx, x, y, r - 1, ...phases.prefill, fills.prefill);
   if (phases.decode) sector(ctx, x, y, r - 1, ...phases.decode, fills.decode);
-  drawScale(ctx, colors, dial);
+}
+
+// Both dials' scales (rims, ticks and labels) are the same at every draw on a canvas of one size,
+// pixel ratio and palette: drawn once into a layer, then copied. A drag draws the clocks every frame,
+// and each scale set a dozen fonts and colours (each a CSS string to parse) and measured its labels.
+const scaleLayers = new WeakMap(); // canvas -> {key, layer}
+
+function drawScales(ctx, colors, dials) {
+  const key = JSON.stringify([ctx.canvas.width, ctx.canvas.height, ctx.getTransform().a, colors.line, colors.ink,
+    colors.muted, dials.map(({ x, y, r, canvasWidth }) => [x, y, r, canvasWidth])]);
+  let cached = scaleLayers.get(ctx.canvas);
+  if (cached?.key !== key) {
+    const { layer, ctx: layerCtx } = layerFor(ctx);
+    for (const dial of dials) drawScale(layerCtx, colors, dial);
+    cached = { key, layer };
+    scaleLayers.set(ctx.canvas, cached);
+  }
+  copyLayer(ctx, cached.layer);
+}
+
+/** Over the scale: a replay's or an off-scale notch, the hand, and the title with its value. */
+function drawDial(ctx, colors, dial) {
+  const { x, y, r, title, waitingMs, endMs, shownMs, playing } = dial;
+  const handMs = Math.min(shownMs, endMs);
+  const { size, hand_deg: handDeg, turns } = handFor(handMs);
   if (playing && handMs < endMs) drawNotch(ctx, colors.ink, dial, dialSize(endMs) * SWEEP_DEG, false);
   if (handMs > SCALE.max_ms) drawNotch(ctx, colors.ink, dial, SWEEP_DEG + 6, true); // off the scale
   drawHand(ctx, colors, dial, handDeg);
@@ -335,8 +359,11 @@ export class ClocksView extends CanvasView {
     const r = Math.round(Math.min((dialRow - 42) / 2, width / 4 - (width < 300 ? 14 : width < 500 ? 36 : 50)));
     const common = { y: r + 12, r, labelGap: 5, room: width / 2 - 8, canvasWidth: width, waitingMs: report.waiting_ms ?? 0, waitingShare: report.advice?.waiting_share ?? 0,
       ttftMs: report.ttft_ms, shownMs: this.shownMs, playing: this.shownMs !== Infinity };
-    const ttft = drawDial(ctx, colors, fills, { ...common, x: width / 4, title: "TTFT", endMs: report.ttft_ms });
-    const ttlt = drawDial(ctx, colors, fills, { ...common, x: (3 * width) / 4, title: "TTLT", endMs: report.ttlt_ms });
+    const dials = [{ ...common, x: width / 4, title: "TTFT", endMs: report.ttft_ms },
+      { ...common, x: (3 * width) / 4, title: "TTLT", endMs: report.ttlt_ms }];
+    for (const dial of dials) drawWedges(ctx, colors, fills, dial);
+    drawScales(ctx, colors, dials);
+    const [ttft, ttlt] = dials.map((dial) => drawDial(ctx, colors, dial));
     ctx.font = "12px system-ui, sans-serif";
     ctx.fillStyle = colors.muted;
     ctx.textAlign = "center";

@@ -329,9 +329,11 @@ export class Engine {
   }
 
   /** Resolves to {report} or {error} (a readable message from Python's ValueError). `compare`: the
-   * report also runs the load under the other scheduler (`scheduler_compare`; one more load point). */
-  evaluate(state, tag = "evaluate", { compare = false } = {}) {
-    return this.request("evaluate", { state, compare }, {}, tag);
+   * report also runs the load under the other scheduler (`scheduler_compare`; one more load point).
+   * `parts`: which of the sections one view shows to compute (twoclocks.report.OPTIONAL_PARTS;
+   * null: all), so a drag computes only what the views near the screen show. */
+  evaluate(state, tag = "evaluate", { compare = false, parts = null } = {}) {
+    return this.request("evaluate", { state, compare, parts }, {}, tag);
   }
 
   /** Resolves to {point, sweep} or {error}: the state's call at `concurrency` closed-loop users (a

@@ -31,6 +31,7 @@ import { layOutSectionsOnlyNear } from "./sections.js";
 import { buildLoadControls } from "./loadview.js";
 import { loadFiguresView, loadLineView } from "./loadfigures.js";
 import { LoadChart, LoadSweep } from "./loadsweep.js";
+import { ReportParts, partView, showInViews } from "./parts.js";
 import { applyLook, openingView } from "./pageview.js";
 import { startingStep } from "./path.js";
 import { wirePath } from "./pathview.js";
@@ -105,9 +106,7 @@ const loadControls = buildLoadControls($("controls-load"), loadTable, BUILD.limi
   const compare = load.scheduler !== was.scheduler || load.chunk_tokens !== was.chunk_tokens;
   applyState({ load }, { byControl: true, compare });
 });
-const rooflineView = new RooflineView({
-  panel: $("roofline-panel"), bounds: $("bounds"), canvas: $("roofline-canvas"), validation: validationView,
-});
+const rooflineView = new RooflineView({ panel: $("roofline-panel"), bounds: $("bounds"), canvas: $("roofline-canvas") });
 const loadSweep = new LoadSweep({
   engine, chart: new LoadChart($("load-canvas")), status: $("load-sweep-status"), levels: BUILD.load_sweep_concurrency,
   section: $("load"),
@@ -125,19 +124,32 @@ const views = [
   leverCodeView($("lever-code"), BUILD.code_guide.levers),
   contextView,
   modelLineView(BUILD.options),
-  doublingView($("doubling-cards")),
+  partView("sensitivities", doublingView($("doubling-cards"))),
   rooflineView,
-  new AgentPanel({
+  partView("validation", validationView),
+  partView("agent", new AgentPanel({
     section: $("agent"), canvas: $("agent-canvas"), totals: $("agent-totals"), table: $("agent-table"), error: $("agent-error"),
-  }),
-  loadFiguresView,
-  { show: (report) => loadControls.showEngines(report.engines) },
+  })),
+  partView("engines", loadFiguresView), // its sentence names the engine the load runs
+  partView("engines", { show: (report) => loadControls.showEngines(report.engines) }),
   loadSweep,
 ];
 
-function showReport(report, state) {
+// A drag's call computes only the parts of the views near the screen; the rest follow (fillIn).
+const reportParts = new ReportParts(views, {
+  sensitivities: $("doubling-cards"), agent: $("agent"), validation: $("validation-nearest"),
+  engines: [$("load"), $("controls-load")],
+}, (came) => {
+  if (!engine.ready || !updates.partsMissing?.some((part) => came.includes(part))) return; // shown already
+  updates.cost = "model"; // compute it, whatever the last change was
+  setAttr(document.body, "data-settled", "false"); // until its view shows it
+  requestUpdate();
+});
+
+/** Show `report` in the views (`only`: in those of these parts alone; see parts.js). */
+function showReport(report, state, only = null) {
   drawnState = state;
-  marks.around(() => { for (const view of views) view.show(report, state); });
+  marks.around(() => showInViews(views, report, state, only));
 }
 
 function showModelError(reply) {
@@ -158,7 +170,9 @@ function showModelError(reply) {
 // compareFor: the state (as JSON) whose answers also run the load under the other scheduler, for
 // the before/after label by the clocks: the state a scheduler change made, until the next change
 // (it costs one more load point, so never for a drag of anything else)
-const updates = { inFlight: false, pending: false, compareFor: null };
+// cost: what the changes since the last call invalidate (settings.py's declared cost): "redraw" when
+// every one leaves both clocks as they are (streaming), so no optional part can have changed
+const updates = { inFlight: false, pending: false, compareFor: null, cost: null };
 // A drag's answer takes milliseconds; one that takes this long is said by the clocks (dimmed, with a
 // note) until it comes, so the clocks never stand unmarked beside controls they no longer match.
 // (engine.js's watchdog replaces a worker that does not answer at all, after its own deadline.)
@@ -183,11 +197,15 @@ async function sendUpdate() {
   try {
     const state = lesson.copy();
     const compare = updates.compareFor === JSON.stringify(state);
-    const reply = await engine.evaluate(state, "controls", { compare });
+    const redraw = updates.cost === "redraw";
+    updates.cost = null;
+    const reply = await engine.evaluate(state, "controls", { compare, parts: redraw ? [] : reportParts.onScreen() });
     if (syncTimer) syncControls();
     showModelError(reply);
     if (reply.report) showReport(reply.report, state);
     updates.error = reply.error ?? null;
+    if (reply.report && !redraw) updates.partsMissing = reportParts.missing(reply.report);
+    if (reply.report && !updates.pending) await fillIn(state);
   } catch {
     // The worker restarted or failed: the status line already says so.
   } finally {
@@ -196,6 +214,18 @@ async function sendUpdate() {
     if (updates.pending) sendUpdate();
     else if (engine.ready) settle();
   }
+}
+
+// The parts the last model change's call left out (their views are off screen), once no newer
+// state waits for an answer: one more call for those alone, shown in their views only. (A "redraw"
+// change since then changed none of them.)
+async function fillIn(state) {
+  const missing = updates.partsMissing ?? [];
+  if (!missing.length) return;
+  const reply = await engine.evaluate(state, "controls", { parts: missing });
+  if (!reply.report || updates.pending) return;
+  showReport(reply.report, state, missing);
+  updates.partsMissing = [];
 }
 
 // Resolves once the model has answered for the current state (or rejected it): the next settle().
@@ -243,6 +273,7 @@ function syncControls() {
 
 function applyState(partial, { byControl = false, marked = false, compare = false } = {}) {
   marks.arm(marked); // only a "Show me" marks the readouts its change moves
+  updates.cost = updates.cost === "model" ? "model" : lesson.costOf(partial);
   lesson.apply(partial);
   if (compare) updates.compareFor = JSON.stringify(lesson.value);
   // Until Python is live the clocks show the report embedded for the default state: dim them when

@@ -20,7 +20,8 @@ export const MESSAGES = {
   // Requests (page -> worker).
   // json: twoclocks.web.evaluate_json's text, '{"report": {...}}' or '{"error": "...", "context": {...}}'
   // compare: true also runs the load under the other scheduler (the report's scheduler_compare)
-  evaluate: { from: "page", fields: ["id", "state", "compare"], reply: "result", deadline: "quick" },
+  // parts: null (all) or the report's optional parts to compute (twoclocks.report.OPTIONAL_PARTS)
+  evaluate: { from: "page", fields: ["id", "state", "compare", "parts"], reply: "result", deadline: "quick" },
   // json: twoclocks.web.load_level_json's text, '{"point": {...}, "sweep": {...}}' or '{"error": "..."}';
   // earlier: the sweep's lighter levels, as Python returned them (Python marks the knee of them all)
   "load-level": { from: "page", fields: ["id", "state", "concurrency", "earlier"], reply: "result", deadline: "level" },

@@ -1,13 +1,13 @@
 // The roofline panel (shown in the roofline mode only): the sentence naming what bounds prefill and
-// decode, the roofline chart and the validation chart. A view in main.js's list; Python decided
+// decode and the roofline chart. A view in main.js's list; Python decided
 // every bound and figure (report.prefill_bound, decode_bytes_per_token...), this only words them.
 import { setHidden } from "./dom.js";
 import { formatBytes, formatPercent } from "./format.js";
 import { RooflineChart } from "./rooflinechart.js";
 
 export class RooflineView {
-  constructor({ panel, bounds, canvas, validation }) {
-    Object.assign(this, { panel, bounds, validation });
+  constructor({ panel, bounds, canvas }) {
+    Object.assign(this, { panel, bounds });
     this.chart = new RooflineChart(canvas);
   }
 
@@ -22,7 +22,6 @@ export class RooflineView {
       : "compute-bound";
     this.bounds.textContent = `Prefill: ${prefill}. Decode: ${decode}. KV cache at the end of the call: ` +
       `${formatBytes(report.kv_cache_bytes)}.`;
-    this.chart.show(report);
-    this.validation.show(report);
+    this.chart.show(report); // (the measurements nearest it: validation.js, a view of its own)
   }
 }

@@ -25,9 +25,11 @@ export class LessonState {
     this.costs = Object.fromEntries(build.settings.map((s) => [s.key, s.cost]));
   }
 
-  /** "redraw" when every key of `partial` leaves both clocks as they are, else "model". */
+  /** "redraw" when `partial` has keys and every one leaves both clocks as they are, else "model"
+   * (an empty change, such as a new view's, may still need everything computed). */
   costOf(partial) {
-    return Object.keys(partial).every((key) => this.costs[key] === "redraw") ? "redraw" : "model";
+    const keys = Object.keys(partial);
+    return keys.length && keys.every((key) => this.costs[key] === "redraw") ? "redraw" : "model";
   }
 
   /** A copy of the current state, safe to hand out. */

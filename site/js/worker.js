@@ -145,8 +145,14 @@ const slowWay = (reason) =>
 // site-packages: loadPyodide's `packages` option costs ~0.4 s more here for the same result.
 const fetchMicropip = () => fetchChecked(`../${BUILD.pyodideDir}/${BUILD.micropipWheel}`, BUILD.micropipSha256);
 
-// After a restore: micropip and twoclocks.web are imported in the snapshot, but the file system is
-// not in it, so our wheel's files are put back now and micropip's before its first install.
+// After a restore: micropip and every module of twoclocks are imported in the snapshot, and the
+// validation table read (buildtools/snapshot_state.py), but the file system is not in it. The
+// lesson's model runs without its files, so they are downloaded and put back after ready (the
+// page's own downloads before ready stay small); a request that may need one waits for them
+// (withFiles). The code cell's worker puts them back at once: a learner's code may read any file.
+// micropip's files are put back before its first install.
+let modelFiles = async () => {};
+
 async function afterRestore(wheel, withLogTools) {
   const restore = pyodide.pyimport("twoclocks._restore");
   restore.renew(); // random's seed is in the snapshot: every tab would draw the same numbers
@@ -155,7 +161,10 @@ async function afterRestore(wheel, withLogTools) {
   mark("micropip-imported");
   status("Installing the twoclocks model…");
   progress("model");
-  unpackWheel(pyodide, await wheel());
+  let files = null; // a failed attempt is forgotten, so the next request tries again
+  modelFiles = () => (files ??= wheel().then((bytes) => unpackWheel(pyodide, bytes))
+    .catch((error) => { files = null; throw error; }));
+  if (withLogTools) await modelFiles();
   let prefetched = withLogTools ? fetchMicropip() : null; // else fetched when first needed
   let unpacked = null; // a failed attempt is forgotten, so the next install tries again
   micropipFiles = () => (unpacked ??= (prefetched ?? fetchMicropip())()
@@ -186,7 +195,9 @@ async function boot() {
   const downloads = snapshotAvailable() ? startDownloads() : null;
   downloads?.snapshot.bytes.then(() => downloads.wasm).then((wasm) => wasm.bytes).then(() => progress("restore"), () => {});
   const downloadFailed = watchDownloads();
-  const wheel = fetchChecked(BUILD.wheel, BUILD.wheelSha256);
+  let wheelDownload = null; // started at once for a full boot; after a restore, when its files are due
+  const wheel = () => (wheelDownload ??= fetchChecked(BUILD.wheel, BUILD.wheelSha256))();
+  if (!downloads) wheel().catch(() => {});
   const withLogTools = new URL(import.meta.url).searchParams.has("logtools"); // the code cell's worker
   const logsWheel = withLogTools ? fetchChecked(BUILD.logsWheel, BUILD.logsWheelSha256) : null;
   status("Downloading the Python runtime (Pyodide)…");
@@ -208,26 +219,42 @@ async function boot() {
   return performance.now() - started;
 }
 
+// Run `call` (a model call); a Python error for a missing module or file (one the snapshot did not
+// import or read: see afterRestore) waits for the model's files and runs it again.
+const MISSING_FILE = /ModuleNotFoundError|FileNotFoundError|No such file/;
+async function withFiles(call) {
+  try {
+    return call();
+  } catch (error) {
+    if (!MISSING_FILE.test(String(error?.message))) throw error;
+    await modelFiles();
+    return call();
+  }
+}
+
 // The reply travels as Python's JSON text: one string is cheaper to pass between threads than the
 // report's few hundred small arrays (the page parses it once).
-function evaluate({ id, state, compare }, reply) {
-  reply({ type: "result", id, json: web.evaluate_json(JSON.stringify(state), Boolean(compare)) });
+async function evaluate({ id, state, compare, parts }, reply) {
+  const json = await withFiles(() => web.evaluate_json(JSON.stringify(state), Boolean(compare), JSON.stringify(parts ?? null)));
+  reply({ type: "result", id, json });
 }
 
 // One level of the latency vs throughput sweep (the page asks for the levels one at a time, when
 // no drag is waiting, so a drag never waits behind a whole sweep).
 // `earlier`: the lighter levels' points, as Python returned them (it marks the knee of them all).
-function loadLevel({ id, state, concurrency, earlier }, reply) {
-  reply({ type: "result", id, json: web.load_level_json(JSON.stringify(state), concurrency, JSON.stringify(earlier ?? [])) });
+async function loadLevel({ id, state, concurrency, earlier }, reply) {
+  const json = await withFiles(() => web.load_level_json(JSON.stringify(state), concurrency, JSON.stringify(earlier ?? [])));
+  reply({ type: "result", id, json });
 }
 
 // Every published measurement beside its prediction (computed once in Python, then cached there).
-function validation({ id }, reply) {
-  reply({ type: "result", id, json: web.validation_json() });
+async function validation({ id }, reply) {
+  reply({ type: "result", id, json: await withFiles(() => web.validation_json()) });
 }
 
 // A learner's log: parsed, fitted and diagnosed in Python, here in the worker (it never leaves).
 async function analyze({ id, text, filename }, reply) {
+  await modelFiles(); // the log tools' wheel goes beside the model's files
   await installLogTools();
   const data = typeof text === "string" ? text : new Uint8Array(text); // bytes: Python decodes them
   reply({ type: "result", id, analysis: JSON.parse(web.analyze_log_json(data, filename ?? "")) });
@@ -363,6 +390,7 @@ async function laterWork(lesson) {
   await noLessonBooting();
   mark("later-work");
   if (lesson) await warmUp(); // first: the learner may be dragging already
+  await modelFiles(); // after a restore, the model's files (see afterRestore)
   if (!restoredFrom) return;
   await quietFor(QUIET_BEFORE_KEEP_MS, () => lastRequestAt);
   await keepWasm(restoredFrom);

@@ -31,12 +31,16 @@ def test_main_formats_and_draws_nothing_itself():
 
 
 def test_every_answer_is_shown_through_the_view_list():
-    """showReport draws through the list alone, and each view module offers `show(report...)`."""
+    """showReport draws through the list alone (parts.js's showInViews, which skips a part view the
+    report left out), and each view module offers `show(report...)`."""
     source = (JS / "main.js").read_text()
     body = source[source.index("function showReport"):]
     body = body[: body.index("\n}\n")]
-    assert "for (const view of views) view.show(report, state)" in body
+    assert "showInViews(views, report, state, only)" in body
     assert len(body.splitlines()) <= 5, body
+    parts = (JS / "parts.js").read_text()
+    loop = parts[parts.index("export function showInViews"):]
+    assert "for (const view of views)" in loop and "view.show(report, state)" in loop
     for name in VIEW_MODULES:
         assert re.search(r"\bshow(?::\s*\(report|\(report)", (JS / name).read_text()), name
 
