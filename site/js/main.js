@@ -199,7 +199,10 @@ async function sendUpdate() {
     const compare = updates.compareFor === JSON.stringify(state);
     const redraw = updates.cost === "redraw";
     updates.cost = null;
-    const reply = await engine.evaluate(state, "controls", { compare, parts: redraw ? [] : reportParts.onScreen() });
+    // The first answer (at ready) is the whole report: one call, not one and a fill-in.
+    const parts = redraw ? [] : updates.answered ? reportParts.onScreen() : null;
+    const reply = await engine.evaluate(state, "controls", { compare, parts });
+    updates.answered ||= Boolean(reply.report);
     if (syncTimer) syncControls();
     showModelError(reply);
     if (reply.report) showReport(reply.report, state);
