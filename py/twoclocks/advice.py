@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import math
 
+from .counts import format_counted, format_number
+
 LEVERS = ("prompt", "output", "stop", "both", "waiting", "room", "none")
 """Every lever the advisor can name, as ``report()["advice"]["lever"]`` and ``data-lever`` carry it.
 ``"none"`` is legacy: no call gets it any more (a call that is not slow still names where its time
@@ -148,7 +150,7 @@ def format_count(value: float) -> str:
     Args:
         value: a count or rate (>= 0, finite).
     """
-    return f"{int(_shown(value, 0)):,}"
+    return format_number(value)
 
 
 def format_share(share: float) -> str:
@@ -173,7 +175,7 @@ def format_limit(ms: float) -> str:
 
 def format_tokens(count: int) -> str:
     """``"1 token"``, ``"2,048 tokens"``."""
-    return f"{count:,} token" + ("" if count == 1 else "s")
+    return format_counted(count, "token")
 
 
 def capital(text: str) -> str:

@@ -19,6 +19,8 @@ from typing import Callable
 
 from . import hardware
 from ._validate import check_int
+from .advice import format_tokens
+from .counts import format_counted
 
 GIB = 2**30
 
@@ -180,9 +182,9 @@ def _same_engine(load: dict, settings: dict) -> bool:
 
 def describe_settings(settings: dict) -> str:
     """'chunked prefill, 8,192 tokens a step, at most 1,024 calls running' for a load's engine settings."""
-    step = (f"chunked prefill, {settings['chunk_tokens']:,} tokens a step" if settings["scheduler"] == "chunked"
+    step = (f"chunked prefill, {format_tokens(settings['chunk_tokens'])} a step" if settings["scheduler"] == "chunked"
             else "prefill first (each prompt's whole prefill in one step)")
-    return f"{step}, at most {settings['max_running_requests']:,} calls running"
+    return f"{step}, at most {format_counted(settings['max_running_requests'], 'call running', 'calls running')}"
 
 
 __all__ = ["DEFAULT_ENGINE", "ENGINES", "Engine", "describe_settings", "engine_settings", "engines_for"]

@@ -7,7 +7,7 @@ Units: token counts are integers (``*_tokens``); times are milliseconds (``*_ms`
 
 from __future__ import annotations
 
-from .advice import format_ms
+from .advice import format_ms, format_tokens
 from .pagestate import DEFAULT_STATE, complete_state
 from .path import CHECKLIST, PANEL_LABELS, STEPS, Action, Step
 from .report import context_window, page_report
@@ -47,7 +47,7 @@ def effect(before: dict, after: dict) -> dict:
     if abs(changes["visible"] - changes["ttft"]) >= UNCHANGED_MS:  # only streaming moves it on its own
         parts.append(_change("first text visible", before["first_visible_ms"], after["first_visible_ms"]))
     if after["output_tokens"] != before["output_tokens"]:
-        parts.append(f"decode wrote {after['output_tokens']:,} tokens instead of {before['output_tokens']:,}")
+        parts.append(f"decode wrote {format_tokens(after['output_tokens'])} instead of {before['output_tokens']:,}")
     return {
         "text": "; ".join(parts) + ".",
         "ttft_change_ms": changes["ttft"],

@@ -12,7 +12,9 @@ An entry (a dict; :func:`setting` makes one):
 - ``key``: the model's keyword name; ``group``: ``call``, ``serving`` (simulate_call's keywords),
   ``mode``, ``hardware`` (roofline_call's deployment), ``agent`` (``state["agent"]``, agent_loop's
   keywords) or ``load`` (``state["load"]``, simulate_load's keywords).
-- ``kind``: ``int``, ``float``, ``bool``, ``choice`` or ``object``; ``unit``; ``default``.
+- ``kind``: ``int``, ``float``, ``bool``, ``choice`` or ``object``; ``unit`` (plural, as a label
+  writes it: "calls per second") and ``unit_one`` (after a count of 1: "call per second", from
+  :data:`UNITS`); ``default``.
 - range: ``min``/``max``; ``at_most`` (another key: never above its value); ``nullable``;
   ``choices``; ``fields`` and ``complete`` (an object's).
 - ``cost``: what a change invalidates: ``"model"`` (the clocks move: re-run the model) or
@@ -78,11 +80,22 @@ _ENGINE = engine_settings(DEFAULT_ENGINE, _OPTIONS["defaults"]["accelerator"])
 _BYTES = {"bf16": "bf16 (2 bytes)", "fp8": "fp8 (1 byte)"}
 
 
+UNITS = {
+    "tokens": "token", "tokens per turn": "token per turn", "tokens per step": "token per step",
+    "model calls": "model call", "calls": "call", "calls at once": "call at once",
+    "calls per second": "call per second", "per turn": "per turn", "× decode": "× decode",
+}
+"""Each setting's unit (its plural, as a label writes it) and its form after a count of 1: the page
+writes ``format_counted``'s rule with them (``formatCounted`` in ``site/js/format.js``)."""
+
+
 def setting(key, group, kind, default, *, unit="", cost="model", keyword=True, control=None, **limit):
     """One entry of :data:`SETTINGS`; ``limit`` holds its range (min, max, at_most, nullable,
-    choices, fields, complete)."""
+    choices, fields, complete); ``unit`` is a key of :data:`UNITS` (or "" for none)."""
     assert group in GROUPS and cost in ("model", "redraw"), (key, group, cost)
-    return {"key": key, "group": group, "kind": kind, "unit": unit, "default": default, "cost": cost,
+    assert not unit or unit in UNITS, (key, unit)
+    return {"key": key, "group": group, "kind": kind, "unit": unit, "unit_one": UNITS.get(unit, ""),
+            "default": default, "cost": cost,
             "keyword": keyword, "limit": {"kind": kind, **limit}, "control": control}
 
 
@@ -281,4 +294,4 @@ def page_settings() -> list:
     return sorted(SETTINGS, key=lambda s: s["control"]["row"] if s["control"] else 0)
 
 
-__all__ = ["GROUPS", "NESTED", "SETTINGS", "by_key", "call_keys", "defaults", "limits", "page_settings"]
+__all__ = ["GROUPS", "NESTED", "SETTINGS", "UNITS", "by_key", "call_keys", "defaults", "limits", "page_settings"]

@@ -3,7 +3,7 @@
 import { CanvasView, hatch, placeLabel, prepareCanvas } from "./canvas.js";
 import { timeCeil, timeLabel } from "./chart.js";
 import { setText } from "./dom.js";
-import { formatCount, formatMs, formatUsd } from "./format.js";
+import { formatCount, formatCounted, formatMs, formatUsd } from "./format.js";
 import { showAgentAdvice } from "./readouts.js";
 
 const ROW_HEIGHT = 34;
@@ -22,9 +22,9 @@ export class AgentView extends CanvasView {
   }
 
   renderText({ rows, totals, settings }) {
-    this.totals.textContent = `${rows.length} turns, ${totals.prefills} prefills: ` +
+    this.totals.textContent = `${formatCounted(rows.length, "turn")}, ${formatCounted(totals.prefills, "prefill")}: ` +
       `${formatMs(totals.ttft_ms)} waiting for first tokens, ${formatMs(totals.decode_ms)} decoding, ` +
-      `${formatMs(totals.ttlt_ms)} in all; ${formatCount(totals.prompt_tokens)} prompt tokens read ` +
+      `${formatMs(totals.ttlt_ms)} in all; ${formatCounted(totals.prompt_tokens, "prompt token")} read ` +
       `(${formatCount(totals.cached_prefix_tokens)} from the prefix cache); toy bill ${formatUsd(totals.bill.total_usd)}.` +
       (settings.tool_calls_per_turn > 1 ? ` The ${settings.tool_calls_per_turn} parallel tools of each turn ` +
         "still add up to one next prompt." : "");

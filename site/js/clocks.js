@@ -10,7 +10,7 @@
 // The timeline below is the one picture scaled linearly to the call: it shows the phases' shares.
 import { CanvasView, copyLayer, hatch, labelCollides, layerFor, placeLabel, prepareCanvas } from "./canvas.js";
 import { MARKS as SCALE_MARKS, SCALE, dialSize } from "./dialscale.js";
-import { formatMs, formatNumber, formatPercent } from "./format.js";
+import { formatMs, formatNumber, formatPercent, formatTokens } from "./format.js";
 
 // Like a car's gauge: the scale starts at half past seven and runs clockwise over the top to half
 // past four; the gap at the bottom keeps its two ends apart (and holds nothing but the title below).
@@ -286,7 +286,7 @@ function labelTimeline(ctx, colors, report, { x0, x1, y, h, xAt }) {
   if (firstX - prefillLeft > ctx.measureText(prefillLabel).width + 12) ctx.fillText(prefillLabel, prefillLeft, y - 6);
   // The decode label: after the first token where it fits, else against the timeline's end; shorter
   // ("decode") or not at all where it would meet the labels before it.
-  for (const decodeLabel of [`decode · ${formatNumber(report.output_tokens)} tokens`, "decode"]) {
+  for (const decodeLabel of [`decode · ${formatTokens(report.output_tokens)}`, "decode"]) {
     const fits = x1 - firstX > ctx.measureText(decodeLabel).width + 12;
     ctx.textAlign = fits ? "left" : "right";
     if (placeLabel(ctx, decodeLabel, fits ? firstX + 8 : x1, y - 6)) break;

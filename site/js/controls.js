@@ -1,11 +1,18 @@
 // The control widgets (log/linear sliders with a number box, toggles, segmented buttons, selects),
 // built from the one declaration of every setting: BUILD.settings, written by build.py from
 // twoclocks/settings.py (kind, unit, range, and how each control looks). Checks are the State's.
-import { formatCount, formatNumber } from "./format.js";
+import { formatCount, formatCounted, formatNumber } from "./format.js";
 import { checkValue, nearestAllowed } from "./limits.js";
 import { parseNumber } from "./numbers.js";
 
 const LOG_STEPS = 1000; // positions on a log-scale slider
+// Typed text that is still on its way to a number: empty, or ending in a separator, a sign or an
+// exponent's e ("1,", "1 ", "-", "1e", "1e-"). JavaScript's \s covers the no-break and thin spaces.
+const UNFINISHED = /(^|[.,'\u2019+\-\u2212eE\s])$/u;
+// Keys that would turn a text on its way into an allowed number: a thousands group completed ("1,5"
+// of "1,500" tokens, "1 0" of "1 000"), a number grown past a minimum ("2" of "2048" in a box from
+// 16), a decimal part ("0" of "0,5" calls per second).
+const MORE_KEYS = ["0", "00", "000", ".5"];
 
 const clamp = (value, low, high) => Math.min(high, Math.max(low, value));
 const toLogPosition = (value, min, max) =>
@@ -85,43 +92,55 @@ function buildRange(control, limits, onChange) {
     number.setAttribute("aria-invalid", String(Boolean(problem)));
     helpLine.textContent = problem ? `Not applied: ${named(problem)}.` : help;
     helpLine.classList.toggle("help-error", Boolean(problem));
+    helpLine.classList.remove("help-note");
   };
-  // Values this box is sending while the learner types (and the value before): answers for them
-  // must not overwrite the box (a late answer for "1" would turn "12" back into "1"). Any other
-  // value (a scenario, the host's setState) ends the typing and is shown.
-  let typing = null;
+  // Typing never applies a value: every prefix of a number is itself a number ("1" of "1,000",
+  // "1,0" of "1,000"), so nothing in the text tells a finished number from a half-typed one, and a
+  // timer would only guess. A value is applied when the learner commits it: Enter (handled here,
+  // since HTML leaves Enter's `change` on a text box to the browser) or leaving the box (`change`
+  // fires when a text box loses focus after its value changed: MDN, "HTMLElement: change event";
+  // WHATWG HTML, "Common input element events"). Until then the help line says what Enter will apply
+  // ("Press Enter to apply 2.5 × decode.", which also shows how a comma was read) or why it will
+  // not; half-typed text says nothing yet: ending in a separator, a sign or an exponent ("1,", "-",
+  // "1e"), or a few keys short of an allowed number (MORE_KEYS). The arrow keys step and apply at
+  // once, as a number box's spin buttons do.
+  let editing = false; // the box holds typed text not yet committed
   let noted = null; // the value a commit's words are about ("Set to 13", "it stays 8,000"); another one clears them
   const integer = limits[key].kind === "int";
+  const counted = (value) => formatCounted(value, control.unitOne, control.unit, decimals);
   // The typed text read (numbers.js: a comma or a point), then checked against the model's limits.
-  const read = () => {
-    const parsed = parseNumber(number.value, { integer });
-    if (!("value" in parsed)) return { problem: `${JSON.stringify(number.value.trim())} ${parsed.problem}` };
+  const read = (text = number.value) => {
+    const parsed = parseNumber(text, { integer });
+    if (!("value" in parsed)) return { problem: `${JSON.stringify(text.trim())} ${parsed.problem}`, readings: parsed.readings };
     return { value: parsed.value, problem: checkValue(key, parsed.value, limits, context) };
   };
+  // Half-typed: says nothing yet (a text two numbers could mean is named at once: it needs a word).
+  const onItsWay = (text, { problem, readings }) => UNFINISHED.test(text) ||
+    (problem && !readings && MORE_KEYS.some((more) => !read(text + more).problem));
   number.addEventListener("input", () => {
-    const { value, problem } = number.value.trim() === "" ? { problem: `${key} needs a number` } : read();
-    typing ??= new Set([current]);
+    editing = true;
     noted = null;
+    const { value, problem, readings } = read();
+    if (onItsWay(number.value, { problem, readings })) return flag(null);
     flag(problem);
-    if (!problem) {
-      typing.add(value);
-      onChange(key, value);
-    }
+    if (problem || value === current) return;
+    helpLine.textContent = `Press Enter to apply ${counted(value)}.`;
+    helpLine.classList.add("help-note"); // shown even where help lines are hidden (the lab alone)
   });
-  // On commit (Enter or leaving the box) a number out of range, or a fraction where a whole number
-  // is needed, is set to the nearest allowed value and the help line says so; text that is not a
-  // number reverts to the current value, and the help line says that too; an empty box reverts.
-  number.addEventListener("change", () => {
-    if (!typing) return; // the entry was already replaced by a change from elsewhere
-    typing = null;
+  // On commit a number out of range, or a fraction where a whole number is needed, is set to the
+  // nearest allowed value and the help line says so; text that is not a number is refused, naming
+  // the value kept (the one from before typing: nothing typed was applied); an empty box reverts.
+  const commit = () => {
+    if (!editing) return; // nothing typed, or the entry was already replaced by a change from elsewhere
+    editing = false;
     const { value, problem } = number.value.trim() === "" ? { value: current, problem: null } : read();
     flag(null);
     if (problem && value !== undefined) {
       const nearest = nearestAllowed(value, limits[key], context);
       helpLine.textContent = `Set to ${readable(nearest)}: ${named(problem)}.`;
       noted = nearest;
-      if (nearest !== current) onChange(key, nearest);
       number.value = String(nearest);
+      if (nearest !== current) onChange(key, nearest);
       return;
     }
     if (problem) {
@@ -130,6 +149,12 @@ function buildRange(control, limits, onChange) {
       noted = current;
     }
     number.value = String(problem ? current : value); // as the page writes it: "2,5" shows as 2.5
+    if (!problem && value !== current) onChange(key, value);
+  };
+  number.addEventListener("change", commit);
+  number.addEventListener("blur", commit); // left with its first text typed back: no `change`
+  number.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && !event.isComposing) commit();
   });
   // Arrow Up/Down step the value by the control's step, as a number box's do (from the typed value
   // if it reads as a number), within the allowed range.
@@ -142,23 +167,25 @@ function buildRange(control, limits, onChange) {
     const from = Math.abs(exact - Math.round(exact)) < 1e-6 ? Math.round(exact) : exact; // 2.5 / 0.1
     const steps = event.key === "ArrowUp" ? Math.floor(from) + 1 : Math.ceil(from) - 1;
     const next = nearestAllowed(Number((steps * step).toFixed(decimals)), limits[key], context);
-    if (String(next) === number.value) return;
+    if (String(next) === number.value && !editing) return;
     number.value = String(next);
-    number.dispatchEvent(new Event("input", { bubbles: true }));
+    editing = true;
+    commit();
   });
   let shown = ""; // value and slider range last written: an unchanged control is not touched
   const show = (value, state) => {
+    const changed = value !== current;
     current = value;
     context = state;
     const max = sliderMax();
-    if (!(typing?.has(value) && document.activeElement === number)) {
-      if (typing || (noted !== null && noted !== value)) { // a change from elsewhere replaces what was being typed
-        typing = null;
-        noted = null;
-        flag(null);
-      }
-      if (number.value !== String(value)) number.value = String(value);
+    // A change from elsewhere (a slider, a scenario, the host's setState) replaces what was being
+    // typed; while the value stays, typed text is left alone.
+    if (changed && (editing || noted !== null) && noted !== value) {
+      editing = false;
+      noted = null;
+      flag(null);
     }
+    if (!editing && number.value !== String(value)) number.value = String(value);
     if (`${value} ${max}` === shown) return;
     shown = `${value} ${max}`;
     if (kind === "log") {
@@ -167,7 +194,7 @@ function buildRange(control, limits, onChange) {
       slider.max = String(max);
       slider.value = String(clamp(value, sliderMin, max));
     }
-    slider.setAttribute("aria-valuetext", `${readable(value)} ${control.unit}`);
+    slider.setAttribute("aria-valuetext", counted(value));
   };
   return { row, show, inputs: [slider, number] };
 }
@@ -243,12 +270,12 @@ function buildSelect(control, limits, onChange, options) {
  */
 export function controlTable(settings, groups, idPrefix) {
   const table = [];
-  for (const { key, group, unit, control } of settings) {
+  for (const { key, group, unit, unit_one: unitOne, control } of settings) {
     if (!control || !groups.includes(group)) continue;
     const { null_toggle: nullToggle, slider_min: sliderMin, slider_max: sliderMax, options_from: optionsFrom,
       show_label: showLabel, row, ...look } = control;
     if (nullToggle) table.push({ ...nullToggle, group, idPrefix });
-    table.push({ ...look, key, group, unit, sliderMin, sliderMax, optionsFrom, showLabel, idPrefix });
+    table.push({ ...look, key, group, unit, unitOne, sliderMin, sliderMax, optionsFrom, showLabel, idPrefix });
   }
   return table;
 }

@@ -1,11 +1,11 @@
 // "Double it": the model's sensitivities, one card per setting (figures only). Which lever to cut first is the
 // advisor's (readouts.js shows it under the cards), never decided here.
 import { setText } from "./dom.js";
-import { formatChangeMs, formatCount, formatMs } from "./format.js";
+import { formatChangeMs, formatCount, formatMs, formatTokens } from "./format.js";
 
 const CARDS = [
-  ["prompt_doubled", "Double the prompt", (v) => `prompt → ${formatCount(v.prompt_tokens)} tokens`],
-  ["answer_doubled", "Double the answer", (v) => `answer → ${formatCount(v.output_tokens)} tokens`],
+  ["prompt_doubled", "Double the prompt", (v) => `prompt → ${formatTokens(v.prompt_tokens)}`],
+  ["answer_doubled", "Double the answer", (v) => `answer → ${formatTokens(v.output_tokens)}`],
   ["max_tokens_halved", "Halve max_tokens", (v) => `max_tokens → ${formatCount(v.max_tokens)}`],
 ];
 

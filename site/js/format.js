@@ -15,8 +15,20 @@ export function formatNumber(value, decimals = 0) {
   return `${sign}${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",")}${digits ? `.${digits}` : ""}`;
 }
 
+/**
+ * A count with its noun or unit, the one rule for every text the page writes (visible or spoken):
+ * the singular only when the number as shown is 1 ("1 token", "1 call per second", "0.5 calls per
+ * second", "2,048 tokens"). `one` and `many` are the unit's two forms (BUILD.settings carries a
+ * setting's as `unit_one` and `unit`); `decimals` as for formatNumber. Python's twin is
+ * twoclocks.counts.format_counted.
+ */
+export function formatCounted(value, one, many = `${one}s`, decimals = 0) {
+  const shown = formatNumber(value, decimals);
+  return `${shown} ${shown === "1" ? one : many}`;
+}
+
 export function formatTokens(tokens) {
-  return `${formatNumber(tokens)} ${tokens === 1 ? "token" : "tokens"}`;
+  return formatCounted(tokens, "token");
 }
 
 export function formatCount(value) {
@@ -55,8 +67,7 @@ export function formatBytes(bytes) {
     const value = +(bytes / scale).toPrecision(3);
     if (value >= 1) return `${formatNumber(value, 2)} ${unit}`;
   }
-  const whole = Math.round(bytes);
-  return `${formatNumber(whole)} ${whole === 1 ? "byte" : "bytes"}`;
+  return formatCounted(Math.round(bytes), "byte");
 }
 
 export function formatPercent(fraction) {

@@ -2,7 +2,7 @@
 // before/after label by them after a scheduler change, and the section's table of figures. Each is a
 // view, `show(report, state)`, in main.js's list; Python computes every figure (twoclocks/load.py).
 import { setAttr, setHidden, setText } from "./dom.js";
-import { formatMs, formatNumber, formatPercent } from "./format.js";
+import { formatCounted, formatMs, formatNumber, formatPercent, formatTokens } from "./format.js";
 import { describeLoad } from "./loadview.js";
 
 /** The line under the clocks: what the clocks show under load, or why the load cannot run. */
@@ -19,7 +19,7 @@ function showLoadLine(report, state) {
   if (!report.clocks) return setText(line, "");
   const c = report.clocks;
   const load = report.load;
-  const steps = `${formatNumber(c.stalls_ms.length)} ${c.stalls_ms.length === 1 ? "step" : "steps"}`;
+  const steps = formatCounted(c.stalls_ms.length, "step");
   const stalls = !c.stalls_ms.length ? "" : state.load.scheduler === "chunked"
     ? ` Its stream shared ${steps} with other calls' prompt chunks (${formatMs(c.stalled_ms)} in all, red on the timeline): slower there, never stopped.`
     : ` Its stream stalled for ${steps} of other calls' prefill (${formatMs(c.stalled_ms)} in all, red on the timeline).`;
@@ -27,12 +27,12 @@ function showLoadLine(report, state) {
     `${formatMs(c.waiting_ms)} waiting in the queue, then ${formatMs(c.prefill_ms)} in its prefill step (shared with the prompts admitted with it).${stalls} ` +
     `All calls: TTFT p50 ${formatMs(load.ttft_ms_p50)}, p99 ${formatMs(load.ttft_ms_p99)}; ` +
     `the longest gaps between tokens (ITL p99) ${formatMs(load.itl_ms_p99)}; ` +
-    `${formatNumber(load.output_tokens_per_s)} output tokens per second.` + (load.caveat ? ` ${load.caveat}` : ""));
+    `${formatCounted(load.output_tokens_per_s, "output token per second", "output tokens per second")}.` + (load.caveat ? ` ${load.caveat}` : ""));
 }
 
 /** A scheduler as the before/after label names it. */
 function schedulerName({ scheduler, chunk_tokens: chunk }) {
-  return scheduler === "chunked" ? `chunked (${formatNumber(chunk)} tokens a step)` : "prefill first";
+  return scheduler === "chunked" ? `chunked (${formatTokens(chunk)} a step)` : "prefill first";
 }
 
 /**

@@ -6,7 +6,7 @@ import { CanvasView, placeLabel, prepareCanvas } from "./canvas.js";
 import { AXIS_FONT, drawAxisLines, extent, logScale, logTicks, spacedTicks, timeLabel, timeTicks } from "./chart.js";
 import { curveLabels } from "./curvelabels.js";
 import { setAttr, setText, whenNear } from "./dom.js";
-import { formatMs, formatNumber } from "./format.js";
+import { formatCounted, formatMs, formatNumber } from "./format.js";
 
 /**
  * The latency vs throughput curve, asked of the worker level by level. `engine.inFlight("controls")`
@@ -51,7 +51,7 @@ export class LoadSweep {
     const key = this.key;
     const level = this.levels[this.points.length];
     this.asking = true;
-    setText(this.status, `Computing the curve: ${formatNumber(level)} ${level === 1 ? "user" : "users"}…`);
+    setText(this.status, `Computing the curve: ${formatCounted(level, "user")}…`);
     let reply;
     try {
       reply = await this.engine.loadLevel(this.state, level, this.points);
@@ -63,7 +63,7 @@ export class LoadSweep {
     if (key !== this.key) return this.pump(); // the call changed meanwhile: start over
     if (reply.error) {
       this.error = reply.error;
-      setText(this.status, `The curve stops at ${formatNumber(level)} ${level === 1 ? "user" : "users"}: ${reply.error}.`);
+      setText(this.status, `The curve stops at ${formatCounted(level, "user")}: ${reply.error}.`);
       return;
     }
     this.points.push(reply.point);
@@ -99,9 +99,9 @@ export class LoadChart extends CanvasView {
 
   describe() {
     const knee = this.sweep ? ` ${this.sweep.knee_short}` : "";
-    const now = this.current ? ` The current load: ${formatNumber(this.current.output_tokens_per_s)} tokens per ` +
-      `second at a p50 TTFT of ${formatMs(this.current.ttft_ms_p50)}.` : "";
-    setAttr(this.canvas, "aria-label", `Latency against throughput, ${this.points.length} load levels.${knee}${now}`);
+    const now = this.current ? ` The current load: ${formatCounted(this.current.output_tokens_per_s, "token per second", "tokens per second")}` +
+      ` at a p50 TTFT of ${formatMs(this.current.ttft_ms_p50)}.` : "";
+    setAttr(this.canvas, "aria-label", `Latency against throughput, ${formatCounted(this.points.length, "load level")}.${knee}${now}`);
   }
 
   draw() {

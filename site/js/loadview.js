@@ -3,7 +3,7 @@
 // its latency vs throughput curve loadsweep.js; Python computes every figure (twoclocks/load.py).
 import { buildControls } from "./controls.js";
 import { setHidden, setText } from "./dom.js";
-import { formatNumber } from "./format.js";
+import { formatCounted, formatNumber, formatTokens } from "./format.js";
 
 const DEFAULT_RATE_PER_S = 1; // the rate the open-loop switch starts from before the learner sets one
 
@@ -83,9 +83,9 @@ export function buildLoadControls(container, table, limits, onLoad) {
 export function describeLoad(load) {
   const who = load.requests_per_s !== null
     ? `calls arriving at random, ${formatNumber(load.requests_per_s, load.requests_per_s < 10 ? 2 : 0)} per second`
-    : `${formatNumber(load.concurrency)} ${load.concurrency === 1 ? "user" : "users"} sending this call in turn` +
+    : `${formatCounted(load.concurrency, "user")} sending this call in turn` +
       (load.concurrency > 1 ? (load.start === "together" ? ", starting together" : ", arriving at their own times") : "");
   const scheduler = load.scheduler === "chunked"
-    ? `chunked prefill, ${formatNumber(load.chunk_tokens)} tokens a step` : "prefill first";
+    ? `chunked prefill, ${formatTokens(load.chunk_tokens)} a step` : "prefill first";
   return `${who}, ${scheduler}`;
 }

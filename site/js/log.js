@@ -1,5 +1,5 @@
 // "Split the clock": one row per played call, with both clocks and both token counts.
-import { formatCount, formatMs, formatUsd } from "./format.js";
+import { formatCount, formatCounted, formatMs, formatUsd } from "./format.js";
 
 const COLUMNS = ["prompt_tokens", "output_tokens", "stop_reason", "ttft_ms", "ttlt_ms", "bill_usd"];
 // The CSV holds what the table shows, no float noise (0.0243, not 0.024300000000000002): times to
@@ -43,7 +43,7 @@ export class CallLog {
   async copy() {
     try {
       await navigator.clipboard.writeText(this.csv());
-      this.status.textContent = `Copied ${this.rows.length} rows as CSV.`;
+      this.status.textContent = `Copied ${formatCounted(this.rows.length, "row")} as CSV.`;
     } catch {
       this.status.textContent = "Copying is blocked here: select the table and copy it instead.";
     }

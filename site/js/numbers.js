@@ -34,7 +34,8 @@ function ungroup(text, separators) {
  * Read `text` as a number under the rule above. `integer` is true for a whole-number setting (a
  * lone separator before exactly three digits then groups thousands). Returns {value, plain} where
  * `plain` says the text was already a plain decimal ("-12.5"), or {problem}: a phrase that follows
- * the quoted text, e.g. `"abc"` + ` is not a number`. Range and whole-number checks are the caller's.
+ * the quoted text, e.g. `"abc"` + ` is not a number` (with `readings`, the two numbers it could mean,
+ * when a lone comma could group thousands or be decimal). Range and whole-number checks are the caller's.
  */
 export function parseNumber(text, { integer = false } = {}) {
   const trimmed = String(text).trim();
@@ -69,7 +70,7 @@ export function parseNumber(text, { integer = false } = {}) {
     if (couldGroup && !integer) {
       const asGroups = `${before}${after}`;
       const asDecimal = String(Number(`${before}.${after}`));
-      return { problem: `could mean ${asGroups} or ${asDecimal}: type ${asGroups} or ${asDecimal}` };
+      return { problem: `could mean ${asGroups} or ${asDecimal}: type ${asGroups} or ${asDecimal}`, readings: [Number(asGroups), Number(asDecimal)] };
     }
     if (couldGroup) groupedBy += separator;
     else [whole, fraction] = [before, after];

@@ -65,7 +65,7 @@ export function showContext(context) {
   const left = context.fits
     ? `${formatNumber(context.free_tokens)} left`
     : `${formatNumber(-context.free_tokens)} over: ${context.overflow}`;
-  setText($("context-text"), `Context window of ${context.model}: ${formatNumber(window)} tokens. ` +
+  setText($("context-text"), `Context window of ${context.model}: ${formatTokens(window)}. ` +
     `Prompt ${formatNumber(prompt)} (${formatPercent(prompt / window)}) + max_tokens ${formatNumber(reserved)} ` +
     `reserved for the answer = ${formatNumber(context.requested_tokens)}; ${left}.`);
 }

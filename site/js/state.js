@@ -3,7 +3,7 @@
 // written here once (tensorflow/playground's state.ts is the model); the rest of the page asks it.
 // Every key's type, range, default and cost is declared once, in Python (twoclocks/settings.py),
 // and arrives as BUILD.settings (with BUILD.limits and BUILD.defaults derived from it).
-import { formatNumber } from "./format.js";
+import { formatTokens } from "./format.js";
 import { checkValue } from "./limits.js";
 import { NESTED, parseUrl, toQuery } from "./urlstate.js";
 
@@ -11,7 +11,7 @@ import { NESTED, parseUrl, toQuery } from "./urlstate.js";
 function capCachedPrefix(state) {
   if (state.cached_prefix_tokens <= state.prompt_tokens) return null;
   state.cached_prefix_tokens = state.prompt_tokens;
-  return `cached_prefix_tokens lowered to the prompt's ${formatNumber(state.prompt_tokens)} tokens`;
+  return `cached_prefix_tokens lowered to the prompt's ${formatTokens(state.prompt_tokens)}`;
 }
 
 export class LessonState {

@@ -270,6 +270,7 @@ def test_the_address_follows_the_controls(browser, sites):
     page.goto(f"{lesson}index.html?view=lab")
     wait_ready(page)
     page.fill("#output_tokens-number", "321")
+    page.press("#output_tokens-number", "Enter")
     url = page.evaluate(
         """async () => { while (!location.search.includes("output_tokens=321"))
              await new Promise(requestAnimationFrame); return location.href; }"""

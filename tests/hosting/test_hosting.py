@@ -118,6 +118,7 @@ def test_the_whole_lesson_works_over_plain_http_under_a_host_name(named_host_bro
     assert page.evaluate("() => [isSecureContext, typeof crypto.subtle]") == [False, "undefined"]
     wait_ready(page)
     page.fill("#prompt_tokens-number", "40000")
+    page.press("#prompt_tokens-number", "Enter")
     report = evaluate({**DEFAULT_STATE, "prompt_tokens": 40000})
     assert wait_for_readouts(page, report["ttft_ms"], report["ttlt_ms"]) == (report["ttft_ms"], report["ttlt_ms"])
     assert run_cell(page, "from twoclocks import simulate_call\nprint(simulate_call(prompt_tokens=10, output_tokens=5, max_tokens=50).stop_reason)\n").strip() == "stop"

@@ -23,6 +23,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from pagewait import DEADLINE_MS, format_ms, open_logs, wait_for_readouts, wait_until
 
+from twoclocks.settings import UNITS
 from twoclocks.web import evaluate
 
 pytestmark = pytest.mark.browser
@@ -374,7 +375,8 @@ def check_slider_readouts(page, control_id: str, value) -> dict:
     """The slider's number box and spoken value show `value`."""
     slider = page.evaluate(_SLIDER, control_id)
     assert slider["number"] == str(value)
-    assert slider["valuetext"] == f"{readable(value)} {slider['unit'].strip('()')}"
+    unit = slider["unit"].strip("()")
+    assert slider["valuetext"] == f"{readable(value)} {UNITS[unit] if readable(value) == '1' else unit}"
     return slider
 
 

@@ -71,9 +71,11 @@ def test_streaming_moves_only_what_the_user_sees(lesson):
 def test_prefix_cache_lowers_ttft_and_follows_the_prompt(lesson):
     """A cached prefix lowers TTFT, and shrinking the prompt below it clamps the cached prefix."""
     lesson.fill("#cached_prefix_tokens-number", "6000")
+    lesson.press("#cached_prefix_tokens-number", "Enter")
     cached = wait_for_model(lesson, {"cached_prefix_tokens": 6000})
     assert cached["ttft_ms"] < model({})["ttft_ms"]
     lesson.fill("#prompt_tokens-number", "3000")
+    lesson.press("#prompt_tokens-number", "Enter")
     wait_for_model(lesson, {"prompt_tokens": 3000, "cached_prefix_tokens": 3000})
     assert lesson.input_value("#cached_prefix_tokens-number") == "3000"
 
@@ -81,6 +83,7 @@ def test_prefix_cache_lowers_ttft_and_follows_the_prompt(lesson):
 def test_speculative_decoding_speeds_decode_but_not_the_first_token(lesson):
     """The speculative-decoding control shortens decode and leaves TTFT exactly as it was."""
     lesson.fill("#speculative_speedup-number", "3")
+    lesson.press("#speculative_speedup-number", "Enter")
     report = wait_for_model(lesson, {"speculative_speedup": 3.0})
     base = model({})
     assert report["ttft_ms"] == base["ttft_ms"]

@@ -49,7 +49,7 @@ def test_the_parser_reads_a_comma_or_a_point_and_refuses_the_rest():
     got = parse_in_node([(text, integer) for text, integer, _ in READ])
     for (text, integer, expected), result in zip(READ, got):
         if expected is None:
-            assert set(result) == {"problem"} and result["problem"], (text, result)
+            assert set(result) <= {"problem", "readings"} and result["problem"], (text, result)
         else:
             assert result.get("value") == pytest.approx(expected, rel=1e-15), (text, integer, result)
 
@@ -61,7 +61,7 @@ def test_a_plain_decimal_is_marked_plain_and_an_ambiguous_comma_names_both_readi
                                                       ("2,500", False)])
     assert plain == {"value": 2.5, "plain": True}
     assert comma == {"value": 2.5, "plain": False} and grouped == {"value": 1000, "plain": False}
-    assert ambiguous["problem"] == "could mean 2500 or 2.5: type 2500 or 2.5"
+    assert ambiguous == {"problem": "could mean 2500 or 2.5: type 2500 or 2.5", "readings": [2500, 2.5]}
 
 
 def model_clocks(state: dict) -> tuple[float, float]:
@@ -78,15 +78,14 @@ def type_into(page, selector: str, text: str) -> None:
 
 @pytest.mark.browser
 def test_a_decimal_comma_in_speculative_decoding_is_2_5(lesson):
-    """Typing "2,5" sets speculative decoding to 2.5 and the clocks to 2.5's; Enter shows it as 2.5."""
+    """Typing "2,5" and Enter sets speculative decoding to 2.5 and the clocks to 2.5's, shown as 2.5."""
     settle(lesson)
     type_into(lesson, "#speculative_speedup-number", "2,5")
+    assert lesson.get_attribute("#speculative_speedup-number", "aria-invalid") == "false"
+    lesson.keyboard.press("Enter")
     expected = model_clocks({**DEFAULT_STATE, "speculative_speedup": 2.5})
     assert wait_for_readouts(lesson, *expected) == pytest.approx(expected, rel=1e-12)
     assert lesson.evaluate("() => window.TwoClocks.getState().speculative_speedup") == 2.5
-    assert lesson.get_attribute("#speculative_speedup-number", "aria-invalid") == "false"
-    lesson.keyboard.press("Enter")
-    settle(lesson)
     assert lesson.input_value("#speculative_speedup-number") == "2.5"
     assert "Set to" not in lesson.text_content("#speculative_speedup-help")
     assert lesson.evaluate("() => window.TwoClocks.getState().speculative_speedup") == 2.5
@@ -99,11 +98,11 @@ def test_a_decimal_comma_in_the_arrival_rate_is_0_5_calls_per_second(lesson):
     lesson.check("#load-open_loop-toggle")
     settle(lesson)
     type_into(lesson, "#load-requests_per_s-number", "0,5")
+    lesson.keyboard.press("Enter")
     load = {**DEFAULT_STATE["load"], "requests_per_s": 0.5}
     expected = model_clocks({**DEFAULT_STATE, "load": load})
     assert wait_for_readouts(lesson, *expected) == pytest.approx(expected, rel=1e-12)
     assert lesson.evaluate("() => window.TwoClocks.getState().load.requests_per_s") == 0.5
-    lesson.keyboard.press("Enter")
     assert lesson.input_value("#load-requests_per_s-number") == "0.5"
 
 
@@ -111,6 +110,7 @@ def test_a_decimal_comma_in_the_arrival_rate_is_0_5_calls_per_second(lesson):
 def test_thousands_in_the_prompt_box_are_grouped(lesson):
     """"1,000" in a token count is a thousand tokens (a token count has no decimal part)."""
     lesson.fill("#prompt_tokens-number", "1,000")
+    lesson.press("#prompt_tokens-number", "Enter")
     expected = model_clocks({**DEFAULT_STATE, "prompt_tokens": 1000})
     assert wait_for_readouts(lesson, *expected) == pytest.approx(expected, rel=1e-12)
     assert lesson.evaluate("() => window.TwoClocks.getState().prompt_tokens") == 1000
@@ -214,3 +214,105 @@ def test_a_clamped_rate_in_the_address_is_named_with_its_decimals(browser, serve
     notice = page.text_content("#notice")
     assert 'load.requests_per_s="0.001" changed to 0.01 (allowed: 0.01 to 1,000)' in notice, notice
     page.close()
+
+
+def _rate(page) -> float:
+    return page.evaluate("() => window.TwoClocks.getState().load.requests_per_s")
+
+
+@pytest.mark.browser
+def test_a_half_typed_rate_is_not_applied_and_its_refusal_names_the_rate_from_before(lesson):
+    """Typing "1,000" key by key into the arrival rate at 5 calls per second: "1", "1,", "1,0" and
+    "1,00" change nothing (the rate and the clocks stay at 5's, and no refusal is shown for them),
+    "1,000" could mean two numbers, and Enter refuses it naming 5, the rate from before typing."""
+    load = {**DEFAULT_STATE["load"], "requests_per_s": 5.0}
+    settle(lesson, {"load": load})
+    at_five = model_clocks({**DEFAULT_STATE, "load": load})
+    box, help_line = "#load-requests_per_s-number", "#load-requests_per_s-help"
+    lesson.click(box, click_count=3)
+    for typed in ("1", "1,", "1,0", "1,00"):
+        lesson.keyboard.type(typed[-1])
+        assert lesson.input_value(box) == typed
+        assert settle(lesson) == "true"
+        assert _rate(lesson) == 5.0, typed
+        assert wait_for_readouts(lesson, *at_five) == pytest.approx(at_five, rel=1e-12), typed
+        assert lesson.get_attribute(box, "aria-invalid") == "false", typed
+        assert "Not applied" not in lesson.text_content(help_line), typed
+    lesson.keyboard.type("0")
+    assert "could mean 1000 or 1" in lesson.text_content(help_line)
+    lesson.keyboard.press("Enter")
+    settle(lesson)
+    assert _rate(lesson) == 5.0
+    assert lesson.input_value(box) == "5"
+    assert lesson.text_content(help_line) == 'Not applied: "1,000" could mean 1000 or 1: type 1000 or 1; it stays 5.'
+
+
+@pytest.mark.browser
+def test_a_typed_number_is_applied_on_enter_or_on_leaving_the_box_and_said_before(lesson):
+    """While typing, the help line says what Enter will apply (how a comma was read) and nothing
+    moves; Enter applies it, and so does leaving the box (Tab)."""
+    settle(lesson)
+    box, help_line = "#speculative_speedup-number", "#speculative_speedup-help"
+    type_into(lesson, box, "2,5")
+    assert lesson.text_content(help_line) == "Press Enter to apply 2.5 × decode."
+    assert settle(lesson) == "true"
+    assert lesson.evaluate("() => window.TwoClocks.getState().speculative_speedup") == 1.0
+    lesson.keyboard.press("Enter")
+    expected = model_clocks({**DEFAULT_STATE, "speculative_speedup": 2.5})
+    assert wait_for_readouts(lesson, *expected) == pytest.approx(expected, rel=1e-12)
+    assert lesson.evaluate("() => window.TwoClocks.getState().speculative_speedup") == 2.5
+    type_into(lesson, "#output_tokens-number", "1")
+    assert lesson.text_content("#output_tokens-help") == "Press Enter to apply 1 token."
+    assert lesson.evaluate("() => window.TwoClocks.getState().output_tokens") == DEFAULT_STATE["output_tokens"]
+    lesson.keyboard.press("Tab")
+    settle(lesson)
+    assert lesson.evaluate("() => window.TwoClocks.getState().output_tokens") == 1
+
+
+@pytest.mark.browser
+def test_every_number_box_applies_only_what_is_committed(lesson):
+    """In every number box on the page (call, agent, load), a typed digit changes no setting until
+    Enter, which then applies it (or the nearest allowed value; no default is 7)."""
+    settle(lesson)
+    lesson.check("#load-open_loop-toggle")  # the rate's box too
+    settle(lesson)
+    boxes = lesson.evaluate("""() => [...document.querySelectorAll("input.number")]
+        .filter((box) => box.checkVisibility() && !box.disabled).map((box) => box.id)""")
+    assert {"prompt_tokens-number", "agent-turns-number", "load-requests_per_s-number"} <= set(boxes), boxes
+    for box in boxes:
+        before = lesson.evaluate("() => window.TwoClocks.getState()")
+        lesson.click(f"#{box}", click_count=3)
+        lesson.keyboard.type("7")
+        assert settle(lesson) == "true"
+        assert lesson.evaluate("() => window.TwoClocks.getState()") == before, box
+        lesson.keyboard.press("Enter")
+        settle(lesson)
+        assert lesson.evaluate("() => window.TwoClocks.getState()") != before, box
+        settle(lesson, {**before})
+
+
+HALF_TYPED = [("#prompt_tokens-number", "1,500", 1500), ("#context_window_tokens-number", "2048", 2048),
+              ("#load-requests_per_s-number", "0,5", 0.5), ("#load-chunk_tokens-number", "1 024", 1024)]
+
+
+@pytest.mark.parametrize(("box", "text", "value"), HALF_TYPED, ids=[case[0][1:] for case in HALF_TYPED])
+def test_half_typed_text_is_not_flagged_and_the_whole_number_is_applied(lesson, box, text, value):
+    """On the way to an allowed number ("1,5" of "1,500" tokens, "2" of "2048" in a window from 1,024,
+    "0" of "0,5" calls per second) the box is not marked invalid and nothing is refused; Enter
+    applies the whole number."""
+    settle(lesson)
+    lesson.check("#load-open_loop-toggle")
+    settle(lesson)
+    key = box[1:].removesuffix("-number").removeprefix("load-")
+    read = "(key) => { const s = TwoClocks.getState(); return key in s ? s[key] : s.load[key]; }"
+    before = lesson.evaluate(read, key)
+    lesson.click(box, click_count=3)
+    for typed in (text[:i] for i in range(1, len(text))):
+        lesson.keyboard.type(typed[-1])
+        assert lesson.get_attribute(box, "aria-invalid") == "false", typed
+        assert "Not applied" not in lesson.text_content(box.replace("-number", "-help")), typed
+        assert lesson.evaluate(read, key) == before, typed
+    lesson.keyboard.type(text[-1])
+    lesson.keyboard.press("Enter")
+    settle(lesson)
+    assert lesson.evaluate(read, key) == value

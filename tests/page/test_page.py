@@ -56,8 +56,9 @@ def test_dragging_the_prompt_slider_moves_ttft_and_the_canvas(lesson):
 
 
 def test_number_box_sets_the_prompt_exactly(lesson):
-    """Typing into the prompt's number box sets that exact prompt and its clocks."""
+    """Typing into the prompt's number box (and Enter) sets that exact prompt and its clocks."""
     lesson.fill("#prompt_tokens-number", "40000")
+    lesson.press("#prompt_tokens-number", "Enter")
     expected = model_clocks({**DEFAULT_STATE, "prompt_tokens": 40000})
     assert wait_for_readouts(lesson, *expected) == pytest.approx(expected, rel=1e-12)
     assert lesson.evaluate("() => window.TwoClocks.getState().prompt_tokens") == 40000
@@ -79,6 +80,7 @@ def test_with_the_stop_off_ttlt_follows_max_tokens(lesson):
     results = []
     for max_tokens in (256, 1024):
         lesson.fill("#max_tokens-number", str(max_tokens))
+        lesson.press("#max_tokens-number", "Enter")
         state = {**DEFAULT_STATE, "stop_fires": False, "max_tokens": max_tokens}
         expected = model_clocks(state)
         assert wait_for_readouts(lesson, *expected) == pytest.approx(expected, rel=1e-12)

@@ -6,7 +6,8 @@ Units: times are milliseconds (``*_ms``), rates per second (``*_per_s``).
 
 from __future__ import annotations
 
-from ..advice import format_count, format_ms
+from ..advice import format_ms
+from ..counts import format_counted
 from .._validate import check_int
 from .point import simulate_load
 from .settings import KNEE_TTFT_FACTOR, MAX_CONCURRENCY, SWEEP_CONCURRENCY
@@ -47,7 +48,7 @@ def past_knee(point: dict, lightest_ttft_ms: float) -> bool:
 
 
 def _users(count: int) -> str:
-    return f"{count:,} user" + ("" if count == 1 else "s")
+    return format_counted(count, "user")
 
 
 def sweep_knee(points: list) -> dict:
@@ -101,5 +102,5 @@ def sweep_knee(points: list) -> dict:
             "knee_short": f"The knee, where the p50 TTFT first more than doubles, is at {_users(at['concurrency'])}.",
             "sentence": f"The knee of the first token is at {_users(at['concurrency'])}, where it first takes more "
                         f"than twice as long ({doubled}). Up to {_users(before['concurrency'])} it stays within "
-                        f"twice, at {format_count(before['output_tokens_per_s'])} output tokens per second; from "
+                        f"twice, at {format_counted(before['output_tokens_per_s'], 'output token per second', 'output tokens per second')}; from "
                         f"{_users(at['concurrency'])} on, {waits}"}

@@ -14,6 +14,7 @@ import math
 import random
 
 from ..advice import format_share
+from ..counts import format_counted
 from . import fit, readers
 from .diagnosis import diagnose
 from .fitcheck import fit_tables
@@ -109,7 +110,7 @@ def sample_note(parsed: readers.ParsedLog) -> str:
     if not parsed.sample_of:
         return ""
     return (
-        f"From a sample: these percentiles come from the {parsed.rows_used:,} requests the file "
+        f"From a sample: these percentiles come from the {format_counted(parsed.rows_used, 'request')} the file "
         f"lists, a sample of the {parsed.sample_of:,} successful requests the tool ran."
     )
 

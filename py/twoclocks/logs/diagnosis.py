@@ -22,6 +22,7 @@ import bisect
 
 from ..advice import (OUTPUT_FIX, PROMPT_FIRST_SHARE, PROMPT_FIX, SLOW_FIRST_TOKEN_MS, SLOW_STREAM_MS, STOP_FIX, capital,
                       clock_sentence, decide, format_limit, format_ms, format_share)
+from ..counts import format_counted
 from ..stats import median_tokens, summarise
 from .waiting import detect_waiting, lab_suggestion
 
@@ -120,14 +121,14 @@ def _max_tokens_hits(output_tokens: list, decode_ms: list) -> dict:
     text = ""
     if hit and len(hits) == count:  # no shorter answer to compare with: a cap or a fixed length
         text = (
-            f"Every request produced exactly {longest:,} output tokens: either a max_tokens limit cut "
+            f"Every request produced exactly {format_counted(longest, 'output token')}: either a max_tokens limit cut "
             f"every answer before its stop fired, or this is a benchmark with a fixed output length "
             f"(ignore_eos)."
         )
     elif hit:
         text = (
-            f"{len(hits):,} requests ({format_share(share)}) stopped at exactly {longest:,} output "
-            f"tokens, the longest answer in the log: that looks like a max_tokens limit reached "
+            f"{format_counted(len(hits), 'request')} ({format_share(share)}) stopped at exactly "
+            f"{format_counted(longest, 'output token')}, the longest answer in the log: that looks like a max_tokens limit reached "
             f"before the stop fired. They take {format_share(decode_share)} of all decode time."
         )
         if share >= 0.9:
@@ -164,7 +165,7 @@ def _short_after_long(
     hit = len(rows) >= 1 and share >= 0.01
     text = ""
     if hit:
-        sent = (f"{len(rows):,} request{'' if len(rows) == 1 else 's'} ({format_share(share)}) sent prompts of "
+        sent = (f"{format_counted(len(rows), 'request')} ({format_share(share)}) sent prompts of "
                 f"{LONG_PROMPT_TOKENS:,}+ tokens for answers of at most {SHORT_OUTPUT_TOKENS} tokens")
         if prefill_part >= PROMPT_FIRST_SHARE:
             text = (f"{sent}; prefill is {format_share(prefill_part)} of their wait. For these, the prompt is the "

@@ -32,6 +32,7 @@ from math import fsum
 
 from ..advice import WAITING_FIX, WAITING_SHARE, capital, format_share
 from ..advice import format_ms as _s
+from ..counts import format_counted
 from ..load import MAX_CONCURRENCY, MAX_REQUESTS_PER_S, MIN_REQUESTS_PER_S
 from ..stats import median, percentile, whole
 
@@ -118,7 +119,7 @@ def _load_text(level: dict) -> str:
     if level["concurrency"] is not None:
         parts.append(f"concurrency {level['concurrency']:,}")
     if level["requests_per_s"] is not None:
-        parts.append(f"{level['requests_per_s']:g} requests/s")
+        parts.append(format_counted(level["requests_per_s"], "request/s", "requests/s", decimals=3))
     return " and ".join(parts) + f" ({level['field']})"
 
 
@@ -186,8 +187,8 @@ def detect_waiting(*, prompt_tokens: list, ttft_ms: list, load_levels: list | No
     known, evidence, short = _load_evidence(levels)
     if spread and spread["ratio"] and spread["ratio"] >= SPREAD_RATIO:
         evidence.append(
-            f"At a constant prompt of about {spread['prompt_tokens']:,} tokens ({spread['requests']:,} "
-            f"requests), TTFT spreads {spread['ratio']:.1f}x, from {_s(spread['ttft_ms_p10'])} (p10) "
+            f"At a constant prompt of about {format_counted(spread['prompt_tokens'], 'token')} "
+            f"({format_counted(spread['requests'], 'request')}), TTFT spreads {spread['ratio']:.1f}x, from {_s(spread['ttft_ms_p10'])} (p10) "
             f"to {_s(spread['ttft_ms_p90'])} (p90): prefill of the same prompt costs the same each "
             "time, so the difference is waiting."
         )
@@ -268,9 +269,9 @@ def lab_suggestion(load_levels: list | None, *, prompt_tokens_p50: float,
     text = ""
     if load is not None:
         rate, users = load["requests_per_s"], load["concurrency"]
-        what = (f"{rate:g} request{'' if rate == 1 else 's'} per second" if rate is not None
-                else "one request at a time" if users == 1 else f"{users:,} requests at a time")
+        what = (format_counted(rate, "request per second", "requests per second", decimals=3) if rate is not None
+                else "one request at a time" if users == 1 else f"{format_counted(users, 'request')} at a time")
         text = (f"Run this file's load in the lab: {what}, each with the file's median prompt "
-                f"({prompt:,} tokens) and answer ({output:,} tokens).")
+                f"({format_counted(prompt, 'token')}) and answer ({format_counted(output, 'token')}).")
     return {"suggested_load": load, "median_prompt_tokens": prompt,
             "median_output_tokens": output, "suggestion_text": text}

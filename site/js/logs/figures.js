@@ -24,7 +24,7 @@ export function logFigures() {
   return function show(analysis) {
     const points = analysis.points;
     const rows = analysis.rows_used;
-    const drawnNote = (n) => (n < rows ? `${formatCount(n)} of ${formatCount(rows)} requests, drawn at random` : plural(n, "request"));
+    const drawnNote = (n) => (n < rows ? `${formatCount(n)} of ${plural(rows, "request")}, drawn at random` : plural(n, "request"));
     const figures = [];
     const prefillPts = points.ttft_vs_prompt ?? [];
     const decodePts = points.decode_vs_output ?? [];
@@ -55,7 +55,7 @@ export function logFigures() {
           `${formatMs(s.curve[s.curve.length - 1][1])} at ${plural(Math.round(s.curve[s.curve.length - 1][0]), "token")}`
         : "; no fitted curve";
       s.canvas.setAttribute("aria-label", `${s.title}. ${drawnNote(s.pts.length)}, from ${formatCount(xLo)} to ` +
-        `${formatCount(xHi)} tokens, ${s.yName} from ${formatMs(yLo)} to ${formatMs(yHi)}${curveSummary}.`);
+        `${plural(xHi, "token")}, ${s.yName} from ${formatMs(yLo)} to ${formatMs(yHi)}${curveSummary}.`);
       s.chart.show({ points: s.pts, curve: s.curve, xTitle: s.xTitle, yTitle: s.yTitle, color: s.color });
       figures.push(el("figure", { cls: "logs-figure", attrs: { id: s.id } }, [
         el("div", { cls: "logs-canvas-wrap" }, [s.canvas]),

@@ -1,6 +1,6 @@
 // The log section's formatters: a fitted coefficient, a file size, a counted noun. Durations,
 // counts and numbers come from ../format.js, as everywhere on the page.
-import { formatCount, formatNumber } from "../format.js";
+import { formatCounted, formatNumber } from "../format.js";
 
 const SUPERSCRIPT = { "-": "⁻", 0: "⁰", 1: "¹", 2: "²", 3: "³", 4: "⁴", 5: "⁵", 6: "⁶", 7: "⁷", 8: "⁸", 9: "⁹" };
 
@@ -19,4 +19,5 @@ export function formatCoefficient(value) {
   return formatNumber(Number(value.toPrecision(3)), 10);
 }
 
-export const plural = (n, one, many = `${one}s`) => `${formatCount(n)} ${n === 1 ? one : many}`;
+/** A count with its noun: the page's one rule (format.js, formatCounted). */
+export const plural = (n, one, many) => formatCounted(n, one, many);

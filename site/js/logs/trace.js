@@ -83,7 +83,7 @@ function runBlocks(run, single) {
     single ? null : el("p", { text: run.split_text, attrs: { id: "trace-split-text" } }),
     timeline(run),
     run.calls_total > run.calls.length || run.gaps_total > run.gaps.length
-      ? el("p", { cls: "muted", text: `Drawn: the first ${run.calls.length} of ${formatCount(run.calls_total)} calls and ${run.gaps.length} of ${formatCount(run.gaps_total)} other spans; the split counts them all.` })
+      ? el("p", { cls: "muted", text: `Drawn: the first ${run.calls.length} of ${plural(run.calls_total, "call")} and ${run.gaps.length} of ${plural(run.gaps_total, "other span")}; the split counts them all.` })
       : null,
     lessons.length ? el("h3", { text: single ? "More of the lesson, in this run" : "The lesson, in this run" }) : null,
     lessons.length ? el("ol", { cls: "trace-lessons", attrs: { id: "trace-lessons" } }, lessons.map(lessonItem)) : null,

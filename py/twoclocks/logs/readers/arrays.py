@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from math import fsum
 
+from ...counts import format_counted
 from ...stats import median
 from . import inflight
 from .parsed import ParsedLog
@@ -143,9 +144,9 @@ def _compare_median(theirs: object, completed: object, log: ParsedLog, tool: str
             "but have no first token to time here"
         )
     reasons.append("TTLT here leaves out the time after the last chunk")
-    counted = f" over {completed:,} completed requests" if isinstance(completed, int) else ""
+    counted = f" over {format_counted(completed, 'completed request')}" if isinstance(completed, int) else ""
     log.notes.append(
         f"{tool}'s own summary in this file gives a median end-to-end latency of {theirs:,.0f} ms"
-        f"{counted} ({key}); here it is {ours:,.0f} ms over {log.rows_used:,} requests, because "
+        f"{counted} ({key}); here it is {ours:,.0f} ms over {format_counted(log.rows_used, 'request')}, because "
         + " and ".join(reasons) + "."
     )

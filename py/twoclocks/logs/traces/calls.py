@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ...counts import format_counted
 from ..readers.parsed import MAX_TIME_MS
 from .spans import Span
 
@@ -335,11 +336,11 @@ def _no_calls_message(trace: TraceLog, name: str) -> str:
         return f"This {name} holds no spans or observations."
     kinds = ", ".join(f"{count:,} {kind}" for kind, count in sorted(trace.spans_by_kind.items()))
     names = sorted({s.name for s in trace.spans.values() if s.name})[:5]
-    held = (f"It holds {total:,} span{'' if total == 1 else 's'} ({kinds})"
+    held = (f"It holds {format_counted(total, 'span')} ({kinds})"
             + (f", named {', '.join(repr(n) for n in names)}" if names else ""))
     if trace.skipped:
         lines = span_skip_lines()
-        reasons = "; ".join(f"{count:,} {'span' if count == 1 else 'spans'} because {lines[r]}"
+        reasons = "; ".join(f"{format_counted(count, 'span')} because {lines[r]}"
                             for r, count in trace.skipped.items())
         return f"No model call in this {name} could be used: {reasons}. {held}."
     return (f"This {name} has no model calls (no span recorded as an LLM generation or chat call). "

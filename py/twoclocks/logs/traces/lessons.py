@@ -31,6 +31,7 @@ from __future__ import annotations
 from ...advice import (FIX, PROMPT_FIRST_SHARE, PROMPT_FIX, ROOM_FIX, STOP_FIX, capital, clock_sentence, decide,
                        format_ms, format_share, format_tokens)
 from ...codeguide import LEVER_TOPICS, LOG_TOPICS
+from ...counts import format_counted
 from ..diagnosis import LONG_PROMPT_TOKENS, SHORT_OUTPUT_TOKENS
 
 DUMP_GROWTH_TOKENS = 1_000
@@ -157,7 +158,7 @@ def short_after_long(calls: list) -> list:
             continue
         where = (f"its first token took {format_ms(first)} of its {format_ms(call['ttlt_ms'])}, then the "
                  f"answer {format_ms(call['ttlt_ms'] - first)} more")
-        text = (f"{capital(_who(call))} wrote {format_tokens(output)} after a prompt of {prompt:,} tokens: "
+        text = (f"{capital(_who(call))} wrote {format_tokens(output)} after a prompt of {format_tokens(prompt)}: "
                 f"{where}. Do not start by cutting max_tokens; {PROMPT_FIX}.")
         out.append(_lesson("short_after_long", "prompt", call, first, text))
     return out
@@ -235,8 +236,8 @@ def _cap_lesson(capped: list) -> dict:
     risk = (f"; at this call's pace ({format_ms(_pace_ms(call))} a token after its first) the call "
             f"would take about {format_ms(risk_ms(call))}") if risk_ms(call) else ""
     others = len(capped) - 1
-    also = f" ({others:,} more call{'s' if others > 1 else ''} of this run did the same.)" if others else ""
-    text = (f"{capital(_who(call))} allowed {cap:,} tokens and wrote {format_tokens(wrote)}. The cap cost "
+    also = f" ({format_counted(others, 'more call', 'more calls')} of this run did the same.)" if others else ""
+    text = (f"{capital(_who(call))} allowed {format_tokens(cap)} and wrote {format_tokens(wrote)}. The cap cost "
             "nothing here: decode stops when the stop fires, and latency follows the tokens written, not "
             f"max_tokens, so a lower cap would not make this call faster. It is a guard: if the stop ever "
             f"misses, decode runs to {cap:,}{risk}. A cap near the answer's real size bounds what a missed "

@@ -6,6 +6,7 @@ Units: times are ms (``*_ms``); token counts are ints; shares are fractions in [
 from __future__ import annotations
 
 from ...advice import format_ms
+from ...counts import format_counted
 from .calls import TraceLog
 from .lessons import run_lessons, split_sentence
 from .runs import MAX_RUNS_SHOWN, trace_summary
@@ -54,8 +55,7 @@ def _verdict(summary: dict, runs: list) -> str:
             f"{format_ms(slowest['split']['total_ms'])}; its timeline is first below.")
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count:,} {word}" + ("" if count == 1 else "s")
+_plural = format_counted  # "1 model call", "3 runs": the one rule (twoclocks.counts)
 
 
 def read_lines(summary: dict) -> list:
