@@ -1,7 +1,8 @@
 // What every canvas of the page shares: the palette read from the page's CSS, sizing for the screen's
 // pixel ratio, the hatch used for prefill, and CanvasView, the base class that redraws a canvas when
-// it is resized, when its rendering conditions change (theme, colour scheme, pixel ratio, printing)
-// and at most once per animation frame. It draws what Python returned; it computes no latency.
+// it is resized, when its rendering conditions change (theme, colour scheme, pixel ratio, printing),
+// when the browser restores its lost bitmap, and at most once per animation frame. It draws what
+// Python returned; it computes no latency.
 
 // Reading the colours forces a style recalculation, so they are read once and again only after the
 // theme, the colour scheme or printing may have changed them.
@@ -226,8 +227,9 @@ function watchNearness(view) {
 
 /**
  * What every canvas of the page shares; a subclass implements draw(). It is drawn again when the
- * canvas is resized, when the theme, colour scheme or pixel ratio changes, at most once per animation
- * frame through schedule(), and in light colours for printing.
+ * canvas is resized, when the theme, colour scheme or pixel ratio changes, when the browser restores
+ * its lost bitmap, at most once per animation frame through schedule(), and in light colours for
+ * printing.
  */
 export class CanvasView {
   /** `whenNear`: draw only while the canvas is near the viewport (NEAR_MARGIN); a change made while
@@ -246,6 +248,15 @@ export class CanvasView {
     }
     if (whenNear) watchNearness(this);
     drawLightForPrint(this);
+    // The browser may drop a 2D canvas's bitmap (a GPU reset, memory reclaimed from a background
+    // tab): it fires `contextlost`, then, with a blank bitmap and a reset context, `contextrestored`
+    // (HTML, "context lost" steps for CanvasRenderingContext2D; MDN HTMLCanvasElement
+    // contextrestored_event, Chromium 99+). Nothing else changes, so the view is drawn again here.
+    // The event is not cancelled: cancelling contextlost would ask the browser not to restore it.
+    canvas.addEventListener("contextrestored", () => {
+      hatches.delete(canvas.getContext("2d")); // its pattern may have gone with the old bitmap
+      this.schedule();
+    });
   }
 
   /** The canvas was first observed or changed size. */

@@ -1,6 +1,6 @@
 """Every canvas follows its rendering conditions without the learner moving anything: a new device
 pixel ratio without a resize (a window moved to a denser screen) resizes each visible canvas's
-bitmap. And the page fits a narrow, zoomed window: from 195 px wide (a 390 px phone at 200 % zoom)
+bitmap, and a bitmap the browser lost and restored is painted again. And the page fits a narrow, zoomed window: from 195 px wide (a 390 px phone at 200 % zoom)
 nothing scrolls sideways, every readout value stays on one line, and no two labels a canvas drew
 overlap; the lab-only embed keeps its values whole in a 900 px column.
 """
@@ -8,7 +8,7 @@ overlap; the lab-only embed keeps its values whole in a 900 px column.
 from __future__ import annotations
 
 import pytest
-from pagewait import DEADLINE_MS
+from pagewait import DEADLINE_MS, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -197,5 +197,77 @@ def check_both_calls_fit(page, where: str) -> None:
             page.evaluate(_SET_STATE, [state, DEADLINE_MS])
             check_fits(page, f"{where}, {state}")
             assert page.evaluate(_LABEL_FAULTS, ["clocks-canvas"])[0]["faults"] == []
+    finally:
+        page.context.close()
+
+
+# --- a lost bitmap ------------------------------------------------------------------------------
+
+# Every canvas of the page, with what shows it: roofline mode (its chart and the validation chart),
+# a load (the load chart's current point), the lab's agent loop, and an analysed log (two scatters).
+LOST_CANVASES = ["clocks-canvas", "roofline-canvas", "validation-canvas", "load-canvas", "agent-canvas",
+                 "logs-prefill-canvas", "logs-decode-canvas"]
+RESTORE_DEADLINE_MS = 3000  # a repaint takes a frame; a canvas that never repaints fails after this
+
+# For one canvas: bring it into view and wait until it has drawn; then blank its bitmap (setting its
+# width, as a lost context leaves it), send `contextlost` and `contextrestored` as the browser does,
+# and wait, changing nothing else, until it has as many painted pixels as before. Returns the
+# painted (non-transparent) pixels before, just after blanking and at the end, and the share of
+# pixels that differ from the picture before.
+_LOSE_AND_RESTORE = """
+async ([id, deadline, restoreDeadline]) => {
+  const canvas = document.getElementById(id);
+  canvas.scrollIntoView({ block: "center" });
+  const frame = () => new Promise((r) => requestAnimationFrame(r) + setTimeout(r, 250));
+  const pixels = () => canvas.width && canvas.height
+    ? canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data : new Uint8ClampedArray();
+  const painted = (data = pixels()) => {
+    let count = 0;
+    for (let i = 3; i < data.length; i += 4) if (data[i]) count += 1;
+    return count;
+  };
+  let start = performance.now();
+  while (!(canvas.checkVisibility() && painted() > 0)) {
+    if (performance.now() - start > deadline) return { id, error: "never drawn" };
+    await frame();
+  }
+  for (let i = 0; i < 3; i++) await frame(); // the draw the last answer scheduled has landed
+  const picture = pixels();
+  canvas.width = canvas.width; // a new, blank bitmap of the same size
+  const blank = painted();
+  canvas.dispatchEvent(new Event("contextlost", { cancelable: true }));
+  canvas.dispatchEvent(new Event("contextrestored"));
+  start = performance.now();
+  while (painted() < painted(picture) && performance.now() - start < restoreDeadline) await frame();
+  const after = pixels();
+  // Pixels that differ by more than anti-aliasing does (a canvas read back may be drawn again
+  // without the GPU, which smooths edges a little differently).
+  let changed = 0;
+  for (let i = 0; i < after.length; i += 4) {
+    if ([0, 1, 2, 3].some((c) => Math.abs(after[i + c] - picture[i + c]) > 64)) changed += 1;
+  }
+  return { id, before: painted(picture), blank, after: painted(after), changed: changed / (after.length / 4) };
+}
+"""
+
+
+def test_every_canvas_repaints_when_its_context_is_restored(browser, server):
+    """A canvas whose bitmap the browser dropped and restored (`contextlost`, then `contextrestored`:
+    a GPU reset, a background tab's memory freed) is painted again at once, with nothing else
+    changed: the clocks, the roofline and validation charts (roofline mode), the load chart (a load
+    set), the agent loop and an analysed log's two scatters each get back the picture they had."""
+    page = open_view(browser, server, "?view=lab&mode=roofline&load.concurrency=16", width=1280)
+    try:
+        page.locator("#logs").scroll_into_view_if_needed()
+        page.wait_for_selector("#logs-sample", timeout=DEADLINE_MS)
+        page.click("#logs-sample")
+        assert wait_until(page, "() => document.querySelector('#logs-results:not([hidden])') !== null")
+        page.evaluate(_SWEEP_DONE, 2 * DEADLINE_MS)  # the load chart's picture is final
+        results = [page.evaluate(_LOSE_AND_RESTORE, [id_, 2 * DEADLINE_MS, RESTORE_DEADLINE_MS])
+                   for id_ in LOST_CANVASES]
+        assert [r for r in results if "error" in r] == []
+        assert all(r["before"] > 0 and r["blank"] == 0 for r in results), results
+        assert [r["id"] for r in results if r["after"] != r["before"] or r["changed"] > 0.002] == [], results
+        assert page.errors == []
     finally:
         page.context.close()
