@@ -250,8 +250,8 @@ export class CanvasView {
     drawLightForPrint(this);
     // The browser may drop a 2D canvas's bitmap (a GPU reset, memory reclaimed from a background
     // tab): it fires `contextlost`, then, with a blank bitmap and a reset context, `contextrestored`
-    // (HTML, "context lost" steps for CanvasRenderingContext2D; MDN HTMLCanvasElement
-    // contextrestored_event, Chromium 99+). Nothing else changes, so the view is drawn again here.
+    // (HTML, "context lost steps"; MDN HTMLCanvasElement contextrestored_event: Chromium 99+,
+    // Firefox 125+, not Safari). Nothing else changes, so the view is drawn again here.
     // The event is not cancelled: cancelling contextlost would ask the browser not to restore it.
     canvas.addEventListener("contextrestored", () => {
       hatches.delete(canvas.getContext("2d")); // its pattern may have gone with the old bitmap
