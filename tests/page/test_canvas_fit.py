@@ -10,6 +10,8 @@ from __future__ import annotations
 import pytest
 from pagewait import DEADLINE_MS, wait_until
 
+from twoclocks.load import SWEEP_CONCURRENCY
+
 pytestmark = pytest.mark.browser
 
 # --- waiting in the page (one evaluate each; the CSP forbids wait_for_function) -----------------
@@ -176,10 +178,36 @@ def test_at_195_px_nothing_scrolls_sideways_values_keep_to_one_line_and_labels_n
         page.context.close()
 
 
-@pytest.mark.parametrize("width", [320, 390])
+# The states that add legend items and long words to the lab: a load (the waiting and stall items
+# under the clocks), roofline mode (its panel and the validation chart's legend), and both at once.
+LEGEND_STATES = [{"load": {"concurrency": 64}}, {"mode": "roofline"},
+                 {"mode": "roofline", "load": {"concurrency": 64}}]
+
+
+def test_between_195_and_320_px_the_legends_wrap_instead_of_scrolling_the_page(browser, server):
+    """At 280 px (a 560 px window at 200 % zoom) with a load set, in roofline mode and with both, the
+    lab (its agent loop and every section below included) is no wider than the window: the legend's
+    longest item ("other calls' prefill during the stream") wraps; and so at every width from 250
+    to 330 px with every legend item shown."""
+    page = open_view(browser, server, "?view=lab", width=280, height=800)
+    try:
+        for state in LEGEND_STATES:
+            page.evaluate(_SET_STATE, [{"mode": "toy", "load": {"concurrency": 1}, **state}, DEADLINE_MS])
+            if "load" in state:
+                assert page.is_visible(".legend-load .swatch-stall")
+            check_fits(page, f"280 px, {state}")
+        for width in range(250, 331, 10):
+            page.set_viewport_size({"width": width, "height": 800})
+            check_fits(page, f"{width} px, {LEGEND_STATES[-1]}")
+        assert page.errors == []
+    finally:
+        page.context.close()
+
+
+@pytest.mark.parametrize("width", [280, 320, 390])
 @pytest.mark.parametrize("target", ["?view=lab", ""], ids=["lab", "path"])
 def test_on_a_phone_nothing_scrolls_sideways_and_values_keep_to_one_line(browser, server, target, width):
-    """At 320 and 390 px, as at 195: no sideways scroll, every readout value on one line, no two labels
+    """At 280, 320 and 390 px, as at 195: no sideways scroll, every readout value on one line, no two labels
     on the clocks' canvas meeting."""
     check_both_calls_fit(open_view(browser, server, target, width=width, height=800), f"{target or 'path'} at {width} px")
 
@@ -262,7 +290,11 @@ def test_every_canvas_repaints_when_its_context_is_restored(browser, server):
         page.wait_for_selector("#logs-sample", timeout=DEADLINE_MS)
         page.click("#logs-sample")
         assert wait_until(page, "() => document.querySelector('#logs-results:not([hidden])') !== null")
-        page.evaluate(_SWEEP_DONE, 2 * DEADLINE_MS)  # the load chart's picture is final
+        # The load chart's picture is final once every level of the curve is drawn (in view: it is
+        # drawn only near the viewport).
+        page.locator("#load-canvas").scroll_into_view_if_needed()
+        assert wait_until(page, "(n) => document.getElementById('load-canvas').drawnPoints?.length === n",
+                          len(SWEEP_CONCURRENCY), 2 * DEADLINE_MS)
         results = [page.evaluate(_LOSE_AND_RESTORE, [id_, 2 * DEADLINE_MS, RESTORE_DEADLINE_MS])
                    for id_ in LOST_CANVASES]
         assert [r for r in results if "error" in r] == []
