@@ -6,7 +6,7 @@
 // progress, ready or boot-error) to every port, the latest of each again to a page that connects
 // later. The code cell's worker is never shared.
 import { BUILD } from "./build.js";
-import { holdLockWhileBooting, noLessonBooting, quietFor } from "./later.js";
+import { QUIET_MS, holdLockWhileBooting, noLessonBooting, quietFor } from "./later.js";
 import { announced } from "./protocol.js";
 import { keepWasm, restoreFromSnapshot, snapshotAvailable, startSnapshotDownloads, unpackWheel } from "./snapshot.js";
 
@@ -355,8 +355,7 @@ async function warmUp() {
 }
 
 // Keeping the wasm writes 9.6 MB to Cache Storage: done once the page has asked nothing for
-// QUIET_BEFORE_KEEP_MS, so it never competes with a drag.
-const QUIET_BEFORE_KEEP_MS = 1000;
+// QUIET_MS, so it never competes with a drag.
 let lastRequestAt = 0;
 
 async function laterWork(lesson) {
@@ -364,7 +363,7 @@ async function laterWork(lesson) {
   mark("later-work");
   if (lesson) await warmUp(); // first: the learner may be dragging already
   if (!restoredFrom) return;
-  await quietFor(QUIET_BEFORE_KEEP_MS, () => lastRequestAt);
+  await quietFor(QUIET_MS, () => lastRequestAt);
   await keepWasm(restoredFrom);
 }
 
