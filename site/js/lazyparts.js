@@ -1,10 +1,11 @@
 // The parts of the page Python fills only when wanted, not with every report: the common mistakes'
 // figures and the load curve (about 15 and 11 model calls). Each is filled when its section comes
 // near (its own module sees to that) and also, piece by piece, whenever the learner has left the
-// page quiet for QUIET_MS (later.js): so a page printed, or jumped through, without having been
-// scrolled first finds them filled. A printout cannot wait for Python (HTML's printing steps lay the
-// page out for paper as `beforeprint`'s handlers return), so they must be filled before it; a print
-// that comes first starts the filling at once, and the print stylesheet leaves out what is pending.
+// page alone for QUIET_MS (later.js: no change of the state, no click, key or typing): so a page
+// printed, or jumped through, without having been scrolled first finds them filled. A printout
+// cannot wait for Python (HTML's printing steps lay the page out for paper as `beforeprint`'s
+// handlers return), so they must be filled before it; a print that comes first starts the filling
+// at once, and the print stylesheet leaves out what is pending.
 //
 // A part is {pending(): boolean, step(): Promise<boolean>} (step: one piece, such as one card or
 // one level of the curve; false when it asked nothing). A piece is asked only while the learner
@@ -33,6 +34,11 @@ export class LazyParts {
       this.now = true;
       this.fill();
     }, () => {});
+    // Any input of the learner's counts as a change too: it may start work they wait for (the code
+    // cell's Run boots its own Python, which the filling would slow down).
+    for (const type of ["pointerdown", "keydown", "click", "input"]) {
+      document.addEventListener(type, () => this.changed(), { capture: true, passive: true });
+    }
   }
 
   /** Fill `part` while `section` is shown (a section the view hides is not filled). A section shown
@@ -42,7 +48,7 @@ export class LazyParts {
     new ResizeObserver(() => this.fill()).observe(section); // shown or hidden: its size changes
   }
 
-  /** The learner changed something: the filling waits for the next quiet moment. */
+  /** The learner changed or did something: the filling waits for the next quiet moment. */
   changed() {
     this.changedAt = performance.now();
     this.now = false;
