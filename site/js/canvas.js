@@ -1,7 +1,9 @@
 // What every canvas of the page shares: the palette read from the page's CSS, sizing for the screen's
 // pixel ratio, the hatch used for prefill, and CanvasView, the base class that redraws a canvas when
-// it is resized, when its rendering conditions change (theme, colour scheme, pixel ratio, printing)
-// and at most once per animation frame. It draws what Python returned; it computes no latency.
+// it is resized, when its rendering conditions change (theme, colour scheme, pixel ratio, printing),
+// when the browser restores its lost bitmap, and at most once per animation frame. It draws what
+// Python returned; it computes no latency.
+import { onPrint } from "./dom.js";
 
 // Reading the colours forces a style recalculation, so they are read once and again only after the
 // theme, the colour scheme or printing may have changed them.
@@ -17,7 +19,7 @@ function conditionsChanged() {
 new MutationObserver(conditionsChanged).observe(document.documentElement, {
   attributes: true, attributeFilter: ["data-theme", "class"],
 });
-for (const query of ["(prefers-color-scheme: dark)", "(prefers-contrast: more)", "(forced-colors: active)", "print"]) {
+for (const query of ["(prefers-color-scheme: dark)", "(prefers-contrast: more)", "(forced-colors: active)"]) {
   matchMedia(query).addEventListener("change", conditionsChanged);
 }
 // Zoom or a move to another screen changes the pixel ratio. A media query on the current ratio fires
@@ -209,27 +211,28 @@ function makeHatch(ctx, color, background) {
 }
 
 /**
- * Paper is light: just before printing, draw `view` once in the light theme's colours, whatever the
- * screen's theme; after printing, draw it for the screen again. The print stylesheet does the same
- * for the page's own colours.
+ * Paper is light: just before printing, draw every view once in the light theme's colours, whatever
+ * the screen's theme (a chart far from the viewport, not drawn for the screen, included); after
+ * printing, draw them for the screen again. The print stylesheet does the same for the page's own
+ * colours.
  */
-function drawLightForPrint(view) {
-  addEventListener("beforeprint", () => {
-    const root = document.documentElement;
-    const theme = root.getAttribute("data-theme");
-    root.setAttribute("data-theme", "light");
-    forgetPalette(); // the observer would only hear of it after this draw
-    view.beforePrint();
-    try {
+function drawForPrint() {
+  const root = document.documentElement;
+  const theme = root.getAttribute("data-theme");
+  root.setAttribute("data-theme", "light");
+  forgetPalette(); // the observer would only hear of it after these draws
+  try {
+    for (const view of views) {
+      view.beforePrint();
       view.draw();
-    } finally {
-      if (theme === null) root.removeAttribute("data-theme");
-      else root.setAttribute("data-theme", theme);
-      forgetPalette();
     }
-  });
-  addEventListener("afterprint", () => view.schedule());
+  } finally {
+    if (theme === null) root.removeAttribute("data-theme");
+    else root.setAttribute("data-theme", theme);
+    forgetPalette();
+  }
 }
+onPrint(drawForPrint, conditionsChanged);
 
 // A chart far from the viewport is not drawn: a drag would pay for a picture nobody sees (the load
 // chart, whose current point moves with every drag, measured and redrew its canvas each time).
@@ -247,8 +250,9 @@ function watchNearness(view) {
 
 /**
  * What every canvas of the page shares; a subclass implements draw(). It is drawn again when the
- * canvas is resized, when the theme, colour scheme or pixel ratio changes, at most once per animation
- * frame through schedule(), and in light colours for printing.
+ * canvas is resized, when the theme, colour scheme or pixel ratio changes, when the browser restores
+ * its lost bitmap, at most once per animation frame through schedule(), and in light colours for
+ * printing.
  */
 export class CanvasView {
   /** `whenNear`: draw only while the canvas is near the viewport (NEAR_MARGIN); a change made while
@@ -266,7 +270,15 @@ export class CanvasView {
       // a browser without that box: the media query, resize, visibility and draw checks remain
     }
     if (whenNear) watchNearness(this);
-    drawLightForPrint(this);
+    // The browser may drop a 2D canvas's bitmap (a GPU reset, memory reclaimed from a background
+    // tab): it fires `contextlost`, then, with a blank bitmap and a reset context, `contextrestored`
+    // (HTML, "context lost steps"; MDN HTMLCanvasElement contextrestored_event: Chromium 99+,
+    // Firefox 125+, not Safari). Nothing else changes, so the view is drawn again here.
+    // The event is not cancelled: cancelling contextlost would ask the browser not to restore it.
+    canvas.addEventListener("contextrestored", () => {
+      hatches.delete(canvas.getContext("2d")); // its pattern may have gone with the old bitmap
+      this.schedule();
+    });
   }
 
   /** The canvas was first observed or changed size. */

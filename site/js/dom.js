@@ -120,3 +120,29 @@ export function bringIntoView(element, { start = false } = {}) {
 }
 
 
+
+/**
+ * Call `start()` when the page is about to be printed and `end()` once printing is over: on
+ * `beforeprint`/`afterprint` (HTML's printing steps fire them around a print or a save as PDF,
+ * Chromium's printToPDF included) and when the print media query starts or stops matching (MDN
+ * matchMedia: DevTools' and Playwright's print emulation change only that). Each is called once per
+ * print, whichever comes first. `start` runs before the page is laid out for paper: what it changes
+ * synchronously is printed, what it starts asynchronously is not.
+ */
+export function onPrint(start, end) {
+  let printing = false;
+  const begin = () => {
+    if (printing) return;
+    printing = true;
+    start();
+  };
+  const finish = () => {
+    if (!printing) return;
+    printing = false;
+    end();
+  };
+  addEventListener("beforeprint", begin);
+  addEventListener("afterprint", finish);
+  const query = matchMedia("print");
+  query.addEventListener("change", () => (query.matches ? begin() : finish()));
+}

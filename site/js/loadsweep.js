@@ -15,7 +15,8 @@ import { formatCounted, formatMs, formatNumber } from "./format.js";
  * nothing would pump it again when they end.
  */
 export class LoadSweep {
-  /** `section`: the curve is computed once the learner comes near it (it costs ~11 load points). */
+  /** `section`: the curve is computed once the learner comes near it (it costs ~11 load points), or
+   * piece by piece when the page is quiet (lazyparts.js: pending() and step()). */
   constructor({ engine, chart, status, levels, section }) {
     Object.assign(this, { engine, chart, status, levels });
     this.key = "";
@@ -45,9 +46,23 @@ export class LoadSweep {
     this.pump();
   }
 
+  /** Keep asking for the curve's levels while the section has come near (`active`). */
   async pump() {
-    if (!this.active || this.asking || !this.engine.ready || this.engine.inFlight("controls")) return;
-    if (this.error || this.points.length === this.levels.length) return;
+    if (this.active && (await this.step())) this.pump();
+  }
+
+  /** Not every level of the current curve is in yet (and none has failed). */
+  pending() {
+    return !this.error && this.points.length < this.levels.length;
+  }
+
+  /**
+   * Ask for the curve's next level, unless it is complete, a level is being asked already or a drag
+   * waits for an answer; resolves true once the level is in (or the call changed meanwhile, and the
+   * curve starts over), false when nothing was asked. Called by pump() and by lazyparts.js.
+   */
+  async step() {
+    if (!this.pending() || this.asking || !this.engine.ready || this.engine.inFlight("controls")) return false;
     const key = this.key;
     const level = this.levels[this.points.length];
     this.asking = true;
@@ -60,16 +75,16 @@ export class LoadSweep {
     } finally {
       this.asking = false;
     }
-    if (key !== this.key) return this.pump(); // the call changed meanwhile: start over
+    if (key !== this.key) return true; // the call changed meanwhile: start over
     if (reply.error) {
       this.error = reply.error;
       setText(this.status, `The curve stops at ${formatCounted(level, "user")}: ${reply.error}.`);
-      return;
+      return true;
     }
     this.points.push(reply.point);
     this.chart.setPoints(this.points, reply.sweep);
     if (this.points.length === this.levels.length) setText(this.status, reply.sweep.sentence);
-    this.pump();
+    return true;
   }
 }
 
@@ -102,6 +117,7 @@ export class LoadChart extends CanvasView {
     const now = this.current ? ` The current load: ${formatCounted(this.current.output_tokens_per_s, "token per second", "tokens per second")}` +
       ` at a p50 TTFT of ${formatMs(this.current.ttft_ms_p50)}.` : "";
     setAttr(this.canvas, "aria-label", `Latency against throughput, ${formatCounted(this.points.length, "load level")}.${knee}${now}`);
+    setAttr(this.canvas, "data-levels", String(this.points.length)); // none yet: not printed (app.css)
   }
 
   draw() {

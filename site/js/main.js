@@ -18,6 +18,7 @@ import { setupEmbedding } from "./embedded.js";
 import { keepInView, setAttr, setHidden, setText, trackCover, whenNear } from "./dom.js";
 import { Engine } from "./engine.js";
 import { lazyLogs } from "./lazylogs.js";
+import { LazyParts } from "./lazyparts.js";
 import { CallLog } from "./log.js";
 import { buildMistakes } from "./mistakes.js";
 import { Player } from "./play.js";
@@ -180,6 +181,10 @@ const SLOW_ANSWER_MS = 1000;
 let resolveReady;
 const ready = new Promise((resolve) => { resolveReady = resolve; });
 keepForOffline(ready); // after the first visit, the lesson opens and reloads offline
+// The parts filled only when wanted (the mistakes' figures, the load curve) also fill while the page
+// is quiet, so a printout finds them filled.
+const lazyParts = new LazyParts(ready, { busy: () => engine.inFlight("controls") });
+lazyParts.add($("load"), loadSweep);
 
 function requestUpdate() {
   if (!engine.ready) return;
@@ -283,6 +288,7 @@ function applyState(partial, { byControl = false, marked = false, compare = fals
   // the state has moved away from it.
   if (!engine.ready && JSON.stringify(lesson.value) !== JSON.stringify(initial.state)) $("lab").classList.add("lab-pending");
   syncUrl();
+  lazyParts.changed();
   setAttr(document.body, "data-settled", "false");
   player.cancel();
   if (byControl && engine.ready) syncTimer ||= setTimeout(syncControls, SYNC_FALLBACK_MS);
@@ -312,11 +318,12 @@ const showMe = new ShowMe({
 const showOnClocks = (partial, options) => showMe.show(partial, options);
 buildLoadDemos($("load-demos"), BUILD.load_demos, { note: $("load-demo-note"), showOnClocks });
 
-const mistakeRunners = buildMistakes($("mistake-cards"), BUILD.mistakes, {
+const mistakeCards = buildMistakes($("mistake-cards"), BUILD.mistakes, {
   evaluate: (states) => Promise.all(states.map(evaluateState)),
   show: (from, to) => showOnClocks(to, { from }),
 });
-whenNear($("mistakes")).then(() => { for (const run of Object.values(mistakeRunners)) run(); });
+whenNear($("mistakes")).then(() => mistakeCards.all());
+lazyParts.add($("mistakes"), mistakeCards);
 wireWrongPictures(document.querySelectorAll("#wrong .show-me"), { scenarios: BUILD.scenarios, mistakes: BUILD.mistakes, showOnClocks });
 
 // --- the view the address asks for: sections, theme, read-only, embedding ---------------------

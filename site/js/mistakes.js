@@ -32,14 +32,27 @@ function figure(key, before, after, calls) {
   return item;
 }
 
+// A card's figures change while the learner may be reading elsewhere (they are filled when the page
+// is quiet, lazyparts.js): its lists are live regions only while it is on screen, so a screen
+// reader hears them when the learner is at the card (or presses its button), never from afar.
+const onScreen = new IntersectionObserver((entries) => {
+  for (const { target, isIntersecting } of entries) {
+    const live = isIntersecting ? "polite" : "off";
+    for (const list of target.querySelectorAll(".result")) list.setAttribute("aria-live", live);
+  }
+});
+
 /**
  * Build the cards into `container`. `evaluate(states)` resolves to the model's reports for the
  * states (over the lab's other settings) or rejects with the model's message; `show(from, to)` puts
- * the call `from` on the clocks, then `to`, marking what changed. Returns {id: run}, where run()
- * (re)computes a card's figures; it never rejects: a call the model refuses is said in the card.
+ * the call `from` on the clocks, then `to`, marking what changed. Returns the cards' figures as a
+ * part of the page filled when wanted (lazyparts.js): {pending(), step(), all()}: step() computes the
+ * next card not yet computed, all() every such card at once; neither rejects: a call the model
+ * refuses is said in the card. A card's button computes its own card again.
  */
 export function buildMistakes(container, mistakes, { evaluate, show }) {
   const cards = {};
+  const waiting = new Set(); // cards whose figures were never asked for
   for (const mistake of mistakes) {
     const calls = mistake.calls ?? null;
     const article = document.createElement("article");
@@ -47,9 +60,9 @@ export function buildMistakes(container, mistakes, { evaluate, show }) {
     article.id = `mistake-${mistake.id}`;
     article.innerHTML = `<h3></h3><p class="situation"></p>
       <p class="step"><strong>The mistake:</strong> <span class="mistake-change"></span>.</p>
-      <ul class="result mistake-result" aria-live="polite"></ul>
+      <ul class="result mistake-result" aria-live="off"></ul>
       <p class="step"><strong>The fix:</strong> <span class="fix-change"></span>.</p>
-      <ul class="result fix-result" aria-live="polite"></ul>
+      <ul class="result fix-result" aria-live="off"></ul>
       <p class="lesson"></p><p class="muted small card-error" role="status"></p>
       <button type="button" class="show-me"></button>`;
     article.querySelector("h3").textContent = mistake.title;
@@ -84,10 +97,25 @@ export function buildMistakes(container, mistakes, { evaluate, show }) {
     };
     article.querySelector(".show-me").addEventListener("click", () => {
       show(fixFrom, fixTo);
+      waiting.delete(mistake.id);
       run();
     });
     container.append(article);
+    onScreen.observe(article);
     cards[mistake.id] = run;
+    waiting.add(mistake.id);
   }
-  return cards;
+  const take = (id) => {
+    waiting.delete(id);
+    return cards[id]();
+  };
+  return {
+    pending: () => waiting.size > 0,
+    step: async () => {
+      if (!waiting.size) return false;
+      await take(waiting.values().next().value);
+      return true;
+    },
+    all: () => Promise.all([...waiting].map(take)),
+  };
 }

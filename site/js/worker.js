@@ -6,7 +6,7 @@
 // progress, ready or boot-error) to every port, the latest of each again to a page that connects
 // later. The code cell's worker is never shared.
 import { BUILD } from "./build.js";
-import { holdLockWhileBooting, noLessonBooting, quietFor } from "./later.js";
+import { QUIET_MS, holdLockWhileBooting, noLessonBooting, quietFor } from "./later.js";
 import { announced } from "./protocol.js";
 import { keepWasm, restoreFromSnapshot, snapshotAvailable, startSnapshotDownloads, unpackWheel } from "./snapshot.js";
 
@@ -382,8 +382,7 @@ async function warmUp() {
 }
 
 // Keeping the wasm writes 9.6 MB to Cache Storage: done once the page has asked nothing for
-// QUIET_BEFORE_KEEP_MS, so it never competes with a drag.
-const QUIET_BEFORE_KEEP_MS = 1000;
+// QUIET_MS, so it never competes with a drag.
 let lastRequestAt = 0;
 
 async function laterWork(lesson) {
@@ -392,7 +391,7 @@ async function laterWork(lesson) {
   if (lesson) await warmUp(); // first: the learner may be dragging already
   await modelFiles(); // after a restore, the model's files (see afterRestore)
   if (!restoredFrom) return;
-  await quietFor(QUIET_BEFORE_KEEP_MS, () => lastRequestAt);
+  await quietFor(QUIET_MS, () => lastRequestAt);
   await keepWasm(restoredFrom);
 }
 

@@ -1,6 +1,6 @@
 """Every canvas follows its rendering conditions without the learner moving anything: a new device
 pixel ratio without a resize (a window moved to a denser screen) resizes each visible canvas's
-bitmap. And the page fits a narrow, zoomed window: from 195 px wide (a 390 px phone at 200 % zoom)
+bitmap, and a bitmap the browser lost and restored is painted again. And the page fits a narrow, zoomed window: from 195 px wide (a 390 px phone at 200 % zoom)
 nothing scrolls sideways, every readout value stays on one line, and no two labels a canvas drew
 overlap; the lab-only embed keeps its values whole in a 900 px column.
 """
@@ -8,7 +8,9 @@ overlap; the lab-only embed keeps its values whole in a 900 px column.
 from __future__ import annotations
 
 import pytest
-from pagewait import DEADLINE_MS
+from pagewait import DEADLINE_MS, wait_until
+
+from twoclocks.load import SWEEP_CONCURRENCY
 
 pytestmark = pytest.mark.browser
 
@@ -176,10 +178,36 @@ def test_at_195_px_nothing_scrolls_sideways_values_keep_to_one_line_and_labels_n
         page.context.close()
 
 
-@pytest.mark.parametrize("width", [320, 390])
+# The states that add legend items and long words to the lab: a load (the waiting and stall items
+# under the clocks), roofline mode (its panel and the validation chart's legend), and both at once.
+LEGEND_STATES = [{"load": {"concurrency": 64}}, {"mode": "roofline"},
+                 {"mode": "roofline", "load": {"concurrency": 64}}]
+
+
+def test_between_195_and_320_px_the_legends_wrap_instead_of_scrolling_the_page(browser, server):
+    """At 280 px (a 560 px window at 200 % zoom) with a load set, in roofline mode and with both, the
+    lab (its agent loop and every section below included) is no wider than the window: the legend's
+    longest item ("other calls' prefill during the stream") wraps; and so at every width from 250
+    to 330 px with every legend item shown."""
+    page = open_view(browser, server, "?view=lab", width=280, height=800)
+    try:
+        for state in LEGEND_STATES:
+            page.evaluate(_SET_STATE, [{"mode": "toy", "load": {"concurrency": 1}, **state}, DEADLINE_MS])
+            if "load" in state:
+                assert page.is_visible(".legend-load .swatch-stall")
+            check_fits(page, f"280 px, {state}")
+        for width in range(250, 331, 10):
+            page.set_viewport_size({"width": width, "height": 800})
+            check_fits(page, f"{width} px, {LEGEND_STATES[-1]}")
+        assert page.errors == []
+    finally:
+        page.context.close()
+
+
+@pytest.mark.parametrize("width", [280, 320, 390])
 @pytest.mark.parametrize("target", ["?view=lab", ""], ids=["lab", "path"])
 def test_on_a_phone_nothing_scrolls_sideways_and_values_keep_to_one_line(browser, server, target, width):
-    """At 320 and 390 px, as at 195: no sideways scroll, every readout value on one line, no two labels
+    """At 280, 320 and 390 px, as at 195: no sideways scroll, every readout value on one line, no two labels
     on the clocks' canvas meeting."""
     check_both_calls_fit(open_view(browser, server, target, width=width, height=800), f"{target or 'path'} at {width} px")
 
@@ -197,5 +225,81 @@ def check_both_calls_fit(page, where: str) -> None:
             page.evaluate(_SET_STATE, [state, DEADLINE_MS])
             check_fits(page, f"{where}, {state}")
             assert page.evaluate(_LABEL_FAULTS, ["clocks-canvas"])[0]["faults"] == []
+    finally:
+        page.context.close()
+
+
+# --- a lost bitmap ------------------------------------------------------------------------------
+
+# Every canvas of the page, with what shows it: roofline mode (its chart and the validation chart),
+# a load (the load chart's current point), the lab's agent loop, and an analysed log (two scatters).
+LOST_CANVASES = ["clocks-canvas", "roofline-canvas", "validation-canvas", "load-canvas", "agent-canvas",
+                 "logs-prefill-canvas", "logs-decode-canvas"]
+RESTORE_DEADLINE_MS = 3000  # a repaint takes a frame; a canvas that never repaints fails after this
+
+# For one canvas: bring it into view and wait until it has drawn; then blank its bitmap (setting its
+# width, as a lost context leaves it), send `contextlost` and `contextrestored` as the browser does,
+# and wait, changing nothing else, until it has as many painted pixels as before. Returns the
+# painted (non-transparent) pixels before, just after blanking and at the end, and the share of
+# pixels that differ from the picture before.
+_LOSE_AND_RESTORE = """
+async ([id, deadline, restoreDeadline]) => {
+  const canvas = document.getElementById(id);
+  canvas.scrollIntoView({ block: "center" });
+  const frame = () => new Promise((r) => requestAnimationFrame(r) + setTimeout(r, 250));
+  const pixels = () => canvas.width && canvas.height
+    ? canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data : new Uint8ClampedArray();
+  const painted = (data = pixels()) => {
+    let count = 0;
+    for (let i = 3; i < data.length; i += 4) if (data[i]) count += 1;
+    return count;
+  };
+  let start = performance.now();
+  while (!(canvas.checkVisibility() && painted() > 0)) {
+    if (performance.now() - start > deadline) return { id, error: "never drawn" };
+    await frame();
+  }
+  for (let i = 0; i < 3; i++) await frame(); // the draw the last answer scheduled has landed
+  const picture = pixels();
+  canvas.width = canvas.width; // a new, blank bitmap of the same size
+  const blank = painted();
+  canvas.dispatchEvent(new Event("contextlost", { cancelable: true }));
+  canvas.dispatchEvent(new Event("contextrestored"));
+  start = performance.now();
+  while (painted() < painted(picture) && performance.now() - start < restoreDeadline) await frame();
+  const after = pixels();
+  // Pixels that differ by more than anti-aliasing does (a canvas read back may be drawn again
+  // without the GPU, which smooths edges a little differently).
+  let changed = 0;
+  for (let i = 0; i < after.length; i += 4) {
+    if ([0, 1, 2, 3].some((c) => Math.abs(after[i + c] - picture[i + c]) > 64)) changed += 1;
+  }
+  return { id, before: painted(picture), blank, after: painted(after), changed: changed / (after.length / 4) };
+}
+"""
+
+
+def test_every_canvas_repaints_when_its_context_is_restored(browser, server):
+    """A canvas whose bitmap the browser dropped and restored (`contextlost`, then `contextrestored`:
+    a GPU reset, a background tab's memory freed) is painted again at once, with nothing else
+    changed: the clocks, the roofline and validation charts (roofline mode), the load chart (a load
+    set), the agent loop and an analysed log's two scatters each get back the picture they had."""
+    page = open_view(browser, server, "?view=lab&mode=roofline&load.concurrency=16", width=1280)
+    try:
+        page.locator("#logs").scroll_into_view_if_needed()
+        page.wait_for_selector("#logs-sample", timeout=DEADLINE_MS)
+        page.click("#logs-sample")
+        assert wait_until(page, "() => document.querySelector('#logs-results:not([hidden])') !== null")
+        # The load chart's picture is final once every level of the curve is drawn (in view: it is
+        # drawn only near the viewport).
+        page.locator("#load-canvas").scroll_into_view_if_needed()
+        assert wait_until(page, "(n) => document.getElementById('load-canvas').drawnPoints?.length === n",
+                          len(SWEEP_CONCURRENCY), 2 * DEADLINE_MS)
+        results = [page.evaluate(_LOSE_AND_RESTORE, [id_, 2 * DEADLINE_MS, RESTORE_DEADLINE_MS])
+                   for id_ in LOST_CANVASES]
+        assert [r for r in results if "error" in r] == []
+        assert all(r["before"] > 0 and r["blank"] == 0 for r in results), results
+        assert [r["id"] for r in results if r["after"] != r["before"] or r["changed"] > 0.002] == [], results
+        assert page.errors == []
     finally:
         page.context.close()
