@@ -185,6 +185,14 @@ keepForOffline(ready); // after the first visit, the lesson opens and reloads of
 // is quiet, so a printout finds them filled.
 const lazyParts = new LazyParts(ready, { busy: () => engine.inFlight("controls") });
 lazyParts.add($("load"), loadSweep);
+lazyParts.add($("lab"), { // the parts of views the guided path hid, once the lab shows them
+  pending: () => reportParts.displayed(updates.partsMissing ?? []).length > 0,
+  step: () => {
+    updates.cost = "model";
+    requestUpdate();
+    return whenSettled().then(() => true);
+  },
+});
 
 function requestUpdate() {
   if (!engine.ready) return;
@@ -228,12 +236,12 @@ async function sendUpdate() {
 // state waits for an answer: one more call for those alone, shown in their views only. (A "redraw"
 // change since then changed none of them.)
 async function fillIn(state) {
-  const missing = updates.partsMissing ?? [];
+  const missing = reportParts.displayed(updates.partsMissing ?? []);
   if (!missing.length) return;
   const reply = await engine.evaluate(state, "controls", { parts: missing });
   if (!reply.report || updates.pending) return;
   showReport(reply.report, state, missing);
-  updates.partsMissing = [];
+  updates.partsMissing = updates.partsMissing.filter((part) => !missing.includes(part));
 }
 
 // Resolves once the model has answered for the current state (or rejected it): the next settle().

@@ -1,8 +1,10 @@
 // The report's optional parts (twoclocks.report.OPTIONAL_PARTS: sections that one view shows, such
 // as the doubling cards' sensitivities) and which of them a model call computes. A drag re-runs the
-// report every frame, so it asks only for the parts whose views are near the screen; the others are
-// filled in by one more call once the controls settle (`missing`), so a settled page shows the
-// model's answer everywhere, and a view that comes near asks for its part at once (`onNear`).
+// report every frame, so it asks only for the parts whose views are near the screen; those of the
+// others the current view shows are filled in by one more call once the controls settle (`missing`,
+// `displayed`), so a settled page shows the model's answer in every view it shows; a view that comes
+// near asks for its part at once (`onNear`), and one the view hid until now (the guided path's
+// switch to the lab) is filled at the next quiet moment (main.js gives it to lazyparts.js).
 
 /** A view in main.js's list that shows one optional part: shown only reports that carry it. */
 export const partView = (part, view) => ({ part, show: (report, state) => view.show(report, state) });
@@ -46,6 +48,12 @@ export class ReportParts {
   /** The parts a drag's call computes: those whose views are near the screen. */
   onScreen() {
     return this.watched.filter(([, list]) => list.some((element) => this.nearElements.has(element))).map(([part]) => part);
+  }
+
+  /** Those of `parts` whose views the current view shows (the guided path hides most of them). */
+  displayed(parts) {
+    return parts.filter((part) => this.watched.some(([name, list]) => name === part &&
+      list.some((element) => element.checkVisibility?.() ?? element.getClientRects().length > 0)));
   }
 
   /** The parts `report` left out (none when it is null: nothing to fill in). */

@@ -650,7 +650,8 @@ def print_report(runs: list[dict]) -> None:
               f"p95 {fmt_ms(percentile(pooled, 95))}, max {fmt_ms(max(pooled))} (n={len(pooled)})")
     unsettled = sum(run["drag_unsettled"] for run in runs)
     if unsettled:
-        print(f"note: {unsettled} drags were drawn before the page had settled on the model's answer")
+        print(f"note: {unsettled} drags were drawn before the page had settled (the model's answer for the "
+              "views on screen; the parts of views off screen follow in one more call)")
     print("\nwarm visit, last run: Resource Timing entries with transferSize > 0:",
           "; ".join(runs[-1]["warm_downloaded"]) or "none")
     print("warm visit, last run: requests the server answered:",

@@ -160,3 +160,28 @@ def test_a_change_that_leaves_both_clocks_asks_for_no_part(lab):
     assert lab.text_content("#doubling-cards") == cards
     assert lab.evaluate("() => TwoClocks.getState().streaming") is False
     assert lab.errors == []
+
+
+def test_in_the_guided_path_a_drag_fills_no_hidden_view_and_the_lab_gets_them_later(browser, server):
+    """The path hides the doubling cards and the agent loop: a drag there is one call, and their
+    parts are filled once the lab shows them (at the next quiet moment, without a scroll)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.add_init_script(RECORD_EVALUATES)
+    try:
+        page = context.new_page()
+        page.goto(server)
+        wait_ready(page)
+        page.evaluate("async () => { await TwoClocks.lesson.go('double-it'); await TwoClocks.lesson.predict('double-it', 'prompt'); }")
+        settled(page)
+        calls = page.evaluate(DRAG, ["prompt_tokens-slider", 500, DEADLINE_MS])
+        assert len(calls) == 1 and "sensitivities" not in calls[0], calls
+        page.click("#open-lab")
+        want = doubled(page)
+        filled = page.evaluate("""async ([want, deadline]) => { const start = performance.now();
+            while (!document.getElementById("doubling-cards").textContent.includes(want)) {
+              if (performance.now() - start > deadline) return false;
+              await new Promise((r) => setTimeout(r, 100)); }
+            return true; }""", [want, DEADLINE_MS])
+        assert filled, page.text_content("#doubling-cards")
+    finally:
+        context.close()
