@@ -38,8 +38,9 @@ export class Engine {
    * `logTools`: install the log tools' wheel during the boot (the code cell's worker, where a
    * learner may import them); otherwise the worker installs it the first time a log is analysed.
    */
-  constructor({ onStatus, onReady, onBootError, onExited, onProgress, onStall, adoptEarly = false, logTools = false }) {
+  constructor({ onStatus, onReady, onBootError, onExited, onProgress, onStall, onFilesError, adoptEarly = false, logTools = false }) {
     this.onExited = onExited;
+    this.onFilesError = onFilesError; // (text): the model's files, put back after ready, failed their check
     this.onStall = onStall; // (reason): the worker stopped answering and a fresh one is starting
     this.onProgress = onProgress;
     this.adoptEarly = adoptEarly;
@@ -250,6 +251,9 @@ export class Engine {
         break;
       case "progress":
         this.onProgress?.(message);
+        break;
+      case "files-error":
+        this.onFilesError?.(message.text);
         break;
       case "warning": // said in a shared worker's own console, which devtools shows apart
         console.warn(message.text);

@@ -56,6 +56,7 @@ const engine = new Engine({
     requestUpdate();
   },
   onStall: () => status.stall(),
+  onFilesError: (text) => status.filesError(text),
   onBootError: (reason) => status.bootError(reason),
   adoptEarly: true,
 });

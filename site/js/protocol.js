@@ -45,6 +45,8 @@ export const MESSAGES = {
   "boot-error": { from: "worker", fields: ["message"] }, // the boot failed, in words
   // a shared worker's console warning, said again in the page's console
   warning: { from: "worker", fields: ["text"] },
+  // after ready: the model's wheel, put back after a restore, does not match its recorded sha256
+  "files-error": { from: "worker", fields: ["text"] },
   // Worker -> page: answers.
   // the answer to a request (`json` text, or `analysis`)
   result: { from: "worker", fields: ["id", "json", "analysis"] },

@@ -48,6 +48,12 @@ export class PythonStatus {
     this.set(READY);
   }
 
+  /** The model's files, put back after ready, are not the ones the lesson was built with. */
+  filesError(text) {
+    this.set(`The lesson's files on the server are not the ones it was built with: ${text}. The clocks ` +
+      "still work; reading a log may not: upload the lesson again.", { error: true });
+  }
+
   /** The watchdog replaced a worker that stopped answering: the lab is not settled until it answers. */
   stall() {
     this.stalled = true;

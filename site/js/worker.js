@@ -219,6 +219,13 @@ async function boot() {
   return performance.now() - started;
 }
 
+// A wheel that does not match its recorded sha256 is never unpacked, and the page says so: the
+// lesson's model runs from the (checked) snapshot, but a later import would not. A download that
+// failed is tried again by the next request that needs the files, without a word here.
+function sayFilesError(error) {
+  if (/sha256/.test(error?.message ?? "")) post({ type: "files-error", text: error.message });
+}
+
 // Run `call` (a model call); a Python error for a missing module or file (one the snapshot did not
 // import or read: see afterRestore) waits for the model's files and runs it again.
 const MISSING_FILE = /ModuleNotFoundError|FileNotFoundError|No such file/;
@@ -389,7 +396,7 @@ async function laterWork(lesson) {
   await noLessonBooting();
   mark("later-work");
   if (lesson) await warmUp(); // first: the learner may be dragging already
-  await modelFiles(); // after a restore, the model's files (see afterRestore)
+  await modelFiles().catch(sayFilesError); // after a restore, the model's files (see afterRestore)
   if (!restoredFrom) return;
   await quietFor(QUIET_MS, () => lastRequestAt);
   await keepWasm(restoredFrom);
