@@ -100,7 +100,8 @@ function buildRange(control, limits, onChange) {
   // since HTML leaves Enter's `change` on a text box to the browser) or leaving the box (`change`
   // fires when a text box loses focus after its value changed: MDN, "HTMLElement: change event";
   // WHATWG HTML, "Common input element events"). Until then the help line says what Enter will apply
-  // ("Press Enter to apply 2.5 × decode.", which also shows how a comma was read) or why it will
+  // ("Press Enter (or leave the box) to apply 2.5 × decode.", which also shows how a comma was
+  // read; Escape cancels the entry) or why it will
   // not; half-typed text says nothing yet: ending in a separator, a sign or an exponent ("1,", "-",
   // "1e"), or a few keys short of an allowed number (MORE_KEYS). The arrow keys step and apply at
   // once, as a number box's spin buttons do.
@@ -124,7 +125,7 @@ function buildRange(control, limits, onChange) {
     if (onItsWay(number.value, { problem, readings })) return flag(null);
     flag(problem);
     if (problem || value === current) return;
-    helpLine.textContent = `Press Enter to apply ${counted(value)}.`;
+    helpLine.textContent = `Press Enter (or leave the box) to apply ${counted(value)}.`;
     helpLine.classList.add("help-note"); // shown even where help lines are hidden (the lab alone)
   });
   // On commit a number out of range, or a fraction where a whole number is needed, is set to the
@@ -155,6 +156,12 @@ function buildRange(control, limits, onChange) {
   number.addEventListener("blur", commit); // left with its first text typed back: no `change`
   number.addEventListener("keydown", (event) => {
     if (event.key === "Enter" && !event.isComposing) commit();
+    if (event.key === "Escape" && editing) { // cancels the entry: the box shows the value kept
+      editing = false;
+      noted = null;
+      flag(null);
+      number.value = String(current);
+    }
   });
   // Arrow Up/Down step the value by the control's step, as a number box's do (from the typed value
   // if it reads as a number), within the allowed range.

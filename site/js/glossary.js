@@ -67,7 +67,10 @@ function setupTooltip(root) {
       if (link) action(link);
     });
   }
-  root.addEventListener("keydown", (event) => { if (event.key === "Escape") hide(root.activeElement); });
+  root.addEventListener("keydown", (event) => { // Escape closes a term's tip, and only a term's
+    const link = event.key === "Escape" && root.activeElement?.closest?.("a.term");
+    if (link) hide(link);
+  });
 }
 
 /** Link the first use of every glossary term and show definitions on hover and focus. */

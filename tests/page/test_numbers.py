@@ -254,7 +254,7 @@ def test_a_typed_number_is_applied_on_enter_or_on_leaving_the_box_and_said_befor
     settle(lesson)
     box, help_line = "#speculative_speedup-number", "#speculative_speedup-help"
     type_into(lesson, box, "2,5")
-    assert lesson.text_content(help_line) == "Press Enter to apply 2.5 × decode."
+    assert lesson.text_content(help_line) == "Press Enter (or leave the box) to apply 2.5 × decode."
     assert settle(lesson) == "true"
     assert lesson.evaluate("() => window.TwoClocks.getState().speculative_speedup") == 1.0
     lesson.keyboard.press("Enter")
@@ -262,11 +262,27 @@ def test_a_typed_number_is_applied_on_enter_or_on_leaving_the_box_and_said_befor
     assert wait_for_readouts(lesson, *expected) == pytest.approx(expected, rel=1e-12)
     assert lesson.evaluate("() => window.TwoClocks.getState().speculative_speedup") == 2.5
     type_into(lesson, "#output_tokens-number", "1")
-    assert lesson.text_content("#output_tokens-help") == "Press Enter to apply 1 token."
+    assert lesson.text_content("#output_tokens-help") == "Press Enter (or leave the box) to apply 1 token."
     assert lesson.evaluate("() => window.TwoClocks.getState().output_tokens") == DEFAULT_STATE["output_tokens"]
     lesson.keyboard.press("Tab")
     settle(lesson)
     assert lesson.evaluate("() => window.TwoClocks.getState().output_tokens") == 1
+
+
+@pytest.mark.browser
+def test_escape_cancels_a_typed_number_and_the_box_keeps_its_help(lesson):
+    """Escape puts back the value kept; leaving the box then applies nothing, and the box is still
+    described by its help line (the glossary's Escape once took that from whatever had focus)."""
+    settle(lesson)
+    box = "#prompt_tokens-number"
+    type_into(lesson, box, "5000")
+    lesson.keyboard.press("Escape")
+    assert lesson.input_value(box) == str(DEFAULT_STATE["prompt_tokens"])
+    assert lesson.get_attribute(box, "aria-describedby") == "prompt_tokens-help"
+    assert "Press Enter" not in lesson.text_content("#prompt_tokens-help")
+    lesson.keyboard.press("Tab")
+    settle(lesson)
+    assert lesson.evaluate("() => window.TwoClocks.getState().prompt_tokens") == DEFAULT_STATE["prompt_tokens"]
 
 
 @pytest.mark.browser
