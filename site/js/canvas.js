@@ -111,12 +111,15 @@ function noteLabels(ctx) {
   };
 }
 
-/** A transparent layer of `ctx`'s canvas's size, drawn in the same CSS pixels, whose texts are
- * noted (`layer.drawnLabels`) like the canvas's own: for the part of a drawing that stays the same
- * from one draw to the next, drawn once and copied (`copyLayer`). */
-export function layerFor(ctx) {
-  const layer = new OffscreenCanvas(ctx.canvas.width, ctx.canvas.height);
+/** A transparent layer of `ctx`'s canvas's size (`reuse`: an earlier one, drawn again), drawn in the
+ * same CSS pixels, whose texts are noted (`layer.drawnLabels`) like the canvas's own: for the part of
+ * a drawing that stays the same from one draw to the next, drawn once and copied (`copyLayer`). */
+export function layerFor(ctx, reuse = null) {
+  // A layer drawn again is resized in place (its old bitmap freed at once, not left to the GC).
+  const layer = reuse ?? new OffscreenCanvas(ctx.canvas.width, ctx.canvas.height);
+  if (reuse) Object.assign(layer, { width: ctx.canvas.width, height: ctx.canvas.height });
   const layerCtx = layer.getContext("2d");
+  layerCtx.reset(); // (resizing clears the bitmap and the state too; a same-size reuse needs this)
   noteLabels(layerCtx);
   layer.drawnLabels = [];
   layerCtx.setTransform(ctx.getTransform());

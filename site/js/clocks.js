@@ -147,7 +147,7 @@ function drawScales(ctx, colors, dials) {
     colors.muted, dials.map(({ x, y, r, canvasWidth }) => [x, y, r, canvasWidth])]);
   let cached = scaleLayers.get(ctx.canvas);
   if (cached?.key !== key) {
-    const { layer, ctx: layerCtx } = layerFor(ctx);
+    const { layer, ctx: layerCtx } = layerFor(ctx, cached?.layer);
     for (const dial of dials) drawScale(layerCtx, colors, dial);
     cached = { key, layer };
     scaleLayers.set(ctx.canvas, cached);
