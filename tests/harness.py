@@ -16,6 +16,23 @@ import build  # noqa: E402  (the project's build script: builds dist/ and serves
 CHROMIUM, CHROMIUM_ARGS = build.CHROMIUM, build.CHROMIUM_ARGS
 
 
+def run_in_node(module: Path, call: str, cases: list) -> list:
+    """`call` (a JavaScript function of one case, using the module as `m`) over `cases`, in Node:
+    the page's own modules checked case by case without a browser. Skips where Node is missing."""
+    import json
+    import shutil
+    import subprocess
+
+    import pytest
+
+    if shutil.which("node") is None:
+        pytest.skip("Node.js is not installed")
+    script = (f"const m = await import({json.dumps(module.as_uri())});"
+              f"console.log(JSON.stringify({json.dumps(cases)}.map({call})));")
+    out = subprocess.run(["node", "--input-type=module", "-e", script], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
 class Server:
     """A quiet dev server on a free port, run in a thread for the test session."""
 

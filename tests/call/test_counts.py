@@ -4,13 +4,11 @@ the number as written is 1, in every sentence the model writes, at a count of 1 
 
 from __future__ import annotations
 
-import json
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+from harness import run_in_node
 
 from twoclocks import engines, settings
 from twoclocks.counts import format_counted, format_number
@@ -61,13 +59,9 @@ def test_a_count_of_one_takes_the_singular_and_any_other_the_plural(count, one, 
 
 def test_the_pages_formatter_follows_the_same_rule():
     """format.js's formatCounted gives what format_counted gives, case by case."""
-    if shutil.which("node") is None:
-        pytest.skip("Node.js is not installed")
-    script = (f"const m = await import({json.dumps(FORMAT_JS.as_uri())});"
-              f"const cases = {json.dumps([case[:4] for case in CASES])};"
-              "console.log(JSON.stringify(cases.map(([n, one, many, d]) => m.formatCounted(n, one, many ?? undefined, d))));")
-    out = subprocess.run(["node", "--input-type=module", "-e", script], capture_output=True, text=True, check=True)
-    assert json.loads(out.stdout) == [case[4] for case in CASES]
+    got = run_in_node(FORMAT_JS, "([n, one, many, d]) => m.formatCounted(n, one, many ?? undefined, d)",
+                      [case[:4] for case in CASES])
+    assert got == [case[4] for case in CASES]
 
 
 def test_format_number_writes_as_the_page_does():

@@ -29,15 +29,20 @@ RECORD_EVALUATES = """
 })();
 """
 
-# Moves a slider as a drag does (one input event) and resolves, once the page has settled, to the
-# parts of each model call made for it.
+# Moves a slider as a drag does (one input event; with no id, clicks the streaming toggle, a
+# "redraw" setting in settings.py) and resolves, once the page has settled, to the parts of each
+# model call made for it.
 DRAG = """
 async ([id, value, deadline]) => {
-  const slider = document.getElementById(id);
   window.__evaluates = [];
   document.body.dataset.settled = "false";
-  slider.value = String(value);
-  slider.dispatchEvent(new Event("input", { bubbles: true }));
+  if (id === null) {
+    document.getElementById("streaming-toggle").click();
+  } else {
+    const slider = document.getElementById(id);
+    slider.value = String(value);
+    slider.dispatchEvent(new Event("input", { bubbles: true }));
+  }
   const start = performance.now();
   while (document.body.dataset.settled !== "true") {
     if (performance.now() - start > deadline) throw new Error("the page did not settle");
@@ -134,21 +139,6 @@ def test_our_own_downloads_before_ready_stay_within_300_kb_without_the_model_whe
         context.close()
 
 
-# Toggles streaming (a "redraw" setting: settings.py) and resolves, once settled, to the calls' parts.
-TOGGLE_STREAMING = """
-async (deadline) => {
-  window.__evaluates = [];
-  document.body.dataset.settled = "false";
-  document.getElementById("streaming-toggle").click();
-  const start = performance.now();
-  while (document.body.dataset.settled !== "true") {
-    if (performance.now() - start > deadline) throw new Error("the page did not settle");
-    await new Promise((r) => requestAnimationFrame(r) + setTimeout(r, 250));
-  }
-  return window.__evaluates;
-}
-"""
-
 
 def test_a_change_that_leaves_both_clocks_asks_for_no_part(lab):
     """Streaming is declared a "redraw" change: the doubling, the agent loop and the engines cannot
@@ -156,7 +146,7 @@ def test_a_change_that_leaves_both_clocks_asks_for_no_part(lab):
     lab.locator("#doubling-cards").scroll_into_view_if_needed()
     settled(lab)  # the cards' part, asked for as they came near
     cards = lab.text_content("#doubling-cards")
-    assert lab.evaluate(TOGGLE_STREAMING, DEADLINE_MS) == [[]]
+    assert lab.evaluate(DRAG, [None, None, DEADLINE_MS]) == [[]]
     assert lab.text_content("#doubling-cards") == cards
     assert lab.evaluate("() => TwoClocks.getState().streaming") is False
     assert lab.errors == []

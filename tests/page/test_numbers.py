@@ -4,13 +4,11 @@ a number is refused in words, never read as some other number (issue "Never wron
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from harness import run_in_node
 from pagewait import settle, wait_for_readouts, wait_ready
 
 from twoclocks.web import DEFAULT_STATE, evaluate
@@ -19,13 +17,7 @@ NUMBERS = Path(__file__).resolve().parents[2] / "site" / "js" / "numbers.js"
 
 
 def parse_in_node(cases: list[tuple[str, bool]]) -> list[dict]:
-    if shutil.which("node") is None:
-        pytest.skip("Node.js is not installed")
-    script = (f"const m = await import({json.dumps(NUMBERS.as_uri())});"
-              f"const cases = {json.dumps(cases)};"
-              "console.log(JSON.stringify(cases.map(([t, integer]) => m.parseNumber(t, {integer}))));")
-    out = subprocess.run(["node", "--input-type=module", "-e", script], capture_output=True, text=True, check=True)
-    return json.loads(out.stdout)
+    return run_in_node(NUMBERS, "([t, integer]) => m.parseNumber(t, {integer})", cases)
 
 
 # (text, whole-number setting?, value read, or None if refused)
