@@ -700,15 +700,17 @@ SCORM_AGAIN_INTEGRITY = (
 )
 
 
-def fetch_scorm_again() -> bytes:
-    """scorm-again's dist/scorm12.min.js (a classic script defining Scorm12API), from the verified
-    npm tarball in .cache/."""
+def fetch_scorm_again(version: str = "1.2") -> bytes:
+    """scorm-again's runtime for SCORM `version` ("1.2": dist/scorm12.min.js, a classic script
+    defining Scorm12API; "2004": dist/scorm2004.min.js, Scorm2004API), from the verified npm tarball
+    in .cache/."""
     data = npm_pack(
         f"scorm-again@{SCORM_AGAIN_VERSION}", CACHE / f"scorm-again-{SCORM_AGAIN_VERSION}.tgz",
         SCORM_AGAIN_INTEGRITY, f"scorm-again {SCORM_AGAIN_VERSION} (npm, for the tests)",
     )
     with tarfile.open(fileobj=io.BytesIO(data)) as archive:
-        return archive.extractfile("package/dist/scorm12.min.js").read()
+        name = {"1.2": "scorm12", "2004": "scorm2004"}[version]
+        return archive.extractfile(f"package/dist/{name}.min.js").read()
 
 
 def scorm_files(dist: Path, version: str) -> list[str]:

@@ -316,8 +316,10 @@ function renderSources(container, step) {
     el("li", {}, [el("a", { text, attrs: { href: url, target: "_blank", rel: "noopener" } })])));
 }
 
-/** A choice's label; a prediction saved before its choice was reworded shows its id. */
-const labelOf = (step, choice) => step.choices.find((c) => c.id === choice)?.label ?? choice;
+/** A choice's label; a prediction saved before its choice was reworded shows its id, and one a
+ * course site kept without its choice (Progress.lmsText) says so. */
+const labelOf = (step, choice) => choice === undefined ? "(your choice was not kept)"
+  : step.choices.find((c) => c.id === choice)?.label ?? choice;
 
 /** "3 of 9 answered, 2 right" (a step not answered is not counted as wrong here). */
 function tally(steps, progress) {

@@ -1,167 +1,241 @@
-// SCORM 1.2: when a course site (an LMS) launched the lesson from its SCORM package, the LMS records
-// the learner's completion, score, place and progress, and the learner resumes where they left off.
-// Everything recorded comes from the progress (progress.js, the same summary as
-// TwoClocks.lesson.progress()); nothing is computed here. Without an LMS this module does nothing.
+// When a course site (an LMS) launched the lesson from one of its SCORM packages (1.2 or 2004), the
+// LMS records the learner's completion, score, place, time and progress, and the learner resumes
+// where they left off. Everything recorded comes from the progress (progress.js, the same summary
+// as TwoClocks.lesson.progress()); lmsapi.js finds and calls the LMS. Without an LMS: nothing.
 //
-//   cmi.core.lesson_status   "incomplete" from the start, "completed" once the path is complete
-//                            (a completion is never taken back, not even by Start over)
-//   cmi.core.score.raw       the summary's score (0-100), with score.min 0 and score.max 100;
-//                            kept as recorded once the path is complete
-//   cmi.core.lesson_location the step shown
-//   cmi.suspend_data         the progress (progress.js's text); read back at launch
-//   cmi.core.exit            "suspend" (the learner may come back), cmi.core.session_time at the end
+//   SCORM 1.2                  SCORM 2004               what the lesson writes
+//   cmi.core.lesson_status     cmi.completion_status    "incomplete", then "completed" once the path is
+//                              cmi.success_status       (1.2: "passed"/"failed" instead, and 2004's
+//                                                       success, where the LMS gives a mastery score);
+//                                                       never taken back, not even by Start over
+//   cmi.core.score.*           cmi.score.*              min 0, max 100, then raw (and 2004's scaled):
+//                                                       the summary's score, kept once complete
+//   cmi.core.lesson_location   cmi.location             the step shown
+//   cmi.suspend_data           cmi.suspend_data         the progress (Progress.lmsText); read back at
+//                                                       every launch, whatever cmi.core.entry says
+//   cmi.core.exit              cmi.exit                 "suspend" (the learner may come back)
+//   cmi.core.session_time      cmi.session_time         the session so far, with every commit
+//
+// Calm traffic: some LMSs send each call to their server as its own request, and requests that
+// overlap overwrite one another there. So only changed values are sent, one call at a time with a
+// gap, then one commit; at most one commit per COMMIT_INTERVAL_MS, except at the end of the path
+// and when the page is hidden or left (then everything goes at once: the page may be gone next).
 import { el } from "./dom.js";
+import { duration2004, findApi, LmsApi, timespan12 } from "./lmsapi.js";
+import { parseProgress } from "./progress.js";
 
-// ADL's sample findAPI gives up after this many parents: deeper nesting than any LMS player uses.
-const MAX_PARENTS = 7;
-// SCORM 1.2's cmi.suspend_data is a CMIString4096: an LMS may refuse or cut anything longer.
-const SUSPEND_DATA_MAX = 4096;
-const FINAL = ["completed", "passed", "failed"]; // statuses the lesson never overwrites with "incomplete"
-
-/** The SCORM 1.2 `API` object of the first window up the chain from `win` that has one, or null.
- * A window of another origin is not readable (SecurityError): the search stops there. */
-function findInChain(win) {
-  try {
-    for (let hops = 0; win; hops++) {
-      if (win.API) return win.API;
-      if (hops >= MAX_PARENTS || win.parent === win) return null;
-      win = win.parent;
-    }
-  } catch { /* another origin's window: no LMS of ours above it */ }
-  return null;
-}
-
-/** The LMS's API the standard way: this window's parents, then the opener's (a popup player). */
-export function findApi(win = window) {
-  return findInChain(win) ?? (win.opener ? findInChain(win.opener) : null);
-}
-
-/** Calls to the LMS that never throw into the page: a refusal is said once, in words, on the page. */
-class Lms {
-  constructor(api) {
-    this.api = api;
-    this.written = new Map(); // element -> the value last set, so unchanged values are not sent again
-    this.dirty = false;
-    this.complained = false;
-  }
-
-  call(name, ...args) {
-    try {
-      const result = String(this.api[name](...args));
-      if (name !== "LMSGetValue" && result !== "true") this.complain(name, args[0]);
-      return result;
-    } catch (error) {
-      this.complain(name, args[0], error.message);
-      return "false";
-    }
-  }
-
-  get(element) {
-    const value = this.call("LMSGetValue", element);
-    const code = this.errorCode();
-    return code === "0" || code === "" ? value : ""; // e.g. 401: an element this LMS does not keep
-  }
-
-  set(element, value) {
-    value = String(value);
-    if (this.written.get(element) === value) return;
-    this.written.set(element, value);
-    this.dirty = true;
-    this.call("LMSSetValue", element, value);
-  }
-
-  commit() {
-    if (!this.dirty) return;
-    this.dirty = false;
-    this.call("LMSCommit", "");
-  }
-
-  errorCode() {
-    try {
-      return String(this.api.LMSGetLastError() ?? "");
-    } catch {
-      return "";
-    }
-  }
-
-  complain(name, element, thrown) {
-    let detail = thrown;
-    if (!detail) {
-      const code = this.errorCode();
-      let text = "";
-      try { text = String(this.api.LMSGetErrorString(code) ?? ""); } catch { /* no text: the code says it */ }
-      detail = `error ${code}${text ? `: ${text}` : ""}`;
-    }
-    const what = name === "LMSSetValue" || name === "LMSGetValue" ? `${name}("${element}")` : name;
-    console.warn(`The course site's SCORM API refused ${what} (${detail}).`);
-    if (this.complained) return;
-    this.complained = true;
-    say(name === "LMSInitialize"
-      ? `Your course site did not start recording this lesson (${detail}): it may not record your completion or score. The lesson works as usual.`
-      : `Your course site did not accept part of your progress (${detail}): it may not record all of it. The lesson works as usual, and your answers are kept in this browser.`);
-  }
-}
-
-/** A line at the top of the lesson, where its other notices are. */
-function say(text) {
-  const line = el("p", { cls: "notice", text, attrs: { id: "lms-notice", role: "status" } });
-  (document.getElementById("notice") ?? document.body.firstChild)?.after(line);
-}
-
-/** "HH:MM:SS" (SCORM 1.2's CMITimespan, hours up to 9999) for a time in ms. */
-function timespan(ms) {
-  const seconds = Math.min(Math.floor(ms / 1000), 9999 * 3600 + 3599);
-  const two = (n) => String(n).padStart(2, "0");
-  return `${two(Math.floor(seconds / 3600))}:${two(Math.floor(seconds / 60) % 60)}:${two(seconds % 60)}`;
-}
+const COMMIT_INTERVAL_MS = 5000; // "at most one commit every few seconds"
+const CALL_GAP_MS = 300; // between two calls of one commit: longer than an LMS's request usually takes
+const SESSION_TIME_EVERY_MS = 60_000; // an idle learner's time still reaches the LMS this often
 
 /**
  * Connect the guided path to the LMS, if there is one (returns whether there is). `progress`: the
  * Progress; `steps`: BUILD.path; `onProgress(listener)`: TwoClocks.lesson.onProgress. Call it before
- * the first step is shown: the progress the LMS kept replaces this browser's.
+ * the first step is shown: the progress the LMS kept (merged with this learner's own in this
+ * browser, if the LMS refused some of it) replaces this browser's.
  */
 export function connectLms({ progress, steps, onProgress }) {
-  const api = findApi();
-  if (!api) return false;
-  const lms = new Lms(api);
-  if (lms.call("LMSInitialize", "") !== "true") return false;
+  const found = findApi();
+  if (!found) return false;
+  const lms = new LmsApi(found);
+  const notice = new LmsNotice();
+  if (!lms.initialize()) {
+    notice.say("start", `Your course site did not start recording this lesson (${lms.lastFailure}): it may not record your completion or score. The lesson works as usual.`);
+    return false;
+  }
   const started = performance.now();
-  // The LMS is the learner's record (a shared computer keeps another learner's progress in storage):
-  // resume from what it kept, or start afresh.
-  const kept = lms.get("cmi.core.entry") === "ab-initio" ? "" : lms.get("cmi.suspend_data");
-  if (!kept || !progress.restore(kept)) progress.reset();
-  const location = lms.get("cmi.core.lesson_location");
-  if (!progress.currentId && steps.some((s) => s.id === location)) progress.setCurrent(location);
-  let completed = FINAL.includes(lms.get("cmi.core.lesson_status"));
-  if (!completed) lms.set("cmi.core.lesson_status", "incomplete");
-  lms.set("cmi.core.exit", "suspend");
-  lms.commit();
+  const order = steps.map((s) => s.id);
+  restoreProgress(lms, progress, order);
+  const record = new Record(lms, progress, notice);
+  const writer = new Writer(lms, record, () => lms.version === "2004" ? duration2004(performance.now() - started) : timespan12(performance.now() - started));
+  writer.want([[lms.cmi.exit, "suspend"], ...record.values(progress.summary(steps))]);
+  writer.flush({ now: true });
 
-  let finished = false;
   onProgress((summary) => {
-    if (finished) return; // the LMS closed this session (a page kept in the back/forward cache)
-    lms.set("cmi.core.lesson_location", summary.step);
-    const text = progress.text();
-    if (text.length <= SUSPEND_DATA_MAX) lms.set("cmi.suspend_data", text);
-    else console.warn(`The progress (${text.length} characters) is longer than SCORM 1.2 keeps (${SUSPEND_DATA_MAX}).`);
-    if (!completed && summary.score !== null) {
-      lms.set("cmi.core.score.min", 0);
-      lms.set("cmi.core.score.max", 100);
-      lms.set("cmi.core.score.raw", summary.score);
-    }
-    if (!completed && summary.complete) {
-      lms.set("cmi.core.lesson_status", "completed");
-      completed = true;
-    }
-    lms.commit();
+    const wasComplete = record.completed;
+    writer.want(record.values(summary));
+    writer.flush({ soon: record.completed && !wasComplete }); // the end of the path: no waiting
   });
-
-  addEventListener("pagehide", () => { // the learner leaves (closes, navigates, the LMS removes the frame)
-    if (finished) return;
-    finished = true;
-    lms.set("cmi.core.session_time", timespan(performance.now() - started));
-    lms.commit();
-    lms.call("LMSFinish", "");
+  setInterval(() => writer.flush({ idle: true }), SESSION_TIME_EVERY_MS);
+  addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "hidden") writer.flush({ now: true });
   });
+  addEventListener("pagehide", () => writer.finish()); // closed, navigated, or the LMS removed the frame
   return true;
+}
+
+/** The progress the LMS kept, whenever it is the lesson's own: an LMS may say "ab-initio" on every
+ * launch. This learner's progress in this browser is taken in too if the LMS refused some of it. */
+function restoreProgress(lms, progress, order) {
+  const learner = lms.get(lms.cmi.learner);
+  // The LMS is the learner's record (a shared computer keeps another learner's progress in storage):
+  // this browser's copy is per learner, and taken only where the LMS did not accept it.
+  progress.useStore(learner ? `${progress.key}:lms:${lms.version}:${learner}` : null, (kept) => kept.unsaved);
+  const kept = parseProgress(lms.get(lms.cmi.suspend));
+  if (kept) progress.merge(kept, order);
+  const location = lms.get(lms.cmi.location);
+  if (!progress.currentId && order.includes(location)) progress.setCurrent(location);
+}
+
+/** What the LMS should hold for a progress summary, in the order to send it. */
+class Record {
+  constructor(lms, progress, notice) {
+    this.lms = lms;
+    this.progress = progress;
+    this.notice = notice;
+    const cmi = lms.cmi;
+    this.completed = lms.version === "2004" ? lms.get(cmi.completion) === "completed"
+      : ["completed", "passed", "failed"].includes(lms.get(cmi.status));
+    const mastery = Number.parseFloat(lms.get(cmi.mastery)); // 1.2: 0-100; 2004: scaled, 0-1
+    this.passingScore = Number.isFinite(mastery) ? (lms.version === "2004" ? mastery * 100 : mastery) : null;
+    this.trimmed = false;
+  }
+
+  /** [[element, value], …]: the place, the progress, the score (range first), then the status. */
+  values(summary) {
+    const { cmi } = this.lms;
+    const values = [[cmi.location, summary.step ?? summary.current ?? ""]];
+    const { text, whole } = this.progress.lmsText(this.lms.dialect.suspendMax);
+    if (text !== null) values.push([cmi.suspend, text]);
+    if (!whole && !this.trimmed) {
+      this.trimmed = true;
+      this.notice.say("size", "Your course site keeps too little progress for all your answers: it has your place and score, and your answers are kept in this browser.");
+    }
+    if (this.completed) return values; // a completion and its score are never taken back
+    if (summary.score !== null) values.push(...this.score(summary.score));
+    if (summary.complete) this.completed = true;
+    return [...values, ...this.status(summary.score)];
+  }
+
+  score(score) {
+    const { cmi } = this.lms;
+    const values = [[cmi.scoreMin, 0], [cmi.scoreMax, 100], [cmi.scoreRaw, score]];
+    return this.lms.version === "2004" ? [...values, [cmi.scoreScaled, score / 100]] : values;
+  }
+
+  status(score) {
+    const { cmi } = this.lms;
+    const passed = this.passingScore === null ? null : (score ?? 0) >= this.passingScore;
+    if (this.lms.version === "1.2") {
+      const final = passed === null ? "completed" : passed ? "passed" : "failed";
+      return [[cmi.status, this.completed ? final : "incomplete"]];
+    }
+    const values = [[cmi.completion, this.completed ? "completed" : "incomplete"]];
+    return this.completed && passed !== null ? [...values, [cmi.success, passed ? "passed" : "failed"]] : values;
+  }
+}
+
+/** Sends what changed to the LMS, calmly (see the top of this file), and tells the learner in the
+ * page when the LMS would not keep their progress (kept in this browser, and sent again later). */
+class Writer {
+  constructor(lms, record, sessionTime) {
+    Object.assign(this, { lms, record, sessionTime });
+    this.written = new Map(); // element -> the value the LMS took
+    this.wanted = new Map(); // element -> the value to send (insertion order is the sending order)
+    this.refused = new Map(); // element -> the value the LMS refused since the last commit
+    this.lastCommit = -Infinity;
+    this.timer = null;
+    this.sending = false;
+    this.finished = false;
+  }
+
+  want(values) {
+    for (const [element, value] of values) {
+      const text = String(value);
+      if (this.written.get(element) === text) this.wanted.delete(element);
+      else this.wanted.set(element, text);
+    }
+  }
+
+  /** Send what is wanted: `now` all at once; `soon` without waiting for the commit interval;
+   * `idle` only the session time, if nothing was committed for a while; else at the next turn. */
+  flush({ now = false, soon = false, idle = false } = {}) {
+    if (this.finished) return;
+    if (now) return this.sendAll();
+    if (idle && performance.now() - this.lastCommit < SESSION_TIME_EVERY_MS) return;
+    if (!idle && !this.wanted.size) return;
+    if (this.timer !== null || this.sending) return; // the turn already planned takes these too
+    const wait = soon || idle ? 0 : Math.max(0, this.lastCommit + COMMIT_INTERVAL_MS - performance.now());
+    this.timer = setTimeout(() => { this.timer = null; this.sendSpaced(); }, wait);
+  }
+
+  /** One call at a time, CALL_GAP_MS apart, then the session time and one commit. */
+  async sendSpaced() {
+    this.sending = true;
+    let ok = true;
+    while (this.wanted.size && !this.finished) {
+      ok = this.sendOne() && ok;
+      await pause(CALL_GAP_MS);
+    }
+    if (!this.finished) {
+      this.lms.set(this.lms.cmi.sessionTime, this.sessionTime());
+      await pause(CALL_GAP_MS);
+      if (!this.finished) this.committed(this.lms.commit() && ok);
+    }
+    this.sending = false;
+    if (this.wanted.size) this.flush();
+  }
+
+  sendAll() {
+    let ok = true;
+    while (this.wanted.size) ok = this.sendOne() && ok;
+    this.lms.set(this.lms.cmi.sessionTime, this.sessionTime());
+    this.committed(this.lms.commit() && ok);
+  }
+
+  /** Send the first wanted value; a refused one is wanted again at the next commit. */
+  sendOne() {
+    const [element, value] = this.wanted.entries().next().value;
+    this.wanted.delete(element);
+    if (this.lms.set(element, value)) {
+      this.written.set(element, value);
+      return true;
+    }
+    this.refused.set(element, value);
+    return false;
+  }
+
+  /** After a commit (`ok`: it and every value before it were taken): what was refused is sent
+   * again next time, this browser's copy says whether the LMS has the progress, and the learner is
+   * told (in the page, at once) while it does not. */
+  committed(ok) {
+    this.lastCommit = performance.now();
+    for (const [element, value] of this.refused) if (!this.wanted.has(element)) this.wanted.set(element, value);
+    this.refused.clear();
+    if (!ok) this.written.clear(); // what the LMS holds is unknown: send it all again next time
+    this.record.progress.setUnsaved(!ok);
+    if (this.finished) return; // leaving: a notice would not be read
+    if (ok) this.record.notice.clear("save");
+    else this.record.notice.say("save", `Your course site did not save your progress (${this.lms.lastFailure}). Your answers are kept in this browser, and the lesson will send them again at your next step.`);
+  }
+
+  /** The page is going: everything now, then the end of the session (once). */
+  finish() {
+    if (this.finished) return;
+    clearTimeout(this.timer);
+    this.finished = true;
+    this.sendAll();
+    this.lms.finish();
+  }
+}
+
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A line at the top of the lesson, where its other notices are, per kind ("start", "save", "size"):
+ * said again, it is replaced; cleared, it is hidden. */
+class LmsNotice {
+  say(kind, text) {
+    let line = document.getElementById(`lms-notice-${kind}`);
+    if (!line) {
+      line = el("p", { cls: "notice lms-notice", attrs: { id: `lms-notice-${kind}`, role: "status" } });
+      (document.getElementById("notice") ?? document.body.firstChild)?.after(line);
+    }
+    line.textContent = text;
+    line.hidden = false;
+  }
+
+  clear(kind) {
+    const line = document.getElementById(`lms-notice-${kind}`);
+    if (line) line.hidden = true;
+  }
 }
