@@ -487,7 +487,8 @@
     const table = clone(record.values);
     let summary = clone(record.summary);
     let nextId = 0;
-    const open = new Set(), latestSet = {}, waiting = [], idle = [];
+    const open = new Set(), latestSet = {}, waiting = [], idle = [], timers = new Map();
+    let unloading = false;
     record.table = clone(table);
     record.requests = []; // the requests in the order they completed, each with its own delay
 
@@ -498,12 +499,25 @@
       const [least, most] = ASYNC_DELAY_MS;
       const delay = least + Math.floor(random() * (most - least + 1));
       request.delayMs = delay;
-      win.setTimeout(() => {
+      const arrive = () => {
+        timers.delete(id);
         if (request.kind !== "finish") return complete(id, request, base);
         const ready = () => [...before].every((earlier) => !open.has(earlier));
         if (ready()) complete(id, request, base);
         else waiting.push({ ready, run: () => complete(id, request, base) });
-      }, delay);
+      };
+      if (unloading) return arrive(); // sent while the page unloads: it arrives, after those before it
+      timers.set(id, { due: Date.now() + delay, arrive, handle: win.setTimeout(arrive, delay) });
+    }
+
+    // The LMS page unloads: the requests it already sent still reach its server (as a real LMS's
+    // requests do, sent with keepalive or sendBeacon), in the order they were due to arrive.
+    function drain() {
+      unloading = true;
+      for (const [, timer] of [...timers].sort((a, b) => a[1].due - b[1].due)) {
+        win.clearTimeout(timer.handle);
+        timer.arrive();
+      }
     }
 
     function complete(id, request, base) {
@@ -532,7 +546,7 @@
     }
 
     const settled = () => (open.size === 0 ? Promise.resolve(true) : new Promise((resolve) => idle.push(resolve)));
-    return { send, settled };
+    return { send, settled, drain };
   }
 
   // mulberry32: a small seeded PRNG, so the order in which requests complete is the same each run.
@@ -590,6 +604,8 @@
         calls.push([`lms:${names.terminate}`, "", session.terminate("")]);
       });
     }
+    // After the finish-first handler (registered before it), so that its own requests arrive too.
+    if (server) win.addEventListener(UNLOAD_EVENT, () => server.drain());
     save();
     return api;
   }
