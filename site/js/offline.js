@@ -43,10 +43,13 @@ export function downloadProblem(what, whenBack) {
  * embedded lesson's offline copy would serve nothing, since the course page around it does not
  * open offline, and its install would download the release again for every course site (a frame's
  * storage is partitioned by the site around it, where it is not blocked). Anywhere it is refused
- * (a browser setting, storage blocked) the page works as before, without an offline copy.
+ * (a browser setting, storage blocked) the page works as before, without an offline copy. Nor in a
+ * SCORM package, even in a window of its own: the LMS records the lesson online, and a kept copy
+ * would be of files the package leaves out.
  */
 export function keepForOffline(ready) {
   if (!window.isSecureContext || !navigator.serviceWorker || window.parent !== window) return;
+  if (document.documentElement.dataset.scorm) return; // a SCORM package: no sw.js (build.py SCORM_LEFT_OUT)
   ready
     .then(noLessonBooting)
     .then(() => navigator.serviceWorker.register(new URL("sw.js", document.baseURI)))

@@ -106,7 +106,7 @@ function watchDownloads() {
     const name = String(input instanceof Request ? input.url : input).split("/").pop();
     try {
       const response = await realFetch(input, init);
-      if (!response.ok) fail(new Error(`${name} could not be downloaded (HTTP ${response.status})`));
+      if (!response.ok) fail(Object.assign(new Error(`${name} could not be downloaded (HTTP ${response.status})`), { file: name, status: response.status }));
       return response;
     } catch (error) {
       fail(new Error(`${name} could not be downloaded (${error.message}); check the connection`));
@@ -172,12 +172,21 @@ async function afterRestore(wheel, withLogTools) {
     .catch((error) => { unpacked = prefetched = null; throw error; }));
 }
 
+// The SCORM packages leave the plain wasm out (build.py SCORM_LEFT_OUT: only this boot fetches it).
+// Without it the boot ends with why, not with a download error and a Retry that cannot help; most
+// often the browser lacks DecompressionStream (Chrome and Edge 80, Firefox 113, Safari 16.4 have it:
+// https://developer.mozilla.org/en-US/docs/Web/API/DecompressionStream#browser_compatibility).
+const noPlainWasm = (reason) => `the saved start-up image could not be used (${reason}), and this course ` +
+  "package has no other way to start Python: open it in a current browser (Chrome or Edge 80, Firefox 113, Safari 16.4 or newer)";
+
 // Without a usable snapshot: Pyodide's own boot, then micropip and our wheel installed by it.
 async function fullBoot(loadPyodide, options, downloadFailed, wheel) {
   const micropipWheel = fetchMicropip();
   status(slowWay(slowReason));
   progress("boot");
-  pyodide = await Promise.race([downloadFailed, loadPyodide(options)]);
+  pyodide = await Promise.race([downloadFailed, loadPyodide(options)]).catch((error) => {
+    throw error?.file === "pyodide.asm.wasm" && error.status === 404 ? new Error(noPlainWasm(slowReason)) : error;
+  });
   mark("pyodide-loaded");
   status("Installing the twoclocks model…");
   progress("model");
