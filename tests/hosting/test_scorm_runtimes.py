@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -85,8 +85,12 @@ class Runtime:
     setup: dict
     host: str = "host.html"
     passing: float | None = None
-    why: str = ""
-    extra: dict = field(default_factory=dict)
+
+    @property
+    def saves_only_before_unload(self) -> bool:
+        """Whether what the lesson sends as the page unloads is lost (the LMS finished first) or
+        races (a slow server): the learner then closes after the lesson's last commit, not before."""
+        return bool({"finish-first", "async"} & set(self.setup.get("quirks", [])))
 
 
 RUNTIMES = {
@@ -94,12 +98,11 @@ RUNTIMES = {
     "scorm-again-2004": Runtime("2004", {"version": "2004"}, host="again.html", passing=0.5),
     # "ab-initio" on every launch: the lesson trusted it and reset, then wrote the emptied progress back.
     "strict-1.2-ab-initio": Runtime("1.2", {"version": "1.2", "quirks": ["ab-initio"]}),
-    # 2004 strict, with a mastery score from the manifest (passed/failed), and "ab-initio" too.
-    "strict-2004-ab-initio": Runtime("2004", {"version": "2004", "quirks": ["ab-initio"]}, passing=0.6),
+    # 2004 strict, with a mastery score from the manifest (passed/failed), "ab-initio" too, and the
+    # LMS finishing in its own pagehide handler, before the lesson's: the session time must be in already.
+    "strict-2004-ab-initio-finish-first": Runtime("2004", {"version": "2004", "quirks": ["ab-initio", "finish-first"]}, passing=0.6),
     # The issue's API shape: LMSTerminate, no LMSFinish; "false" with error "0"; calls refused once.
     "1.2-terminate-error-zero-flaky": Runtime("1.2", {"version": "1.2", "quirks": ["terminate-name", "error-zero", "flaky"]}),
-    # The LMS finishes in its own pagehide handler, before the lesson's: session time must be in already.
-    "2004-finish-first": Runtime("2004", {"version": "2004", "quirks": ["finish-first"]}),
     # Each call its own request to a slow server, answered out of order: a burst overwrote the summary.
     "1.2-async-finish-first": Runtime("1.2", {"version": "1.2", "quirks": ["async", "finish-first"]}, passing=0.5),
     # Only API_1484_11 in the LMS, the 1.2 package launched: the lesson speaks 2004 to it.
@@ -197,8 +200,8 @@ def seconds(time: str) -> float:
 @pytest.mark.browser
 @pytest.mark.parametrize("name", RUNTIMES)
 def test_a_learner_resumes_and_finishes_in_every_runtime(browser, lms_site, name):
-    """Session 1: steps 1-4 answered, step 5 shown, the LMS keeps the place, then the browser is
-    closed. Session 2 (a new browser): the lesson opens at step 5 with answers 1-4; the learner
+    """Session 1: steps 1-4 answered, step 5 shown, then the browser is closed (where the LMS
+    loses what comes at unload, once the lesson's last commit has reached it). Session 2 (a new browser): the lesson opens at step 5 with answers 1-4; the learner
     answers the rest and reaches the checklist; closed again. The LMS's attempt shows completed
     (1.2: passed/failed with a mastery score) or completed and passed/failed (2004), the score the
     lesson gives, and a session time from each session."""
@@ -212,7 +215,8 @@ def test_a_learner_resumes_and_finishes_in_every_runtime(browser, lms_site, name
     first.lesson("(id) => TwoClocks.lesson.go(id)", asked[4]["id"])
     answered = first.lesson("() => TwoClocks.lesson.progress().predictions")
     assert len(answered) == 4
-    first.wait_kept("(record, [key, id]) => record.values[key] === id", [location, asked[4]["id"]])
+    if runtime.saves_only_before_unload:
+        first.wait_kept("(record, [key, id]) => record.values[key] === id", [location, asked[4]["id"]])
     record = first.close()
 
     second = Session(browser, lms_site, runtime, record)
@@ -224,7 +228,8 @@ def test_a_learner_resumes_and_finishes_in_every_runtime(browser, lms_site, name
     final = second.lesson("() => TwoClocks.lesson.progress()")
     assert final["complete"] and len(final["predictions"]) == len(asked)
     status = "cmi.completion_status" if version == "2004" else "cmi.core.lesson_status"
-    second.wait_kept("(record, key) => ['completed', 'passed', 'failed'].includes(record.values[key])", status)
+    if runtime.saves_only_before_unload:
+        second.wait_kept("(record, key) => ['completed', 'passed', 'failed'].includes(record.values[key])", status)
     record = second.close()
 
     score, passing = final["score"], runtime.passing
