@@ -154,7 +154,9 @@ class Writer {
     if (now) return this.sendAll();
     if (idle && performance.now() - this.lastCommit < SESSION_TIME_EVERY_MS) return;
     if (!idle && !this.wanted.size) return;
-    if (this.timer !== null || this.sending) return; // the turn already planned takes these too
+    if (this.sending) return; // the turn under way sends these too
+    if (this.timer !== null && !soon) return; // so does the turn already planned
+    clearTimeout(this.timer);
     const wait = soon || idle ? 0 : Math.max(0, this.lastCommit + COMMIT_INTERVAL_MS - performance.now());
     this.timer = setTimeout(() => { this.timer = null; this.sendSpaced(); }, wait);
   }
@@ -177,6 +179,8 @@ class Writer {
   }
 
   sendAll() {
+    clearTimeout(this.timer);
+    this.timer = null;
     let ok = true;
     while (this.wanted.size) ok = this.sendOne() && ok;
     this.lms.set(this.lms.cmi.sessionTime, this.sessionTime());
@@ -212,7 +216,6 @@ class Writer {
   /** The page is going: everything now, then the end of the session (once). */
   finish() {
     if (this.finished) return;
-    clearTimeout(this.timer);
     this.finished = true;
     this.sendAll();
     this.lms.finish();
