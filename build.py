@@ -24,6 +24,7 @@ import html
 import http.server
 import io
 import json
+import lzma
 import os
 import platform
 import re
@@ -69,6 +70,16 @@ ESBUILD_INTEGRITY = {
     "linux-arm64": "sha512-pW4AC0P3it8c7do9MVM4p51FzHzdM/TZrerurgRcHJ2WTa1VQ1CIq18xncfpBJw4ojkiZZrKW2yIBWBP92j6Ug==",
 }
 
+# The worker's xz decoder for the memory snapshot (browsers' DecompressionStream has no xz): xz-embedded
+# built to wasm (MIT), bundled by esbuild into a file of its own, XZ_DECODER (the worker imports it
+# alongside the snapshot's download). Its decoder takes LZMA2 with a CRC32 or CRC64 check and a
+# dictionary of at most XZ_DICT_MAX (its create_context: xz_dec_init(XZ_DYNALLOC, 1 << 26)).
+XZ_DECOMPRESS_VERSION = "0.2.3"
+XZ_DECOMPRESS_INTEGRITY = (
+    "sha512-O8v6HG8T0PrKBcpyWA13GkSYWFvncwzuzcLx5A7++l3HsE3atmoetXjIxrZ/JV/nbvSZ7WS4+3XvREZuVn+rEA=="
+)
+XZ_DICT_MAX = 1 << 26
+
 # Debian's Chromium, for the tests and the benchmark (never a downloaded browser), with the flags
 # this machine needs: its closed network refuses Chromium's background connections.
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
@@ -91,6 +102,7 @@ MIME_TYPES = {
     ".wasm": "application/wasm",
     ".zip": "application/zip",
     ".gz": "application/gzip",  # no Content-Encoding: the worker decompresses it (or takes it decoded)
+    ".xz": "application/x-xz",  # the snapshot: the worker decompresses it
     ".whl": "application/zip",
     ".py": "text/plain; charset=utf-8",
     ".csv": "text/csv; charset=utf-8",
@@ -209,12 +221,25 @@ def fetch_esbuild() -> Path:
     return binary
 
 
+def xz_decoder_package() -> dict[str, bytes]:
+    """xz-decompress's files where `npm install` puts them (node_modules/xz-decompress/), from the
+    verified npm tarball: esbuild resolves XZ_DECODER's import of "xz-decompress" there."""
+    data = npm_pack(
+        f"xz-decompress@{XZ_DECOMPRESS_VERSION}", CACHE / f"xz-decompress-{XZ_DECOMPRESS_VERSION}.tgz",
+        XZ_DECOMPRESS_INTEGRITY, f"xz-decompress {XZ_DECOMPRESS_VERSION} (npm)",
+    )
+    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+        return {f"node_modules/xz-decompress/{member.name.removeprefix('package/')}": archive.extractfile(member).read()
+                for member in archive.getmembers() if member.isfile()}
+
+
 # The page's JavaScript entry points: main.js (the page), worker.js (both Python workers) and
 # logs/logsview.js (imported on demand). esbuild bundles each with what it imports, code they share going
 # into chunk-<hash>.js files; build.js (generated per build) and early.js (a classic script) stay files
 # of their own.
 JS_ENTRIES = ("js/main.js", "js/worker.js", "js/logs/logsview.js")
 JS_SEPARATE = ("js/build.js", "js/early.js")
+XZ_DECODER = "js/xz-decoder.js"  # the vendored xz decoder as one ES module (snapshot.js imports it)
 
 
 def minify(assets: dict[str, bytes]) -> tuple[dict[str, bytes], list[str]]:
@@ -226,13 +251,15 @@ def minify(assets: dict[str, bytes]) -> tuple[dict[str, bytes], list[str]]:
     esbuild = fetch_esbuild()
     with tempfile.TemporaryDirectory(prefix="twoclocks-minify-") as temp:
         source, out = Path(temp, "in"), Path(temp, "out")
-        write_files(source, assets)
-        common = ["--minify", "--charset=utf8", "--legal-comments=none", "--log-level=warning",
-                  f"--outbase={source}", f"--outdir={out}"]
+        write_files(source, {**assets, **xz_decoder_package(),
+                             XZ_DECODER: b'export { XzReadableStream } from "xz-decompress";\n'})
+        common = ["--minify", "--charset=utf8", "--log-level=warning", f"--outbase={source}", f"--outdir={out}"]
         runs = [
-            [*JS_ENTRIES, "--bundle", "--splitting", "--format=esm", "--external:./build.js",
-             "--entry-names=[dir]/[name]", "--chunk-names=js/chunk-[hash]", f"--metafile={temp}/meta.json"],
-            [*JS_SEPARATE, *(name for name in assets if name.endswith(".css"))],
+            [*JS_ENTRIES, "--bundle", "--splitting", "--format=esm", "--external:./build.js", "--legal-comments=none",
+             f"--external:./{Path(XZ_DECODER).name}", "--entry-names=[dir]/[name]", "--chunk-names=js/chunk-[hash]",
+             f"--metafile={temp}/meta.json"],
+            [*JS_SEPARATE, *(name for name in assets if name.endswith(".css")), "--legal-comments=none"],
+            [XZ_DECODER, "--bundle", "--format=esm", "--legal-comments=eof"],  # keeps its MIT notice, at the end
         ]
         for args in runs:
             result = subprocess.run([str(esbuild), *args, *common], cwd=source, capture_output=True, text=True)
@@ -250,21 +277,30 @@ def minify(assets: dict[str, bytes]) -> tuple[dict[str, bytes], list[str]]:
 # Pyodide 314 can restore its heap from a memory snapshot (an underscore API, pinned with Pyodide):
 # the build boots the vendored Pyodide once in Node, reaches the state the worker reaches at boot
 # (buildtools/snapshot_state.py) and writes the heap; the page restores it in about a fifth of a
-# boot (site/js/snapshot.js). The snapshot and the wasm are shipped gzip'd (6.9 MB and 3.5 MB
-# instead of 31.5 MB and 9.6 MB) under a .gz name, which static hosts serve as application/gzip
-# without compressing it again; the worker decompresses them with DecompressionStream.
+# boot (site/js/snapshot.js). The wasm is shipped gzip'd (3.5 MB instead of 9.6 MB) under a .gz
+# name, which static hosts serve as application/gzip without compressing it again; the worker
+# decompresses it with DecompressionStream. The snapshot is shipped xz'd (4.7 MB instead of 31.5 MB;
+# gzip -9 made 7.1 MB), decompressed by the bundled xz decoder (xz-decompress) as it arrives.
 
 BUILDTOOLS = ROOT / "buildtools"
 SNAPSHOT_INPUTS = (  # every file that decides the snapshot's bytes, besides Pyodide and the wheels
     BUILDTOOLS / "make_snapshot.mjs", BUILDTOOLS / "snapshot_state.py", SITE_DIR / "js" / "snapshotrefs.js",
 )
-SNAPSHOT_NAME = "python-snapshot.bin.gz"  # in the app folder: it holds our wheel's modules
+SNAPSHOT_NAME = "python-snapshot.bin.xz"  # in the app folder: it holds our wheel's modules
 WASM_GZ_NAME = "pyodide.asm.wasm.gz"  # beside pyodide.asm.wasm, which today's boot (the fallback) uses
 
 
 def gzip_bytes(data: bytes) -> bytes:
     """gzip -9 with no name or date in the header, so equal input gives equal bytes."""
     return gzip.compress(data, compresslevel=9, mtime=0)
+
+
+def xz_bytes(data: bytes) -> bytes:
+    """xz -9e with what the worker's decoder takes: LZMA2 alone, a CRC32 check (the download's sha256
+    is checked anyway), and a dictionary no larger than the data (the decoder allocates all of it)."""
+    dict_size = max(4096, min(len(data), XZ_DICT_MAX))  # liblzma's smallest dictionary is 4 KiB
+    filters = [{"id": lzma.FILTER_LZMA2, "preset": 9 | lzma.PRESET_EXTREME, "dict_size": dict_size}]
+    return lzma.compress(data, format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC32, filters=filters)
 
 
 def compressed_wasm(runtime: dict[str, bytes]) -> bytes:
@@ -286,11 +322,16 @@ def snapshot_key(micropip_bytes: bytes, model_wheel: bytes) -> str:
 
 
 def memory_snapshot(runtime: dict[str, bytes], micropip_bytes: bytes, model_wheel: bytes) -> bytes | None:
-    """The gzip'd memory snapshot of the worker's boot state, made by the vendored Pyodide in Node
+    """The xz'd memory snapshot of the worker's boot state, made by the vendored Pyodide in Node
     (cached in .cache/). Returns None, with a note, when Node is not installed: the page then boots
     as without a snapshot (about 4 s instead of 1 s here)."""
-    cached = CACHE / f"snapshot-{snapshot_key(micropip_bytes, model_wheel)[:16]}.bin.gz"
+    cached = CACHE / f"snapshot-{snapshot_key(micropip_bytes, model_wheel)[:16]}.bin.xz"
     if cached.exists():
+        return cached.read_bytes()
+    earlier = cached.with_suffix(".gz")  # an earlier build's gzip'd snapshot of the same inputs
+    if earlier.exists():
+        step("compressing the memory snapshot (xz -9e)")
+        cached.write_bytes(xz_bytes(gzip.decompress(earlier.read_bytes())))
         return cached.read_bytes()
     if shutil.which("node") is None:
         step("note: Node is not installed, so there is no memory snapshot (the page boots slower)")
@@ -309,8 +350,9 @@ def memory_snapshot(runtime: dict[str, bytes], micropip_bytes: bytes, model_whee
         )
         if result.returncode != 0 or not out.exists():
             raise BuildError(f"making the memory snapshot in Node failed:\n{result.stderr[-3000:]}")
+        step("compressing the memory snapshot (xz -9e)")
         CACHE.mkdir(exist_ok=True)
-        cached.write_bytes(gzip_bytes(out.read_bytes()))
+        cached.write_bytes(xz_bytes(out.read_bytes()))
     return cached.read_bytes()
 
 
@@ -511,12 +553,12 @@ def build_module(
     """The generated `build.js`: what the page and worker must know about this build (`wasm`: the
     uncompressed pyodide.asm.wasm, whose sha256 checks the copy the worker keeps in Cache Storage).
 
-    Each gzip'd download is recorded twice, as stored and decompressed (`*Sha256`/`*Bytes` of the
-    gzip'd file, `*RawSha256`/`*RawBytes` or the plain wasm's `wasmSha256`/`wasmBytes` of its
+    Each compressed download is recorded twice, as stored and decompressed (`*Sha256`/`*Bytes` of the
+    stored file, `*RawSha256`/`*RawBytes` or the plain wasm's `wasmSha256`/`wasmBytes` of its
     contents): a host that serves .gz files with `Content-Encoding: gzip` has the browser hand the
     worker the decompressed bytes, which are then checked, and counted, as those (snapshot.js)."""
     (wheel_name, wheel_bytes), (logs_name, logs_bytes) = wheels["model"], wheels["logs"]
-    snapshot_raw = gzip.decompress(snapshot) if snapshot else b""
+    snapshot_raw = lzma.decompress(snapshot) if snapshot else b""
     info = {
         "version": version,
         "pyodideDir": PYODIDE_DIR_NAME,

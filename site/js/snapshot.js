@@ -1,7 +1,10 @@
 // The worker's fast boot: Pyodide restored from the memory snapshot build.py made (see build.py,
-// memory_snapshot), with the wasm and the snapshot fetched gzip'd and decompressed here with the
-// browser's DecompressionStream (or taken as they are when the host sent them with Content-Encoding:
-// gzip, so they arrive decompressed: fetchGzip). Restoring takes about a fifth of a boot. Anything
+// memory_snapshot), with the wasm fetched gzip'd and decompressed here with the browser's
+// DecompressionStream (or taken as it is when the host sent it with Content-Encoding: gzip, so it
+// arrives decompressed: fetchCompressed), and the snapshot fetched xz'd (a third smaller than gzip)
+// and decompressed with the vendored xz decoder: DecompressionStream takes only "gzip", "deflate" and
+// "deflate-raw" (and "brotli" in some browsers; MDN, DecompressionStream() constructor;
+// https://compression.spec.whatwg.org/#supported-formats). Restoring takes about a fifth of a boot. Anything
 // wrong (the snapshot missing, corrupt, from another Pyodide build, not matching its recorded sha256,
 // or the restore throwing) is rejected with the reason, and the worker boots as without a snapshot,
 // saying so on the page (worker.js).
@@ -22,46 +25,65 @@ const WASM_CACHE_PREFIX = "two-clocks-wasm-"; // + the wasm's sha256: one cache 
 const wasmCacheName = () => `${WASM_CACHE_PREFIX}${BUILD.wasmSha256.slice(0, 16)}`;
 const wasmKey = (appBase) => new URL(BUILD.wasmGz.replace(/\.gz$/, ""), appBase).href; // the plain wasm's address
 
-const GZIP_MAGIC = [0x1f, 0x8b]; // the first two bytes of every gzip file (RFC 1952)
+// The formats the downloads are stored in, by their names' suffix: each file's first bytes, and its
+// decompressor (a promise: the xz decoder, 21 KB of vendored code that build.py writes to
+// xz-decoder.js, is imported only for an .xz file, while the file downloads).
+const FORMATS = {
+  ".gz": { magic: [0x1f, 0x8b], stored: "gzip'd", decompressor: async () => (stream) => stream.pipeThrough(new DecompressionStream("gzip")) }, // RFC 1952
+  ".xz": { magic: [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00], stored: "xz'd", // the .xz file format, 2.1.1.1
+    decompressor: () => import("./xz-decoder.js").then(({ XzReadableStream }) => (stream) => new XzReadableStream(stream)) },
+};
+const formatOf = (name) => FORMATS[name.slice(name.lastIndexOf("."))];
 const WASM_MAGIC = [0x00, 0x61, 0x73, 0x6d]; // "\0asm", the first four bytes of every wasm module
-const SNIFFED_BYTES = 4; // enough to tell either
+const SNIFFED_BYTES = 6; // enough to tell any of them
 const startsWith = (head, magic) => magic.every((byte, i) => head[i] === byte);
 
-/** A download of a file stored gzip'd: `found` (resolves once the server answered OK), `bytes` (the
- * bytes as they arrived, for the integrity check), `expected` (the sha256 those bytes must have),
- * `response()` (a Response of the decompressed bytes, typed `contentType`) and `failed` (rejects if
- * the download breaks off or cannot be decompressed). `onBytes(n)` is called as bytes arrive.
- * A host may send the file with `Content-Encoding: gzip` (some static hosts and CDNs do for .gz
- * files): the browser then hands over the decompressed bytes, whatever the headers say. So what
- * arrives is told by its first bytes, not by a header: gzip'd bytes are decompressed here and
+// xz-decompress reports xz-embedded's return code (xz.h's enum xz_ret) as "error code N": in words.
+const XZ_ERRORS = { 3: "out of memory", 4: "it needs a larger dictionary than the decoder allows", 5: "it is not an xz file",
+  6: "it uses xz options the decoder does not support", 7: "its data is damaged", 8: "it ends early" };
+const inWords = (error) => XZ_ERRORS[/^get_next_output failed with error code (\d+)$/.exec(error?.message)?.[1]]
+  ?? error?.message ?? String(error);
+
+/** A download of a file stored compressed (gzip or xz, told by its name's suffix): `found` (resolves once the
+ * server answered OK), `bytes` (the bytes as they arrived, for the integrity check), `expected` (the
+ * sha256 those bytes must have), `response()` (a Response of the decompressed bytes, typed
+ * `contentType`) and `failed` (rejects if the download breaks off or cannot be decompressed).
+ * `onBytes(n)` is called as bytes arrive.
+ * A host may send a .gz file with `Content-Encoding: gzip` (some static hosts and CDNs do): the
+ * browser then hands over the decompressed bytes, whatever the headers say. So what arrives is told
+ * by its first bytes, not by a header: compressed bytes are decompressed here and
  * checked against `sha256`; bytes that come already decompressed are used as they are and checked
  * against `rawSha256` (and `onDecoded()` is called, before their first `onBytes`); with `rawMagic`
  * they must start with it, else `failed` rejects at once (Pyodide never settles on a wasm that does
  * not compile, and without crypto.subtle the sha256 is known only after the restore). With `keep`,
  * `decompressed` also resolves to all the decompressed bytes (kept in Cache Storage after the boot). */
-function fetchGzip(url, { name, sha256, rawSha256, rawMagic = null, contentType, onBytes, onDecoded = () => {}, keep = false, signal = undefined }) {
+function fetchCompressed(url, { name, sha256, rawSha256, rawMagic = null, contentType, onBytes, onDecoded = () => {}, keep = false, signal = undefined }) {
   let fail;
   const failed = new Promise((_, reject) => { fail = reject; });
   const response = directFetch(url, { signal }).then((r) => {
     if (!r.ok) throw new Error(`${url.pathname.split("/").pop()} could not be downloaded (HTTP ${r.status})`);
     return r;
   });
-  let gzipped;
-  const sniffed = new Promise((resolve) => { gzipped = resolve; });
+  const { magic, stored, decompressor } = formatOf(name);
+  const decompress = decompressor();
+  let compressed;
+  const sniffed = new Promise((resolve) => { compressed = resolve; });
   const split = response.then((r) => r.body.pipeThrough(sniffing(onBytes, (head) => {
-    const isGzip = startsWith(head, GZIP_MAGIC);
-    if (!isGzip) onDecoded();
-    if (!isGzip && rawMagic && !startsWith(head, rawMagic)) {
-      fail(new Error(`${name.split("/").pop()} arrived neither gzip'd nor decompressed (it starts with other bytes)`));
+    const isCompressed = startsWith(head, magic);
+    if (!isCompressed) onDecoded();
+    if (!isCompressed && rawMagic && !startsWith(head, rawMagic)) {
+      fail(new Error(`${name.split("/").pop()} arrived neither ${stored} nor decompressed (it starts with other bytes)`));
     }
-    gzipped(isGzip);
+    compressed(isCompressed);
   })).tee());
   const bytes = split.then(([kept]) => new Response(kept).arrayBuffer()).then((b) => new Uint8Array(b));
   response.then(() => bytes.catch((error) => // broke off midway (no answer at all is `found`'s)
     fail(new Error(`${name.split("/").pop()} could not be downloaded (${error.message})`))), () => {});
-  const expected = sniffed.then((isGzip) => (isGzip ? sha256 : rawSha256));
-  let body = Promise.all([split, sniffed]).then(([[, piped], isGzip]) =>
-    (isGzip ? reportingErrors(piped.pipeThrough(new DecompressionStream("gzip")), fail) : piped));
+  const expected = sniffed.then((isCompressed) => (isCompressed ? sha256 : rawSha256));
+  const undecodable = (error) => fail(new Error(`${name.split("/").pop()} could not be decompressed (${inWords(error)})`));
+  decompress.catch(undecodable); // the decoder did not load
+  let body = Promise.all([split, sniffed, decompress]).then(([[, piped], isCompressed, decompressed]) =>
+    (isCompressed ? reportingErrors(decompressed(piped), undecodable) : piped));
   let decompressed = null;
   if (keep) {
     const both = body.then((stream) => stream.tee());
@@ -97,8 +119,8 @@ function sniffing(onBytes, onHead) {
   });
 }
 
-// The same stream, also calling `fail(error)` if reading it fails (a damaged gzip): Pyodide only
-// logs a failed wasm compile and never settles, so the worker must hear of it here.
+// The same stream, also calling `fail(error)` if reading it fails (a damaged gzip or xz file):
+// Pyodide only logs a failed wasm compile and never settles, so the worker must hear of it here.
 function reportingErrors(stream, fail) {
   const reader = stream.getReader();
   return new ReadableStream({
@@ -108,7 +130,7 @@ function reportingErrors(stream, fail) {
         if (done) controller.close();
         else controller.enqueue(value);
       } catch (error) {
-        fail(new Error(`a download could not be decompressed (${error.message})`));
+        fail(error);
         controller.error(error);
       }
     },
@@ -116,7 +138,7 @@ function reportingErrors(stream, fail) {
   });
 }
 
-/** The decompressed wasm a previous visit kept, as a download like fetchGzip's, checked against the
+/** The decompressed wasm a previous visit kept, as a download like fetchCompressed's, checked against the
  * wasm's own sha256: `failed` rejects (and the copy is deleted) if it does not match, before Pyodide
  * could hang on a copy that does not compile. */
 function cachedWasm(cache, key, hit) {
@@ -149,7 +171,8 @@ async function openWasmCache(appBase) {
   }
 }
 
-/** True when this build has a snapshot and the browser can decompress it. */
+/** True when this build has a snapshot and the browser can decompress the wasm (the snapshot's xz
+ * decoder needs only WebAssembly and streams, which Pyodide needs anyway). */
 export function snapshotAvailable() {
   return Boolean(BUILD.snapshot) && typeof DecompressionStream === "function";
 }
@@ -159,7 +182,7 @@ const PROGRESS_EVERY_MS = 100; // the page hears of the download's progress at m
 /**
  * Start both downloads now (the worker calls this first thing); `onProgress(loadedBytes, totalBytes)`
  * hears how far they are, at most every PROGRESS_EVERY_MS and once at the end. The total counts each
- * file as it arrives: gzip'd, or decompressed when the host decoded it (fetchGzip). The app folder is
+ * file as it arrives: compressed, or decompressed when the host decoded it (fetchCompressed). The app folder is
  * the worker's parent; BUILD's paths are relative to it. The wasm comes from Cache Storage when an
  * earlier visit kept it (then only the snapshot is downloaded), unless `useKept` is false. Returns
  * {snapshot, wasm}, `wasm` a promise of the download.
@@ -176,14 +199,14 @@ export function startSnapshotDownloads(appBase, onProgress, { useKept = true } =
     told = now;
     onProgress(Math.min(loadedBytes, totalBytes()), totalBytes());
   };
-  const snapshot = fetchGzip(new URL(BUILD.snapshot, appBase), {
+  const snapshot = fetchCompressed(new URL(BUILD.snapshot, appBase), {
     name: BUILD.snapshot, sha256: BUILD.snapshotSha256, rawSha256: BUILD.snapshotRawSha256,
     contentType: "application/octet-stream", onBytes, onDecoded: () => { sizes.snapshot = BUILD.snapshotRawBytes; },
   });
   // The gzip'd wasm is asked for at once (looking in Cache Storage first would delay every cold
   // load), and the request is cancelled if an earlier visit kept the wasm.
   const abort = new AbortController();
-  const download = fetchGzip(new URL(BUILD.wasmGz, appBase), {
+  const download = fetchCompressed(new URL(BUILD.wasmGz, appBase), {
     name: BUILD.wasmGz, sha256: BUILD.wasmGzSha256, rawSha256: BUILD.wasmSha256, rawMagic: WASM_MAGIC, contentType: "application/wasm",
     onBytes, onDecoded: () => { sizes.wasm = BUILD.wasmBytes; }, keep: Boolean(globalThis.caches), signal: abort.signal,
   });
@@ -232,6 +255,7 @@ export async function restoreFromSnapshot(loadPyodide, options, downloads, sha25
   });
   const refs = snapshotDeserializer();
   const heap = snapshot.response().then((response) => response.arrayBuffer());
+  heap.then(() => performance.mark("boot:snapshot-decompressed"), () => {});
   const restoreWasm = answerWasmFetch(wasm);
   let pyodide;
   try {
@@ -246,7 +270,7 @@ export async function restoreFromSnapshot(loadPyodide, options, downloads, sha25
   }
   refs.attach(pyodide);
   performance.mark("boot:snapshot-restored");
-  // The gzip trailer's CRC already failed a damaged gzip'd download; this checks it is the build's own.
+  // The gzip trailer's and the xz check's CRC already failed a damaged download; this checks it is the build's own.
   let check = null;
   for (const [download, digest] of [[snapshot, digests[0]], [wasm, digests[1]]]) {
     const actual = (await digest) ?? (check ??= sha256Hex(pyodide))(await download.bytes);

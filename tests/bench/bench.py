@@ -27,8 +27,9 @@ Each run measures, all times in ms on the page's own clock (performance.now(), 0
   - the lesson's worker's boot phases (its "boot:*" User Timing marks), and when the bare worker started;
   - the code cell: Run pressed (its own Python not started yet) to its output, and its ratio to the
     bare boot;
-  - the same cold loads of our page and the bare page on a link throttled by the DevTools protocol
-    (Network.emulateNetworkConditions: 40 Mbit/s, 40 ms round trip; it covers the pages' workers);
+  - the same cold loads of our page and the bare page (and --before's page) on a link throttled by
+    the DevTools protocol (Network.emulateNetworkConditions: 40 Mbit/s, 40 ms round trip; it covers
+    the pages' workers);
   - a course page with two embedded lessons (tests/bench/two.html): when both were ready, against
     one lesson's ready;
   - a warm second visit in a persistent profile (a revisit in a browser still running: the
@@ -294,14 +295,17 @@ def body_downloaded(entry: dict) -> int:
 
 
 # Our own files, as the issue counts them before ready: the page, JS, CSS and wheels (the snapshot
-# is Python's own heap, the boot's other half, and is counted with Pyodide's files).
-SNAPSHOT_SUFFIX = "python-snapshot.bin.gz"
+# is Python's own heap, the boot's other half, and is counted with Pyodide's files, as is its xz
+# decoder, vendored code). The snapshot's name without the compression's suffix, so a --before
+# release's .gz snapshot is left out too.
+SNAPSHOT_STEM = build.SNAPSHOT_NAME.rsplit(".", 1)[0]
 
 
 def own_bytes_before(entries: list[dict], ready_epoch_ms: float) -> dict:
     """Body bytes of our own files (not Pyodide's, not the snapshot) downloaded before ready."""
     ours = [e for e in entries if e["transferSize"] > 0 and not is_pyodide(e["url"])
-            and not path_of(e["url"]).endswith(SNAPSHOT_SUFFIX) and e["endMs"] <= ready_epoch_ms]
+            and not path_of(e["url"]).rsplit(".", 1)[0].endswith(SNAPSHOT_STEM)
+            and not path_of(e["url"]).endswith(build.XZ_DECODER) and e["endMs"] <= ready_epoch_ms]
     return {"own_bytes_before_ready": sum(body_downloaded(e) for e in ours),
             "own_before_ready": sorted(f"{path_of(e['url'])} {body_downloaded(e)} B" for e in ours)}
 
@@ -326,6 +330,8 @@ def byte_counts(entries: list[dict]) -> dict:
 
 
 BOOT_PHASES = ["worker-start", "pyodide-loaded", "micropip-imported", "model-installed", "model-imported"]
+# A restore's own phases (snapshot.js; "snapshot-decompressed" since issue 37): NaN where not marked.
+SNAPSHOT_PHASES = ["snapshot-downloaded", "snapshot-decompressed", "snapshot-restored"]
 
 
 def boot_phases(page) -> dict:
@@ -338,7 +344,8 @@ def boot_phases(page) -> dict:
     marks = [worker.evaluate(BOOT_MARKS, origin) for worker in page.workers]
     marks = [m for m in marks if "model-imported" in m]
     first = min(marks, key=lambda m: m["model-imported"])
-    return {f"boot_{phase.replace('-', '_')}_ms": first[phase] for phase in BOOT_PHASES}
+    return {f"boot_{phase.replace('-', '_')}_ms": first.get(phase, float("nan")) if phase in SNAPSHOT_PHASES else first[phase]
+            for phase in BOOT_PHASES + SNAPSHOT_PHASES}
 
 
 def wait_marks(page, *names: str) -> dict:
@@ -402,14 +409,16 @@ def throttled_page(context):
     return page
 
 
-def measure_throttled(browser, url: str, bare_url: str) -> dict:
-    """Cold loads of our page and the bare page on the throttled network: ready and the bare boot."""
+def measure_throttled(browser, url: str, bare_url: str, before: str | None = None) -> dict:
+    """Cold loads of our page and the bare page (and `before`'s page) on the throttled network: ready
+    and the bare boot."""
     result = {}
-    for key, address in (("throttled_ready_ms", url), ("throttled_bare_ms", bare_url)):
+    pages = [("throttled_ready_ms", url), ("throttled_bare_ms", bare_url)]
+    for key, address in pages + ([("before_throttled_ready_ms", before)] if before else []):
         context = browser.new_context()
         try:
             page = throttled_page(context)
-            if address == url:
+            if address != bare_url:
                 page.add_init_script(MARKS_SCRIPT)
                 page.goto(address)
                 result[key] = wait_marks(page, "readyMs")["readyMs"]
@@ -495,7 +504,7 @@ def run_once(browser, base: str, bare_url: str, drags: int, index: int, before: 
         *([lambda: {f"before_{key}": value for key, value in measure_ours(browser, before, drags).items()}]
           if before else []),
         lambda: measure_bare(browser, bare_url),
-        lambda: measure_throttled(browser, base, bare_url),
+        lambda: measure_throttled(browser, base, bare_url, before),
         lambda: measure_two(browser, f"{base}bench/two.html"),
     ]
     result = {}
@@ -512,6 +521,7 @@ def run_once(browser, base: str, bare_url: str, drags: int, index: int, before: 
             result[f"{prefix}{key}_p95_ms"] = percentile(result[f"{prefix}{key}_ms"], 95)
     if before:
         result["before_ratio"] = result["before_ready_ms"] / result["bare_ms"]
+        result["before_throttled_ratio"] = result["before_throttled_ready_ms"] / result["throttled_bare_ms"]
     return result
 
 
@@ -565,6 +575,9 @@ ROWS = [  # (label, key in a run's result, formatter)
     ("  micropip imported (ms)", "boot_micropip_imported_ms", fmt_ms),
     ("  model installed by micropip (ms)", "boot_model_installed_ms", fmt_ms),
     ("  twoclocks.web imported (ms)", "boot_model_imported_ms", fmt_ms),
+    ("  snapshot downloaded (ms)", "boot_snapshot_downloaded_ms", fmt_ms),
+    ("  snapshot decompressed (ms)", "boot_snapshot_decompressed_ms", fmt_ms),
+    ("  snapshot restored (ms)", "boot_snapshot_restored_ms", fmt_ms),
     ("ratio our ready / bare boot (per run)", "ratio", fmt_ratio),
     ("cell: Run pressed -> output (ms)", "cell_ms", fmt_ms),
     ("  workers before Run (1: cell not started)", "cell_workers_before_run", fmt_count),
@@ -628,6 +641,29 @@ def print_targets(runs: list[dict]) -> None:
                   f"({fmt(min(old))} - {fmt(max(old))})  per run " + ", ".join(fmt(value) for value in old))
 
 
+BEFORE_ROWS = [  # with --before: these figures of both releases, and their ratio within each run
+    ("Python live, TwoClocks.ready (ms)", "ready_ms", fmt_ms),
+    ("  snapshot downloaded (ms)", "boot_snapshot_downloaded_ms", fmt_ms),
+    ("  snapshot restored (ms)", "boot_snapshot_restored_ms", fmt_ms),
+    ("throttled: ready (ms)", "throttled_ready_ms", fmt_ms),
+    ("bytes fetched, total (cold)", "bytes_total", fmt_bytes),
+    ("our own bytes before ready", "own_bytes_before_ready", fmt_bytes),
+]
+
+
+def print_before(runs: list[dict]) -> None:
+    """With --before: ours against the previous release, medians and the per-run ratio ours/previous
+    (both measured in the same runs, so a busy machine slows both)."""
+    if "before_ready_ms" not in runs[0]:
+        return
+    print(f"\n{'ours vs --before (same runs)':<40} {'ours':>10}    {'before':>10}  ratio median (per run)")
+    for label, key, fmt in BEFORE_ROWS:
+        ours, old = [run[key] for run in runs], [run[f"before_{key}"] for run in runs]
+        ratios = [a / b for a, b in zip(ours, old)]
+        print(f"{label:<40} {fmt(statistics.median(ours)):>10} vs {fmt(statistics.median(old)):>10}  "
+              f"{fmt_ratio(statistics.median(ratios))} ({', '.join(fmt_ratio(r) for r in ratios)})")
+
+
 def summary_line(label: str, values: list[float], fmt) -> str:
     """One table row: median (min - max)."""
     spread = f"({fmt(min(values))} - {fmt(max(values))})"
@@ -659,6 +695,7 @@ def print_report(runs: list[dict]) -> None:
     print("\nour own files fetched before ready, last run:", "; ".join(runs[-1]["own_before_ready"]))
     print_raw(runs)
     print_targets(runs)
+    print_before(runs)
 
 
 def print_raw(runs: list[dict]) -> None:

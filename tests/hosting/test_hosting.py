@@ -473,7 +473,7 @@ def test_the_lab_only_embed_fits_one_screen(browser, two_origins):
 
 def _boots(paths: list[str]) -> int:
     """How many Pythons were restored: downloads of the memory snapshot among these requests."""
-    return sum(path.endswith("/python-snapshot.bin.gz") for path in paths)
+    return sum(path.endswith(f"/{build.SNAPSHOT_NAME}") for path in paths)
 
 
 _ADD_LESSON = """([src, title]) => { const frame = document.createElement("iframe");
@@ -535,7 +535,7 @@ def test_a_shared_python_that_cannot_use_its_snapshot_says_so_in_each_lessons_co
     not the recorded bytes) is said in each lesson's console too, and both lessons work."""
     root = tmp_path_factory.mktemp("damaged-snapshot")
     lesson_root = Path(shutil.copytree(dist_dir, root / "lesson", symlinks=True))
-    snapshot = next(lesson_root.glob("app-*/python-snapshot.bin.gz"))
+    snapshot = next(lesson_root.glob(f"app-*/{build.SNAPSHOT_NAME}"))
     snapshot.unlink()  # a copy, not the built file
     snapshot.write_bytes(b"not a snapshot")
     lesson, host_root = PlainServer(lesson_root, {"Cache-Control": "no-store"}), root / "host"

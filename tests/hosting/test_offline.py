@@ -176,7 +176,7 @@ def test_a_lesson_whose_python_cannot_download_offline_says_so_and_starts_online
             return route.abort("internetdisconnected")
         return route.continue_()
 
-    page.route("**/python-snapshot.bin.gz", drop)
+    page.route(f"**/{build.SNAPSHOT_NAME}", drop)
     page.goto(server + "?view=lab")
     said = wait_until(page, "() => /offline/.test(document.getElementById('status-text').textContent)"
                             " && document.getElementById('status-text').textContent")
