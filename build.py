@@ -242,6 +242,15 @@ JS_SEPARATE = ("js/build.js", "js/early.js")
 XZ_DECODER = "js/xz-decoder.js"  # the vendored xz decoder as one ES module (snapshot.js imports it)
 
 
+def minify_module(source: bytes) -> bytes:
+    """One ES module minified as minify() minifies build.js (the packages' own build.js)."""
+    result = subprocess.run([str(fetch_esbuild()), "--minify", "--charset=utf8", "--log-level=warning", "--loader=js"],
+                            input=source, capture_output=True)
+    if result.returncode != 0:
+        raise BuildError(f"esbuild could not minify a module:\n{result.stderr.decode()}")
+    return result.stdout
+
+
 def minify(assets: dict[str, bytes]) -> tuple[dict[str, bytes], list[str]]:
     """Bundle and minify our JavaScript and minify our CSS with esbuild.
 
@@ -279,14 +288,17 @@ def minify(assets: dict[str, bytes]) -> tuple[dict[str, bytes], list[str]]:
 # (buildtools/snapshot_state.py) and writes the heap; the page restores it in about a fifth of a
 # boot (site/js/snapshot.js). The wasm is shipped gzip'd (3.5 MB instead of 9.6 MB) under a .gz
 # name, which static hosts serve as application/gzip without compressing it again; the worker
-# decompresses it with DecompressionStream. The snapshot is shipped xz'd (4.7 MB instead of 31.5 MB;
-# gzip -9 made 7.1 MB), decompressed by the bundled xz decoder (xz-decompress) as it arrives.
+# decompresses it with DecompressionStream. The snapshot (31.5 MB) is shipped gzip'd on the site
+# (7.1 MB, decompressed natively by DecompressionStream: ~130 ms here) and xz'd in the SCORM packages
+# (4.7 MB, decompressed by the bundled xz decoder, xz-decompress: ~450 ms here), which must fit an
+# LMS's upload limit; on the site every visit, warm ones too, would pay the slower decoding.
 
 BUILDTOOLS = ROOT / "buildtools"
 SNAPSHOT_INPUTS = (  # every file that decides the snapshot's bytes, besides Pyodide and the wheels
     BUILDTOOLS / "make_snapshot.mjs", BUILDTOOLS / "snapshot_state.py", SITE_DIR / "js" / "snapshotrefs.js",
 )
-SNAPSHOT_NAME = "python-snapshot.bin.xz"  # in the app folder: it holds our wheel's modules
+SNAPSHOT_NAME = "python-snapshot.bin.gz"  # in the app folder: it holds our wheel's modules
+PACKAGE_SNAPSHOT_NAME = "python-snapshot.bin.xz"  # the same snapshot, in the SCORM packages' app folder
 WASM_GZ_NAME = "pyodide.asm.wasm.gz"  # beside pyodide.asm.wasm, which today's boot (the fallback) uses
 
 
@@ -301,6 +313,21 @@ def xz_bytes(data: bytes) -> bytes:
     dict_size = max(4096, min(len(data), XZ_DICT_MAX))  # liblzma's smallest dictionary is 4 KiB
     filters = [{"id": lzma.FILTER_LZMA2, "preset": 9 | lzma.PRESET_EXTREME, "dict_size": dict_size}]
     return lzma.compress(data, format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC32, filters=filters)
+
+
+def decompressed(name: str, data: bytes) -> bytes:
+    """The bytes a compressed file of ours holds, told by its name (.gz or .xz)."""
+    return lzma.decompress(data) if name.endswith(".xz") else gzip.decompress(data)
+
+
+def gzipped_snapshot(snapshot_xz: bytes) -> bytes:
+    """The site's snapshot: the xz'd one (memory_snapshot) as gzip -9, cached in .cache/ by its hash."""
+    cached = CACHE / f"snapshot-gz-{sha256_hex(snapshot_xz)[:16]}.bin.gz"
+    if not cached.exists():
+        step("compressing the memory snapshot for the site (gzip -9)")
+        CACHE.mkdir(exist_ok=True)
+        cached.write_bytes(gzip_bytes(lzma.decompress(snapshot_xz)))
+    return cached.read_bytes()
 
 
 def compressed_wasm(runtime: dict[str, bytes]) -> bytes:
@@ -548,17 +575,19 @@ def service_worker(dist: Path, release: str, version: str, snapshot: bool) -> by
 
 
 def build_module(
-    wheels: dict[str, tuple[str, bytes]], snapshot: bytes | None, wasm_gz: bytes, version: str, wasm: bytes = b""
+    wheels: dict[str, tuple[str, bytes]], snapshot: bytes | None, wasm_gz: bytes, version: str, wasm: bytes = b"",
+    snapshot_name: str = SNAPSHOT_NAME,
 ) -> bytes:
     """The generated `build.js`: what the page and worker must know about this build (`wasm`: the
-    uncompressed pyodide.asm.wasm, whose sha256 checks the copy the worker keeps in Cache Storage).
+    uncompressed pyodide.asm.wasm, whose sha256 checks the copy the worker keeps in Cache Storage;
+    `snapshot_name`: the snapshot's file, gzip'd for the site or xz'd for the SCORM packages).
 
     Each compressed download is recorded twice, as stored and decompressed (`*Sha256`/`*Bytes` of the
     stored file, `*RawSha256`/`*RawBytes` or the plain wasm's `wasmSha256`/`wasmBytes` of its
     contents): a host that serves .gz files with `Content-Encoding: gzip` has the browser hand the
     worker the decompressed bytes, which are then checked, and counted, as those (snapshot.js)."""
     (wheel_name, wheel_bytes), (logs_name, logs_bytes) = wheels["model"], wheels["logs"]
-    snapshot_raw = lzma.decompress(snapshot) if snapshot else b""
+    snapshot_raw = decompressed(snapshot_name, snapshot) if snapshot else b""
     info = {
         "version": version,
         "pyodideDir": PYODIDE_DIR_NAME,
@@ -569,7 +598,7 @@ def build_module(
         "micropipWheel": MICROPIP_WHEEL,
         "micropipSha256": MICROPIP_SHA256,
         # Relative to the app folder, like the wheels (the snapshot is in it; the wasm is Pyodide's).
-        "snapshot": SNAPSHOT_NAME if snapshot else None,
+        "snapshot": snapshot_name if snapshot else None,
         "snapshotSha256": sha256_hex(snapshot) if snapshot else None,
         "snapshotBytes": len(snapshot) if snapshot else 0,
         "snapshotRawSha256": sha256_hex(snapshot_raw) if snapshot else None,
@@ -635,9 +664,13 @@ def build(dist: Path = DIST, version: str | None = None, template: str | None = 
     write_preset_docs()
     version = version or project_metadata()["version"]
     assets = site_assets()
-    snapshot = memory_snapshot(runtime, micropip_bytes, wheels["model"][1])
+    snapshot_xz = memory_snapshot(runtime, micropip_bytes, wheels["model"][1])
+    snapshot = gzipped_snapshot(snapshot_xz) if snapshot_xz else None
     wasm_gz = compressed_wasm(runtime)
     assets["js/build.js"] = build_module(wheels, snapshot, wasm_gz, version, runtime["pyodide.asm.wasm"])
+    # The SCORM packages' own build.js names the xz'd snapshot (a third smaller: the upload limit).
+    package_build = build_module(wheels, snapshot_xz, wasm_gz, version, runtime["pyodide.asm.wasm"],
+                                 PACKAGE_SNAPSHOT_NAME) if snapshot_xz else None
     step(f"bundling and minifying JavaScript and CSS with esbuild {ESBUILD_VERSION}")
     assets, preloads = minify(assets)
     assets.update(dict(wheels.values()))
@@ -668,7 +701,10 @@ def build(dist: Path = DIST, version: str | None = None, template: str | None = 
     (dist / "version.json").write_text(json.dumps({"version": version, "app": app_dir, "release": release}) + "\n")
     (dist / SW_NAME).write_bytes(service_worker(dist, release, version, bool(snapshot)))
     write_zip(dist, dist / zip_name(version))
-    write_scorm_packages(dist, version, bool(snapshot), mastery)
+    # In the packages, the xz'd snapshot and the build.js that names it replace the site's gzip'd one.
+    swapped = {f"{app_dir}/js/build.js": minify_module(package_build), f"{app_dir}/{PACKAGE_SNAPSHOT_NAME}": snapshot_xz,
+               f"{app_dir}/{SNAPSHOT_NAME}": None} if snapshot_xz else {}
+    write_scorm_packages(dist, version, bool(snapshot), mastery, swapped)
     step("done")
     return dist
 
@@ -931,15 +967,18 @@ def scorm_page(page: str, scorm: str) -> str:
     return page
 
 
-def write_scorm_packages(dist: Path, version: str, snapshot: bool = True, mastery: int | None = None) -> None:
+def write_scorm_packages(dist: Path, version: str, snapshot: bool = True, mastery: int | None = None,
+                         swapped: dict[str, bytes | None] | None = None) -> None:
     """dist/two-clocks-scorm12.zip and two-clocks-scorm2004.zip: the release's files the lesson
-    requests, imsmanifest.xml (with the mastery score, if any) and the control documents at the root."""
-    files = scorm_files(dist, version, snapshot)
+    requests, imsmanifest.xml (with the mastery score, if any) and the control documents at the root.
+    `swapped`: files of the packages that differ from dist/'s (path -> bytes; None: left out)."""
+    swapped = swapped or {}
+    files = sorted({*scorm_files(dist, version, snapshot), *swapped} - {n for n, data in swapped.items() if data is None})
     for scorm, spec in SCORM_VERSIONS.items():
         target = dist / spec.zip
         step(f"packing {target} (SCORM {spec.schemaversion})")
         entries = {"imsmanifest.xml": scorm_manifest(files, version, scorm, mastery), **scorm_schemas(scorm)}
-        entries.update((name, (dist / name).read_bytes()) for name in files)
+        entries.update((name, swapped[name] if name in swapped else (dist / name).read_bytes()) for name in files)
         for page in (name for name in files if name.endswith(".html")):
             entries[page] = scorm_page(entries[page].decode(), scorm).encode()
         pack_zip(target, entries, zip_timestamp())

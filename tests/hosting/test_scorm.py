@@ -343,6 +343,10 @@ def test_in_an_lms_frame_the_lesson_finds_every_file_it_asks_for(browser, lms_si
     asked = {path for path, _ in course}
     assert asked.isdisjoint({*build.SCORM_LEFT_OUT, build.PLAIN_WASM})
     assert {"index.html", "upgrade.js", "version.json"} <= asked and any(p.endswith(".wasm.gz") for p in asked)
+    # Python restored from the packages' xz'd snapshot (its decoder fetched too), not the site's gzip'd one.
+    assert {p.rsplit("/", 1)[-1] for p in asked} >= {build.PACKAGE_SNAPSHOT_NAME, Path(build.XZ_DECODER).name}
+    assert not any(p.endswith(build.SNAPSHOT_NAME) for p in asked)
+    assert "slow way" not in frame.text_content("#status")
     assert errors == []
     page.close()
 

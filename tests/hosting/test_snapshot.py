@@ -1,10 +1,10 @@
-"""Python from a memory snapshot (issue 17): build.py records the xz'd snapshot (issue 37, case 5:
-a third smaller than gzip) and the gzip'd wasm with their sha256, and caches the snapshot by everything
-that goes into it; the worker restores it from compressed downloads, and falls back to the full boot,
-saying so on the page and in the console, when the snapshot is missing, damaged, cut short, from
-another Pyodide build, not the recorded one, or its restore throws. Booted either way, the page
-answers the same, the cell runs and the log tools install. A host that sends the .gz files with
-Content-Encoding: gzip (issue 26, case 7) still boots from the snapshot.
+"""Python from a memory snapshot (issue 17): build.py records the snapshot and the gzip'd wasm with
+their sha256, and caches the snapshot by everything that goes into it; the worker restores it from
+compressed downloads, and falls back to the full boot, saying so on the page and in the console, when
+the snapshot is missing, damaged, from another Pyodide build, not the recorded one, or its restore
+throws. Booted either way, the page answers the same, the cell runs and the log tools install. A host
+that sends the .gz files with Content-Encoding: gzip (issue 26, case 7) still boots from the snapshot. The SCORM packages carry the
+same snapshot xz'd (issue 37: a third smaller, for an LMS's upload limit).
 """
 
 from __future__ import annotations
@@ -32,11 +32,6 @@ WARNING = "Two Clocks: booting without the memory snapshot"
 SLOW_WAY = "Starting the slow way: the saved start-up image could not be used ("  # the boot status's words
 
 
-def xz(data: bytes) -> bytes:
-    """`data` xz'd quickly (preset 0; the default CRC64 check): a file the worker's decoder takes."""
-    return lzma.compress(data, preset=0)
-
-
 def build_info(dist_dir) -> dict:
     """The string fields of the BUILD object in dist/'s (minified) build.js."""
     text = next(dist_dir.glob("app-*/js/build.js")).read_text()
@@ -44,8 +39,8 @@ def build_info(dist_dir) -> dict:
 
 
 def test_build_records_the_snapshot_and_the_compressed_wasm_with_their_sha256(dist_dir):
-    """build.js names both compressed files with the sha256 of their bytes; the wasm's gzip holds
-    exactly pyodide.asm.wasm, and the snapshot's xz a Pyodide snapshot."""
+    """build.js names both gzip'd files with the sha256 of their bytes; the wasm's gzip holds exactly
+    pyodide.asm.wasm, and the snapshot's a Pyodide snapshot."""
     info = build_info(dist_dir)
     app = next(dist_dir.glob("app-*"))
     snapshot = (app / info["snapshot"]).read_bytes()
@@ -54,12 +49,12 @@ def test_build_records_the_snapshot_and_the_compressed_wasm_with_their_sha256(di
     assert build.sha256_hex(wasm_gz) == info["wasmGzSha256"]
     wasm = (dist_dir / build.PYODIDE_DIR_NAME / "pyodide.asm.wasm").read_bytes()
     assert gzip.decompress(wasm_gz) == wasm
-    assert struct.unpack("<I", lzma.decompress(snapshot)[:4])[0] == PYODIDE_SNAPSHOT_MAGIC
+    assert struct.unpack("<I", gzip.decompress(snapshot)[:4])[0] == PYODIDE_SNAPSHOT_MAGIC
     # and decompressed, for a host that sends them decoded (Content-Encoding: gzip)
-    assert (info["snapshotRawSha256"], info["wasmSha256"]) == (build.sha256_hex(lzma.decompress(snapshot)), build.sha256_hex(wasm))
+    assert (info["snapshotRawSha256"], info["wasmSha256"]) == (build.sha256_hex(gzip.decompress(snapshot)), build.sha256_hex(wasm))
     text = next(dist_dir.glob("app-*/js/build.js")).read_text()
     sizes = {name: int(value) for name, value in re.findall(r"(snapshotRawBytes|wasmBytes):(\d+)", text)}
-    assert sizes == {"snapshotRawBytes": len(lzma.decompress(snapshot)), "wasmBytes": len(wasm)}
+    assert sizes == {"snapshotRawBytes": len(gzip.decompress(snapshot)), "wasmBytes": len(wasm)}
 
 
 def xz_stream_info(data: bytes) -> dict:
@@ -93,11 +88,21 @@ def xz_stream_info(data: bytes) -> dict:
             "dictionary": (2 | (props & 1)) << (props // 2 + 11)}
 
 
-def test_the_snapshot_is_an_xz_file_the_workers_decoder_takes(dist_dir):
-    """LZMA2 alone with a CRC32 check (xz-embedded as xz-decompress builds it takes CRC32 and CRC64,
+def package_snapshot(dist_dir) -> bytes:
+    """The xz'd snapshot the SCORM packages carry instead of the site's gzip'd one."""
+    import zipfile
+
+    with zipfile.ZipFile(dist_dir / build.SCORM_VERSIONS["1.2"].zip) as archive:
+        name = next(n for n in archive.namelist() if n.endswith(f"/{build.PACKAGE_SNAPSHOT_NAME}"))
+        assert not any(n.endswith(f"/{SNAPSHOT}") for n in archive.namelist())
+        return archive.read(name)
+
+
+def test_the_packages_snapshot_is_an_xz_file_the_workers_decoder_takes(dist_dir):
+    """In the SCORM packages (which must fit an LMS's upload limit) the snapshot is xz'd: LZMA2 alone with a CRC32 check (xz-embedded as xz-decompress builds it takes CRC32 and CRC64,
     no SHA-256 and no BCJ filter) and a dictionary no larger than the decoder allows nor than the
     snapshot needs; a third smaller than gzip -9 of the same bytes, the point of it."""
-    snapshot = next(dist_dir.glob(f"app-*/{SNAPSHOT}")).read_bytes()
+    snapshot = package_snapshot(dist_dir)
     raw = lzma.decompress(snapshot)
     info = xz_stream_info(snapshot)
     assert info["check"] == lzma.CHECK_CRC32 and info["filters"] == [lzma.FILTER_LZMA2]
@@ -117,24 +122,27 @@ console.log(createHash("sha256").update(new Uint8Array(await new Response(stream
 
 
 def test_the_vendored_xz_decoder_gives_back_the_recorded_snapshot(dist_dir, tmp_path):
-    """The pinned xz-decompress (the package worker.js bundles), run in Node, decodes the built
-    snapshot to the bytes build.js records."""
+    """The pinned xz-decompress (the package worker.js bundles), run in Node, decodes the packages'
+    snapshot to the bytes build.js records (the site's gzip'd one holds the same)."""
     if shutil.which("node") is None:
         pytest.skip("Node.js is not installed")
     build.write_files(tmp_path, {**build.xz_decoder_package(), "decode.mjs": DECODE_IN_NODE.encode()})
-    snapshot = next(dist_dir.glob(f"app-*/{SNAPSHOT}"))
+    snapshot = tmp_path / build.PACKAGE_SNAPSHOT_NAME
+    snapshot.write_bytes(package_snapshot(dist_dir))
     out = subprocess.run(["node", str(tmp_path / "decode.mjs"), str(snapshot)], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == build_info(dist_dir)["snapshotRawSha256"]
 
 
 def test_an_earlier_builds_gzipd_snapshot_is_reused_as_xz(tmp_path, monkeypatch):
     """A .cache/ from before the snapshot was xz'd holds it gzip'd under the same key: the build xz's
-    those bytes rather than making the snapshot again (Node is not needed)."""
+    those bytes rather than making the snapshot again (Node is not needed), and gzips the site's
+    copy from the xz'd one."""
     monkeypatch.setattr(build, "CACHE", tmp_path)
     monkeypatch.setattr(build.shutil, "which", lambda name: None)
     raw = bytes(range(256)) * 64
     (tmp_path / f"snapshot-{build.snapshot_key(b'micropip', b'model')[:16]}.bin.gz").write_bytes(build.gzip_bytes(raw))
-    assert lzma.decompress(build.memory_snapshot({}, b"micropip", b"model")) == raw
+    snapshot_xz = build.memory_snapshot({}, b"micropip", b"model")
+    assert lzma.decompress(snapshot_xz) == raw and gzip.decompress(build.gzipped_snapshot(snapshot_xz)) == raw
 
 
 def test_the_snapshot_cache_key_changes_with_everything_that_goes_into_it(tmp_path, monkeypatch):
@@ -167,21 +175,20 @@ def test_without_node_the_build_has_no_snapshot_and_says_so(tmp_path, monkeypatc
 
 
 @pytest.mark.parametrize("csp", [True, False], ids=["dev server", "plain static host"])
-def test_compressed_files_are_sent_as_they_are_stored(dist_dir, csp):
-    """The .gz and .xz files go out as application/gzip and application/x-xz bodies with no
-    Content-Encoding (so a browser never decodes them on its own, and the bytes sent are the
-    compressed ones)."""
+def test_gzip_files_are_sent_as_they_are_stored(dist_dir, csp):
+    """The .gz files go out as application/gzip bodies with no Content-Encoding (so a browser never
+    decodes them on its own, and the bytes sent are the compressed ones)."""
     server = Server(dist_dir, csp=csp)
     try:
         host, port = server.url.split("//")[1].rstrip("/").split(":")
         app = next(dist_dir.glob("app-*")).name
-        for path, kind in ((f"/{app}/{SNAPSHOT}", "application/x-xz"), (f"/{build.PYODIDE_DIR_NAME}/{WASM_GZ}", "application/gzip")):
+        for path in (f"/{app}/{SNAPSHOT}", f"/{build.PYODIDE_DIR_NAME}/{WASM_GZ}"):
             connection = http.client.HTTPConnection(host, int(port))
             connection.request("GET", path, headers={"Accept-Encoding": "gzip, br"})
             response = connection.getresponse()
             body = response.read()
             connection.close()
-            assert (response.status, response.getheader("Content-Type")) == (200, kind)
+            assert (response.status, response.getheader("Content-Type")) == (200, "application/gzip")
             assert response.getheader("Content-Encoding") is None
             assert body == (dist_dir / path.lstrip("/")).read_bytes()
     finally:
@@ -190,10 +197,10 @@ def test_compressed_files_are_sent_as_they_are_stored(dist_dir, csp):
 
 def test_the_pre_compressing_test_server_sends_gz_files_content_encoded(dist_dir, gz_server):
     """The tests' stand-in for a host that serves .gz files pre-compressed: the same bytes, sent with
-    Content-Encoding: gzip (so a browser decodes them); other files, the xz'd snapshot among them, as before."""
+    Content-Encoding: gzip (so a browser decodes them); other files as before."""
     host, port = gz_server.split("//")[1].rstrip("/").split(":")
     app = next(dist_dir.glob("app-*")).name
-    for path, encoding in ((f"/{app}/{SNAPSHOT}", None), (f"/{build.PYODIDE_DIR_NAME}/{WASM_GZ}", "gzip"),
+    for path, encoding in ((f"/{app}/{SNAPSHOT}", "gzip"), (f"/{build.PYODIDE_DIR_NAME}/{WASM_GZ}", "gzip"),
                            (f"/{build.PYODIDE_DIR_NAME}/pyodide.asm.wasm", None)):
         connection = http.client.HTTPConnection(host, int(port))
         connection.request("GET", path)
@@ -259,27 +266,23 @@ def flipped(data: bytes, at: int) -> bytes:
 
 @pytest.fixture(scope="module")
 def files(dist_dir):
-    """The built snapshot (xz'd and raw) and the gzip'd wasm."""
+    """The built snapshot (gzip'd and raw) and the gzip'd wasm."""
     snapshot = next(dist_dir.glob(f"app-*/{SNAPSHOT}")).read_bytes()
     wasm_gz = (dist_dir / build.PYODIDE_DIR_NAME / WASM_GZ).read_bytes()
-    return {"snapshot": snapshot, "raw": lzma.decompress(snapshot), "wasm_gz": wasm_gz}
+    return {"snapshot": snapshot, "raw": gzip.decompress(snapshot), "wasm_gz": wasm_gz}
 
 
 FALLBACKS = {  # case: (file replaced, its new bytes from the built files, what the warning says);
     # a missing snapshot is the full boot of test_the_page_behaves_the_same_booted_either_way
-    "damaged": (SNAPSHOT, lambda f: flipped(f["snapshot"], len(f["snapshot"]) // 2), f"{SNAPSHOT} could not be decompressed (its data is damaged)"),
-    "cut short": (SNAPSHOT, lambda f: f["snapshot"][: len(f["snapshot"]) // 2], f"{SNAPSHOT} could not be decompressed (it ends early)"),
-    "its decoder missing": ("xz-decoder.js", lambda f: None, f"{SNAPSHOT} could not be decompressed"),
-    "another Pyodide build": (SNAPSHOT, lambda f: xz(flipped(f["raw"], 20)), "build id mismatch"),
-    "not the recorded bytes": (SNAPSHOT, lambda f: xz(f["raw"]), "does not match its recorded sha256"),
-    "restore throws": (SNAPSHOT, lambda f: xz(f["raw"][: len(f["raw"]) // 2]), ""),
-    "wasm damaged": (WASM_GZ, lambda f: flipped(f["wasm_gz"], len(f["wasm_gz"]) // 2), f"{WASM_GZ} could not be decompressed"),
+    "damaged": (SNAPSHOT, lambda f: flipped(f["snapshot"], len(f["snapshot"]) // 2), "could not be decompressed"),
+    "another Pyodide build": (SNAPSHOT, lambda f: gzip.compress(flipped(f["raw"], 20), 1), "build id mismatch"),
+    "not the recorded bytes": (SNAPSHOT, lambda f: gzip.compress(f["raw"], 1), "does not match its recorded sha256"),
+    "restore throws": (SNAPSHOT, lambda f: gzip.compress(f["raw"][: len(f["raw"]) // 2], 1), ""),
+    "wasm damaged": (WASM_GZ, lambda f: flipped(f["wasm_gz"], len(f["wasm_gz"]) // 2), "could not be decompressed"),
     "wasm not the recorded bytes": (WASM_GZ, lambda f: gzip.compress(gzip.decompress(f["wasm_gz"]), 1), "pyodide.asm.wasm.gz does not match"),
     # Pyodide never settles on a wasm that does not compile: refused on its hash, not at the 120 s deadline.
     "wasm not wasm at all": (WASM_GZ, lambda f: gzip.compress(b"not a wasm module", 1), "pyodide.asm.wasm.gz does not match"),
-    # As a pre-compressing host hands them over (decoded), but not the build's bytes. (No host decodes
-    # the .xz snapshot, as no browser takes Content-Encoding: xz; its bytes are told by their first
-    # bytes all the same.)
+    # As a pre-compressing host hands them over (decoded), but not the build's bytes.
     "decoded, not the recorded bytes": (SNAPSHOT, lambda f: flipped(f["raw"], len(f["raw"]) // 2), "does not match its recorded sha256"),
     "wasm decoded, not the recorded bytes": (WASM_GZ, lambda f: flipped(gzip.decompress(f["wasm_gz"]), 1000), "pyodide.asm.wasm.gz does not match"),
 }
@@ -318,7 +321,7 @@ INSECURE_CASES = {  # case: (files replaced, what the warning says; None: restor
     "as built": (lambda f: {}, None),
     # as a pre-compressing host's files arrive (decoded by the browser)
     "decoded": (lambda f: {SNAPSHOT: f["raw"], WASM_GZ: gzip.decompress(f["wasm_gz"])}, None),
-    "not the recorded bytes": (lambda f: {SNAPSHOT: xz(f["raw"])}, "does not match its recorded sha256"),
+    "not the recorded bytes": (lambda f: {SNAPSHOT: gzip.compress(f["raw"], 1)}, "does not match its recorded sha256"),
     # e.g. a host's "not found" page: refused on its first bytes, not left to Pyodide (which would hang)
     "wasm neither gzip nor wasm": (lambda f: {WASM_GZ: b"<!doctype html><title>Not found</title>"}, "arrived neither gzip'd nor decompressed"),
 }
@@ -357,7 +360,7 @@ CELL = (
 
 @pytest.mark.browser
 def test_the_page_behaves_the_same_booted_either_way(browser, server):
-    """Restored from the compressed downloads (never the plain wasm, no warning; the cell's worker restores
+    """Restored from the gzip'd downloads (never the plain wasm, no warning; the cell's worker restores
     the same snapshot) or fully booted because the snapshot is missing (a warning saying so): the same
     report for the same states, the same cell output (log tools included), and the log section's
     tools install and analyse the sample."""
@@ -388,22 +391,21 @@ DOWNLOADED = re.compile(r"([0-9.]+) of ([0-9.]+) MB downloaded")
 @pytest.mark.browser
 def test_a_host_that_sends_gz_files_content_encoded_still_boots_from_the_snapshot(browser, gz_server, files):
     """Some static hosts and CDNs send .gz files with Content-Encoding: gzip, so the browser decodes
-    them before the worker sees them (the wasm; the snapshot is .xz). The worker takes those bytes as
-    they are (checked against the decompressed file's sha256) and restores from the snapshot: no
-    plain wasm, no warning, nothing said about a slow way; the note counts the wasm's decompressed
-    megabytes and the snapshot's xz'd ones (never more downloaded than the total); the cell's worker
-    restores the same way and runs with the log tools; the log section installs its tools and
-    analyses the sample."""
+    them before the worker sees them. The worker takes those bytes as they are (checked against the
+    decompressed files' sha256) and restores from the snapshot: no plain wasm, no warning, nothing
+    said about a slow way; the note counts the decompressed megabytes (never more downloaded than
+    the total); the cell's worker restores the same way and runs with the log tools; the log section
+    installs its tools and analyses the sample."""
     page = open_page(browser, gz_server)
-    assert (page.encodings[SNAPSHOT], page.encodings[WASM_GZ]) == (None, "gzip")
+    assert (page.encodings[SNAPSHOT], page.encodings[WASM_GZ]) == ("gzip", "gzip")
     assert page.warnings == [] and "pyodide.asm.wasm" not in page.fetched
     assert "snapshot-restored" in lesson_worker(page).evaluate(MARKS)
     said = page.said()
     assert not any(SLOW_WAY in text for text in said)
     counts = [(float(done), float(total)) for done, total in DOWNLOADED.findall(" ".join(said))]
     assert counts and all(done <= total for done, total in counts)
-    arrived_mb = (len(files["snapshot"]) + len(gzip.decompress(files["wasm_gz"]))) / 1e6
-    assert counts[-1] == (round(arrived_mb, 1), round(arrived_mb, 1))
+    raw_mb = (len(files["raw"]) + len(gzip.decompress(files["wasm_gz"]))) / 1e6
+    assert counts[-1] == (round(raw_mb, 1), round(raw_mb, 1))
     assert page.evaluate("() => TwoClocks.report()")["ttlt_ms"] == evaluate(DEFAULT_STATE)["ttlt_ms"]
     output = run_cell(page, CELL)
     expected = simulate_call(prompt_tokens=1234, output_tokens=56, max_tokens=100).ttlt_ms
