@@ -1,19 +1,16 @@
-// A course site's (an LMS's) SCORM API, found and called the same way whether it speaks SCORM 1.2
-// (`API`: LMSInitialize…) or SCORM 2004 (`API_1484_11`: Initialize…). Every call returns whether
+// A course site's (an LMS's) SCORM API (found by lmsfind.js), called the same way whether it speaks
+// SCORM 1.2 (`API`: LMSInitialize…) or SCORM 2004 (`API_1484_11`: Initialize…). Every call returns whether
 // the LMS took it: a "false" is a failure even where the LMS's error code says "0" (some do), and a
 // refused call is tried once more, since some LMSs fail a call now and take it a moment later.
 //
 // Sources: SCORM 1.2 Run-Time Environment (ADL, 2001), 3.3 (API functions) and 3.4 (data model);
 // SCORM 2004 4th Edition Run-Time Environment (ADL, 2009), 3.1 (API) and 4.2 (data model).
 
-// ADL's sample findAPI gives up after this many parents: deeper nesting than any LMS player uses.
-const MAX_PARENTS = 7;
-
 /** Each version's function names and the data model elements the lesson uses. `suspendMax`: the
  * most characters suspend_data must hold (1.2: CMIString4096; 2004: characterstring SPM 64000). */
 export const DIALECTS = {
   "1.2": {
-    version: "1.2", objectName: "API", suspendMax: 4096,
+    version: "1.2", suspendMax: 4096,
     fn: { init: "LMSInitialize", get: "LMSGetValue", set: "LMSSetValue", commit: "LMSCommit",
       error: "LMSGetLastError", errorText: "LMSGetErrorString", finish: ["LMSFinish", "LMSTerminate"] },
     cmi: { entry: "cmi.core.entry", learner: "cmi.core.student_id", location: "cmi.core.lesson_location",
@@ -22,7 +19,7 @@ export const DIALECTS = {
       scoreMin: "cmi.core.score.min", scoreMax: "cmi.core.score.max", scoreRaw: "cmi.core.score.raw" },
   },
   "2004": {
-    version: "2004", objectName: "API_1484_11", suspendMax: 64000,
+    version: "2004", suspendMax: 64000,
     fn: { init: "Initialize", get: "GetValue", set: "SetValue", commit: "Commit",
       error: "GetLastError", errorText: "GetErrorString", finish: ["Terminate"] },
     cmi: { entry: "cmi.entry", learner: "cmi.learner_id", location: "cmi.location",
@@ -31,34 +28,6 @@ export const DIALECTS = {
       scoreMin: "cmi.score.min", scoreMax: "cmi.score.max", scoreRaw: "cmi.score.raw", scoreScaled: "cmi.score.scaled" },
   },
 };
-
-/** The object called `name` in the first window up the chain from `win` that has one, or null.
- * A window of another origin is not readable (SecurityError): the search stops there. */
-function findInChain(win, name) {
-  try {
-    for (let hops = 0; win; hops++) {
-      if (win[name]) return win[name];
-      if (hops >= MAX_PARENTS || win.parent === win) return null;
-      win = win.parent;
-    }
-  } catch { /* another origin's window: no LMS of ours above it */ }
-  return null;
-}
-
-/** The LMS's API the standard way (each name up the parents, then up the opener's: a popup player),
- * the package's own version first (`prefer`: "1.2" or "2004", from the page's data-scorm), and the
- * dialect its functions speak (an `API` object with 2004's names is called with them). */
-export function findApi(win = window, prefer = document.documentElement.dataset.scorm) {
-  const order = prefer === "2004" ? ["2004", "1.2"] : ["1.2", "2004"];
-  for (const version of order) {
-    const name = DIALECTS[version].objectName;
-    const api = findInChain(win, name) ?? (win.opener ? findInChain(win.opener, name) : null);
-    if (!api) continue;
-    const speaks2004 = typeof api.Initialize === "function" && typeof api.LMSInitialize !== "function";
-    return { api, dialect: DIALECTS[speaks2004 ? "2004" : version] };
-  }
-  return null;
-}
 
 /** "HH:MM:SS" (SCORM 1.2's CMITimespan, hours up to 9999) for a time in ms. */
 export function timespan12(ms) {
@@ -75,8 +44,10 @@ export function duration2004(ms) {
 
 /** Calls to the LMS that never throw into the page; each says whether the LMS took it. */
 export class LmsApi {
-  constructor({ api, dialect }) {
+  /** `found`: lmsfind.js's {api, version}. */
+  constructor({ api, version }) {
     this.api = api;
+    const dialect = DIALECTS[version];
     this.dialect = dialect;
     this.cmi = dialect.cmi;
     this.lastFailure = "";

@@ -39,7 +39,7 @@ import { wirePath } from "./pathview.js";
 import { Progress, ProgressListeners } from "./progress.js";
 import { PythonStatus } from "./pythonstatus.js";
 import { keepForOffline } from "./offline.js";
-import { connectLms } from "./scorm.js";
+import { findApi } from "./lmsfind.js";
 
 const $ = (id) => document.getElementById(id);
 const initial = JSON.parse($("initial-state").textContent);
@@ -371,8 +371,13 @@ const progressListeners = new ProgressListeners();
 const { guidedPath, showView } = wirePath({
   view, openedWith, applyState, whenSettled, showOnClocks, syncUrl, callControls, logs, progress, progressListeners,
 });
-// Launched by a course site from the SCORM package: it records the path and keeps the progress.
-connectLms({ progress, steps: BUILD.path, onProgress: (listener) => progressListeners.add(listener) });
+// Launched by a course site from a SCORM package: it records the path and keeps the progress (the
+// code for it is loaded only then, before the first step is shown).
+const lms = findApi();
+if (lms) {
+  const { connectLms } = await import("./scorm.js");
+  connectLms({ found: lms, progress, steps: BUILD.path, onProgress: (listener) => progressListeners.add(listener) });
+}
 
 $("copy-link").addEventListener("click", () => address.copy($("copy-status")));
 

@@ -21,7 +21,7 @@
 // gap, then one commit; at most one commit per COMMIT_INTERVAL_MS, except at the end of the path
 // and when the page is hidden or left (then everything goes at once: the page may be gone next).
 import { el } from "./dom.js";
-import { duration2004, findApi, LmsApi, timespan12 } from "./lmsapi.js";
+import { duration2004, LmsApi, timespan12 } from "./lmsapi.js";
 import { parseProgress } from "./progress.js";
 
 const COMMIT_INTERVAL_MS = 5000; // "at most one commit every few seconds"
@@ -29,14 +29,13 @@ const CALL_GAP_MS = 300; // between two calls of one commit: longer than an LMS'
 const SESSION_TIME_EVERY_MS = 60_000; // an idle learner's time still reaches the LMS this often
 
 /**
- * Connect the guided path to the LMS, if there is one (returns whether there is). `progress`: the
- * Progress; `steps`: BUILD.path; `onProgress(listener)`: TwoClocks.lesson.onProgress. Call it before
- * the first step is shown: the progress the LMS kept (merged with this learner's own in this
- * browser, if the LMS refused some of it) replaces this browser's.
+ * Connect the guided path to the LMS `found` (lmsfind.js's findApi()); returns whether the LMS
+ * started the session. `progress`: the Progress; `steps`: BUILD.path; `onProgress(listener)`:
+ * TwoClocks.lesson.onProgress. Call it before the first step is shown: the progress the LMS kept
+ * (merged with this learner's own in this browser, if the LMS refused some of it) replaces this
+ * browser's.
  */
-export function connectLms({ progress, steps, onProgress }) {
-  const found = findApi();
-  if (!found) return false;
+export function connectLms({ found, progress, steps, onProgress }) {
   const lms = new LmsApi(found);
   const notice = new LmsNotice();
   if (!lms.initialize()) {

@@ -459,13 +459,13 @@
 
   // The end of a session, kept in the record: the exit the SCO set ("" if none) decides the next
   // entry; [RTE12] a/41 and [RTE2004] §4.2.21: the last session_time set is added to total_time. This
-  // LMS records 0 when none was set (the RTE lets an LMS time the session itself; 0 shows the test
-  // that the lesson's own time never arrived).
+  // LMS records null when none was set (the RTE lets an LMS time the session itself; null shows the
+  // test that the lesson's own time never arrived).
   function endSession(profile, record, ending, ctx) {
     record.values[profile.keys.exit] = ending.exit || "";
-    const time = ending.sessionTime === undefined ? profile.formatTime(0) : ending.sessionTime;
+    const time = ending.sessionTime === undefined ? null : ending.sessionTime;
     record.sessionTimes.push(time);
-    record.totalCentiseconds += profile.parseTime(time);
+    record.totalCentiseconds += time === null ? 0 : profile.parseTime(time);
     record.totalTime = profile.formatTime(record.totalCentiseconds);
     profile.endOfSession(record.values, ctx);
     record.summary = profile.summarize(record.values, ctx);
