@@ -160,6 +160,16 @@ class Session:
         self.lesson("async ([id, choice]) => { await TwoClocks.lesson.go(id); TwoClocks.lesson.predict(id, choice); }",
                     [step["id"], step["choices"][0]])
 
+    def answer_four_and_go_on(self) -> tuple[list, list, dict]:
+        """Answer the path's first four predictions and show step 5; returns (the steps, those that
+        ask a prediction, the four answers as TwoClocks.lesson.progress() gives them)."""
+        steps = self.lesson("() => TwoClocks.lesson.steps")
+        asked = [s for s in steps if s["choices"]]
+        for step in asked[:4]:
+            self.predict(step)
+        self.lesson("(id) => TwoClocks.lesson.go(id)", asked[4]["id"])
+        return steps, asked, self.lesson("() => TwoClocks.lesson.progress().predictions")
+
     def kept(self) -> dict:
         return self.page.evaluate("() => lmsRecord()")
 
@@ -212,12 +222,7 @@ def test_a_learner_resumes_and_finishes_in_every_runtime(browser, lms_site, name
     runtime = RUNTIMES[name]
     version, location = spoken(runtime), location_key(spoken(runtime))
     first = Session(browser, lms_site, runtime, None)
-    steps = first.lesson("() => TwoClocks.lesson.steps")
-    asked = [s for s in steps if s["choices"]]
-    for step in asked[:4]:
-        first.predict(step)
-    first.lesson("(id) => TwoClocks.lesson.go(id)", asked[4]["id"])
-    answered = first.lesson("() => TwoClocks.lesson.progress().predictions")
+    steps, asked, answered = first.answer_four_and_go_on()
     assert len(answered) == 4
     if runtime.saves_only_before_unload:
         first.wait_kept("(record, [key, id]) => record.values[key] === id", [location, asked[4]["id"]])
@@ -262,12 +267,7 @@ def test_an_lms_that_keeps_nothing_is_said_in_the_page_and_the_answers_come_back
     LMS receives it."""
     down = Runtime("1.2", {"version": "1.2", "quirks": ["down"]})
     first = Session(browser, lms_site, down, None)
-    steps = first.lesson("() => TwoClocks.lesson.steps")
-    asked = [s for s in steps if s["choices"]]
-    for step in asked[:4]:
-        first.predict(step)
-    first.lesson("(id) => TwoClocks.lesson.go(id)", asked[4]["id"])
-    answered = first.lesson("() => TwoClocks.lesson.progress().predictions")
+    steps, asked, answered = first.answer_four_and_go_on()
     notice = wait_until(first.frame, "() => { const n = document.getElementById('lms-notice-save'); return n && !n.hidden && n.textContent; }")
     assert notice and "did not save your progress" in notice and "kept in this browser" in notice
     record = first.close(keep_context=True)
