@@ -25,6 +25,7 @@ export const DIALECTS = {
     cmi: { entry: "cmi.entry", learner: "cmi.learner_id", location: "cmi.location",
       suspend: "cmi.suspend_data", exit: "cmi.exit", sessionTime: "cmi.session_time",
       completion: "cmi.completion_status", success: "cmi.success_status", mastery: "cmi.scaled_passing_score",
+      progress: "cmi.progress_measure",
       scoreMin: "cmi.score.min", scoreMax: "cmi.score.max", scoreRaw: "cmi.score.raw", scoreScaled: "cmi.score.scaled" },
   },
 };

@@ -72,7 +72,19 @@ export class Progress {
     this.store = openStore(key);
     const kept = parseProgress(this.store.read());
     this.data = kept && take(kept) ? kept : empty();
-    this.save();
+    this.store.write(JSON.stringify(this.data)); // not save(): a copy not taken is not merged in either
+  }
+
+  /** The key of a course site learner's copy (`who`: the SCORM version and learner id); the last
+   * one used is remembered, for a lesson whose LMS session will not start again (lastLmsStore). */
+  lmsStore(who) {
+    const key = `${this.key}:lms:${who}`;
+    openStore(`${this.key}:lms-last`).write(key);
+    return key;
+  }
+
+  lastLmsStore() {
+    return openStore(`${this.key}:lms-last`).read();
   }
 
   /** Take in `other` (parsed progress, e.g. a course site's copy), keeping the furthest of both. */
@@ -114,7 +126,16 @@ export class Progress {
     this.save();
   }
 
+  /** Keep the progress, with what another tab of the lesson kept meanwhile under the same key: its
+   * steps done and answers are taken in (this tab's place stays), so no tab writes an emptier
+   * progress over a fuller one; a later attempt (Start over) replaces an earlier one. */
   save() {
+    const stored = parseProgress(this.store.read());
+    if (stored && stored.attempt > this.data.attempt) this.data = stored;
+    else if (stored && stored.attempt === this.data.attempt) {
+      this.data.done = [...new Set([...this.data.done, ...stored.done])];
+      this.data.predictions = { ...stored.predictions, ...this.data.predictions };
+    }
     this.store.write(JSON.stringify(this.data));
   }
 

@@ -39,13 +39,20 @@ export function connectLms({ found, progress, steps, onProgress }) {
   const lms = new LmsApi(found);
   const notice = new LmsNotice();
   if (!lms.initialize()) {
-    notice.say("start", `Your course site did not start recording this lesson (${lms.lastFailure}): it may not record your completion or score. The lesson works as usual.`);
+    notice.say("start", `Your course site did not start recording this lesson (${lms.lastFailure}): it may not record your completion or score. The lesson works as usual, and keeps your answers in this browser.`);
+    // E.g. the lesson's frame reloaded after its session ended: the last learner's answers here stay
+    // in view, marked as not in the LMS, so the next launch that works sends them.
+    const last = progress.lastLmsStore();
+    if (last) {
+      progress.useStore(last);
+      progress.setUnsaved(true);
+    }
     return false;
   }
   const started = performance.now();
   const order = steps.map((s) => s.id);
   restoreProgress(lms, progress, order);
-  const record = new Record(lms, progress, notice);
+  const record = new Record(lms, progress, notice, order.length);
   const writer = new Writer(lms, record, () => lms.version === "2004" ? duration2004(performance.now() - started) : timespan12(performance.now() - started));
   writer.want([[lms.cmi.exit, "suspend"], ...record.values(progress.summary(steps))]);
   writer.flush({ now: true });
@@ -59,6 +66,10 @@ export function connectLms({ found, progress, steps, onProgress }) {
   addEventListener("visibilitychange", () => {
     if (document.visibilityState === "hidden") writer.flush({ now: true });
   });
+  // When the learner closes or leaves, beforeunload reaches this frame before any pagehide, the LMS
+  // page's too (HTML: "prompt to unload" runs over the whole tree before "unload"), and some LMSs
+  // finish the session in their own pagehide handler: what is pending goes now.
+  addEventListener("beforeunload", () => writer.flush({ now: true }));
   addEventListener("pagehide", () => writer.finish()); // closed, navigated, or the LMS removed the frame
   return true;
 }
@@ -69,7 +80,7 @@ function restoreProgress(lms, progress, order) {
   const learner = lms.get(lms.cmi.learner);
   // The LMS is the learner's record (a shared computer keeps another learner's progress in storage):
   // this browser's copy is per learner, and taken only where the LMS did not accept it.
-  progress.useStore(learner ? `${progress.key}:lms:${lms.version}:${learner}` : null, (kept) => kept.unsaved);
+  progress.useStore(learner ? progress.lmsStore(`${lms.version}:${learner}`) : null, (kept) => kept.unsaved);
   const kept = parseProgress(lms.get(lms.cmi.suspend));
   if (kept) progress.merge(kept, order);
   const location = lms.get(lms.cmi.location);
@@ -78,8 +89,9 @@ function restoreProgress(lms, progress, order) {
 
 /** What the LMS should hold for a progress summary, in the order to send it. */
 class Record {
-  constructor(lms, progress, notice) {
+  constructor(lms, progress, notice, steps) {
     this.lms = lms;
+    this.steps = steps; // how many the path has
     this.progress = progress;
     this.notice = notice;
     const cmi = lms.cmi;
@@ -100,6 +112,8 @@ class Record {
       this.trimmed = true;
       this.notice.say("size", "Your course site keeps too little progress for all your answers: it has your place and score, and your answers are kept in this browser.");
     }
+    // 2004: an LMS with a completion threshold decides completion from this (RTE 4.2.4.1)
+    if (cmi.progress) values.push([cmi.progress, Math.round((summary.done.length / this.steps) * 100) / 100]);
     if (this.completed) return values; // a completion and its score are never taken back
     if (summary.score !== null) values.push(...this.score(summary.score));
     if (summary.complete) this.completed = true;
@@ -209,7 +223,7 @@ class Writer {
     this.record.progress.setUnsaved(!ok);
     if (this.finished) return; // leaving: a notice would not be read
     if (ok) this.record.notice.clear("save");
-    else this.record.notice.say("save", `Your course site did not save your progress (${this.lms.lastFailure}). Your answers are kept in this browser, and the lesson will send them again at your next step.`);
+    else this.record.notice.say("save", `Your course site did not save your progress (${this.lms.lastFailure}). Your answers are kept in this browser, and the lesson will keep trying.`);
   }
 
   /** The page is going: everything now, then the end of the session (once). */

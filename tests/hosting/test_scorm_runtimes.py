@@ -90,9 +90,10 @@ class Runtime:
 
     @property
     def saves_only_before_unload(self) -> bool:
-        """Whether what the lesson sends as the page unloads is lost (the LMS finished first) or
-        races (a slow server): the learner then closes after the lesson's last commit, not before."""
-        return bool({"finish-first", "async"} & set(self.setup.get("quirks", [])))
+        """Whether what the lesson sends at once as the page unloads races on the LMS's server (a
+        slow one): the learner then closes after the lesson's last commit, not before. (An LMS that
+        finishes in its own pagehide handler gets it all at beforeunload: it is closed at once.)"""
+        return "async" in self.setup.get("quirks", [])
 
 
 RUNTIMES = {
@@ -100,9 +101,11 @@ RUNTIMES = {
     "scorm-again-2004": Runtime("2004", {"version": "2004"}, host="again.html", passing=0.5),
     # "ab-initio" on every launch: the lesson trusted it and reset, then wrote the emptied progress back.
     "strict-1.2-ab-initio": Runtime("1.2", {"version": "1.2", "quirks": ["ab-initio"]}),
-    # 2004 strict, with a mastery score from the manifest (passed/failed), "ab-initio" too, and the
-    # LMS finishing in its own pagehide handler, before the lesson's: the session time must be in already.
-    "strict-2004-ab-initio-finish-first": Runtime("2004", {"version": "2004", "quirks": ["ab-initio", "finish-first"]}, passing=0.6),
+    # 2004 strict, with a mastery score from the manifest (passed/failed) and a completion threshold
+    # (the LMS decides completion from cmi.progress_measure), "ab-initio" too, and the LMS finishing
+    # in its own pagehide handler, before the lesson's: what the lesson sends then is refused.
+    "strict-2004-ab-initio-finish-first": Runtime("2004", {"version": "2004", "quirks": ["ab-initio", "finish-first"],
+                                                           "completionThreshold": 0.8}, passing=0.6),
     # The issue's API shape: LMSTerminate, no LMSFinish; "false" with error "0"; calls refused once.
     "1.2-terminate-error-zero-flaky": Runtime("1.2", {"version": "1.2", "quirks": ["terminate-name", "error-zero", "flaky"]}),
     # Each call its own request to a slow server, answered out of order: a burst overwrote the summary.
@@ -270,6 +273,9 @@ def test_an_lms_that_keeps_nothing_is_said_in_the_page_and_the_answers_come_back
     steps, asked, answered = first.answer_four_and_go_on()
     notice = wait_until(first.frame, "() => { const n = document.getElementById('lms-notice-save'); return n && !n.hidden && n.textContent; }")
     assert notice and "did not save your progress" in notice and "kept in this browser" in notice
+    # In view where the learner is (the path scrolled to its card after the answers), not only at the top.
+    assert first.lesson("""() => { const r = document.getElementById('lms-notice-save').getBoundingClientRect();
+                                   return r.top >= 0 && r.bottom <= innerHeight && r.height > 0; }""")
     record = first.close(keep_context=True)
     assert "cmi.suspend_data" not in record["values"]
 
@@ -296,3 +302,49 @@ def test_another_learner_on_the_same_browser_starts_afresh(browser, lms_site):
     assert second.lesson("() => TwoClocks.lesson.current()") == "two-clocks"
     assert second.lesson("() => TwoClocks.lesson.progress().predictions") == {}
     second.close()
+
+
+@pytest.mark.browser
+def test_a_lesson_reloaded_after_its_session_ended_keeps_the_learners_answers(browser, lms_site):
+    """The lesson's frame reloads (its LMS session ended at pagehide, and the LMS refuses a second
+    Initialize): the page says the course site is not recording, and still shows the learner's
+    answers, kept in this browser for the next launch that works."""
+    runtime = Runtime("1.2", {"version": "1.2"})
+    first = Session(browser, lms_site, runtime, None)
+    first.predict({"id": "two-clocks", "choices": ["prefill"]})
+    answered = first.lesson("() => TwoClocks.lesson.progress().predictions")
+    url = first.frame.url
+    first.page.evaluate("(url) => { document.getElementById('sco').src = 'about:blank'; }", url)
+    assert wait_until(first.page, "() => lmsRecord().sessions === 1")
+    first.page.evaluate("(url) => { document.getElementById('sco').src = url; }", url)
+    assert wait_until(first.page, "(url) => document.getElementById('sco').contentWindow?.location.href === url"
+                                  " && document.getElementById('sco').contentWindow.TwoClocks", url)
+    frame = next(f for f in first.page.frames if f.url == url)
+    wait_ready(frame)
+    assert "did not start recording" in frame.text_content("#lms-notice-start")
+    assert frame.evaluate("() => TwoClocks.lesson.progress().predictions") == answered
+    first.close()
+
+
+@pytest.mark.browser
+def test_two_tabs_of_the_lesson_never_write_fewer_answers_over_more(browser, lms_site):
+    """Tab A answers step 1; tab B, opened after, answers step 2; then A moves on (a save): what this
+    browser keeps has both answers, with A's place, and a new tab shows both."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    url = f"{lms_site}course12/index.html?view=path"
+    tabs = []
+    for _ in range(2):
+        tab = context.new_page()
+        tab.goto(url)
+        wait_ready(tab)
+        tabs.append(tab)
+    a, b = tabs
+    a.evaluate("() => TwoClocks.lesson.predict('two-clocks', 'prefill')")
+    b.evaluate("async () => { await TwoClocks.lesson.go('run-the-toy'); TwoClocks.lesson.predict('run-the-toy', 'prefill'); }")
+    a.evaluate("() => TwoClocks.lesson.go('double-it')")
+    third = context.new_page()
+    third.goto(url)
+    wait_ready(third)
+    assert set(third.evaluate("() => TwoClocks.lesson.progress().predictions")) == {"two-clocks", "run-the-toy"}
+    assert third.evaluate("() => TwoClocks.lesson.current()") == "double-it"
+    context.close()
