@@ -7,10 +7,11 @@
 // SCORM 2004 4th Edition Run-Time Environment (ADL, 2009), 3.1 (API) and 4.2 (data model).
 
 /** Each version's function names and the data model elements the lesson uses. `suspendMax`: the
- * most characters suspend_data must hold (1.2: CMIString4096; 2004: characterstring SPM 64000). */
+ * most characters suspend_data must hold (1.2: CMIString4096; 2004: characterstring SPM 64000);
+ * `timeText(ms)`: a session time in the version's form. */
 export const DIALECTS = {
   "1.2": {
-    version: "1.2", suspendMax: 4096,
+    version: "1.2", suspendMax: 4096, timeText: (ms) => timespan12(ms),
     fn: { init: "LMSInitialize", get: "LMSGetValue", set: "LMSSetValue", commit: "LMSCommit",
       error: "LMSGetLastError", errorText: "LMSGetErrorString", finish: ["LMSFinish", "LMSTerminate"] },
     cmi: { entry: "cmi.core.entry", learner: "cmi.core.student_id", location: "cmi.core.lesson_location",
@@ -19,7 +20,7 @@ export const DIALECTS = {
       scoreMin: "cmi.core.score.min", scoreMax: "cmi.core.score.max", scoreRaw: "cmi.core.score.raw" },
   },
   "2004": {
-    version: "2004", suspendMax: 64000,
+    version: "2004", suspendMax: 64000, timeText: (ms) => duration2004(ms),
     fn: { init: "Initialize", get: "GetValue", set: "SetValue", commit: "Commit",
       error: "GetLastError", errorText: "GetErrorString", finish: ["Terminate"] },
     cmi: { entry: "cmi.entry", learner: "cmi.learner_id", location: "cmi.location",
@@ -58,21 +59,22 @@ export class LmsApi {
     return this.dialect.version;
   }
 
-  /** Call `fn` with `args`; returns the LMS's answer as a string ("false" when it threw). */
+  /** Call `fn` with `args`: {answer} (the LMS's answer as a string), or {thrown} (the message of
+   * what the call threw: an LMS whose connection went away may throw rather than answer). */
   raw(fn, ...args) {
     try {
-      return String(this.api[fn](...args));
+      return { answer: String(this.api[fn](...args)) };
     } catch (error) {
-      return `threw: ${error.message}`;
+      return { thrown: error.message };
     }
   }
 
   /** A call that must answer "true", tried twice; returns whether it was taken. */
   call(fn, ...args) {
     for (let tries = 0; tries < 2; tries++) {
-      const answer = this.raw(fn, ...args);
+      const { answer, thrown } = this.raw(fn, ...args);
       if (answer === "true") return true;
-      this.lastFailure = answer.startsWith("threw: ") ? answer.slice(7) : this.errorDetail();
+      this.lastFailure = thrown ?? this.errorDetail();
     }
     const what = args.length && args[0] !== "" ? `${fn}("${args[0]}")` : fn;
     console.warn(`The course site's SCORM API refused ${what} (${this.lastFailure}).`);
@@ -85,10 +87,9 @@ export class LmsApi {
 
   /** `element`'s value, or "" where the LMS has none (e.g. 401: an element it does not keep). */
   get(element) {
-    const value = this.raw(this.dialect.fn.get, element);
-    if (value.startsWith("threw: ")) return "";
+    const { answer = "" } = this.raw(this.dialect.fn.get, element);
     const code = this.errorCode();
-    return code === "0" || code === "" ? value : "";
+    return code === "0" || code === "" ? answer : "";
   }
 
   set(element, value) {
@@ -106,14 +107,14 @@ export class LmsApi {
   }
 
   errorCode() {
-    return this.raw(this.dialect.fn.error).replace(/^threw: .*/, "");
+    return this.raw(this.dialect.fn.error).answer ?? "";
   }
 
   /** "error 101: General exception", or words for an LMS that failed a call and says "0". */
   errorDetail() {
     const code = this.errorCode();
     if (code === "0" || code === "") return "it answered “false” and gave no error code";
-    const text = this.raw(this.dialect.fn.errorText, code);
-    return `error ${code}${text && !text.startsWith("threw: ") ? `: ${text}` : ""}`;
+    const { answer: text } = this.raw(this.dialect.fn.errorText, code);
+    return `error ${code}${text ? `: ${text}` : ""}`;
   }
 }

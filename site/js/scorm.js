@@ -21,7 +21,7 @@
 // gap, then one commit; at most one commit per COMMIT_INTERVAL_MS, except at the end of the path
 // and when the page is hidden or left (then everything goes at once: the page may be gone next).
 import { el } from "./dom.js";
-import { duration2004, LmsApi, timespan12 } from "./lmsapi.js";
+import { LmsApi } from "./lmsapi.js";
 import { parseProgress } from "./progress.js";
 
 const COMMIT_INTERVAL_MS = 5000; // "at most one commit every few seconds"
@@ -53,7 +53,7 @@ export function connectLms({ found, progress, steps, onProgress }) {
   const order = steps.map((s) => s.id);
   restoreProgress(lms, progress, order);
   const record = new Record(lms, progress, notice, order.length);
-  const writer = new Writer(lms, record, () => lms.version === "2004" ? duration2004(performance.now() - started) : timespan12(performance.now() - started));
+  const writer = new Writer(lms, record, () => lms.dialect.timeText(performance.now() - started));
   writer.want([[lms.cmi.exit, "suspend"], ...record.values(progress.summary(steps))]);
   writer.flush({ now: true });
 
