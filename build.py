@@ -427,15 +427,17 @@ def build_wheels() -> dict[str, tuple[str, bytes]]:
     sources = sorted([*package.rglob("*.py"), *package.rglob("*.csv")])  # the CSV: validation data
     logs = [p for p in sources if p.is_relative_to(package / LOG_PACKAGE)]
     return {
-        "model": build_wheel(meta["name"], [p for p in sources if p not in logs], meta["description"]),
+        "model": build_wheel(meta["name"], [p for p in sources if p not in logs], meta["description"],
+                             scripts=meta.get("scripts", {})),
         "logs": build_wheel(f"{meta['name']}-logs", logs,
                             f"The log tools of {meta['name']}: read, fit and diagnose latency logs."),
     }
 
 
-def build_wheel(name: str, sources: list[Path], summary: str) -> tuple[str, bytes]:
+def build_wheel(name: str, sources: list[Path], summary: str, scripts: dict | None = None) -> tuple[str, bytes]:
     """A py3-none-any wheel of distribution `name` holding `sources` (paths under py/), with no
-    dependencies; return (file name, bytes)."""
+    dependencies, and `scripts` (pyproject's [project.scripts]: the `twoclocks` command) as its
+    console scripts (entry_points.txt, the PyPA "Entry points specification"); return (file name, bytes)."""
     meta = project_metadata()
     version = meta["version"]
     stem = name.replace("-", "_")
@@ -445,6 +447,9 @@ def build_wheel(name: str, sources: list[Path], summary: str) -> tuple[str, byte
         f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
         f"Summary: {summary}\nRequires-Python: {meta['requires-python']}\n"
     ).encode()
+    if scripts:
+        lines = "".join(f"{command} = {target}\n" for command, target in sorted(scripts.items()))
+        files[f"{dist_info}/entry_points.txt"] = f"[console_scripts]\n{lines}".encode()
     files[f"{dist_info}/WHEEL"] = (
         "Wheel-Version: 1.0\nGenerator: twoclocks-build.py\nRoot-Is-Purelib: true\n"
         "Tag: py3-none-any\n"

@@ -19,6 +19,7 @@ from .hardware import get_model
 from .lesson import CALL_KEYS, diagnosis_from_advice, sensitivities
 from .loadsection import load_section, scheduler_compare, state_step_cost
 from .pagestate import MAX_CONTEXT_WINDOW_TOKENS, MIN_CONTEXT_WINDOW_TOKENS, MODES, ROOFLINE_KEYS, toy_constants
+from .readouttext import context_text, describe_load, load_error_text, generated_text, lever_text, load_line, model_line
 from .roofline import roofline_call
 from ._validate import check_int
 from .toy import MAX_PROMPT_TOKENS, ToyConstants
@@ -53,7 +54,8 @@ def context_window(state: dict) -> dict:
         ``{"window_tokens", "prompt_tokens", "reserved_output_tokens" (= max_tokens),
         "requested_tokens" (prompt + max_tokens), "free_tokens" (window - requested, negative when
         it does not fit), "fits": bool, "model": display name of whose window it is, "overflow": what
-        servers do with a call that does not fit (:data:`WINDOW_OVERFLOW`)}``.
+        servers do with a call that does not fit (:data:`WINDOW_OVERFLOW`), "text": the page's
+        sentence (:func:`twoclocks.readouttext.context_text`)}``.
 
     Raises:
         ValueError: for an out-of-range window, prompt or ``max_tokens``, or an unknown model.
@@ -68,7 +70,7 @@ def context_window(state: dict) -> dict:
                            MIN_CONTEXT_WINDOW_TOKENS, MAX_CONTEXT_WINDOW_TOKENS)
         whose = "the toy model"
     requested = prompt + reserved
-    return {
+    context = {
         "window_tokens": window,
         "prompt_tokens": prompt,
         "reserved_output_tokens": reserved,
@@ -78,6 +80,7 @@ def context_window(state: dict) -> dict:
         "model": whose,
         "overflow": WINDOW_OVERFLOW,
     }
+    return {**context, "text": context_text(context)}
 
 
 WINDOW_OVERFLOW = ("vLLM and SGLang refuse such a call before any prefill, as this model does; some "
@@ -194,7 +197,9 @@ def page_report(state: dict, *, compare_schedulers: bool = False, parts=None) ->
         "first_token_slow", "stream_slow", "slow_first_token_ms", "slow_stream_ms", ...}``, the one
         recommendation everything on the page repeats, from :func:`twoclocks.advice.decide`), ``diagnosis``
         (:func:`twoclocks.lesson.diagnose`, the same decision), ``context`` (:func:`context_window`),
-        ``bill`` and ``bill_usd`` (toy prices), ``sensitivities`` (:func:`twoclocks.lesson.sensitivities`
+        ``readouts`` (the lab's sentences, :mod:`twoclocks.readouttext`: ``{"generated", "lever",
+        "model_line", "load" (the state's load in words), "load_line" (the line under the clocks under load, or
+        None), "load_error" (the line when the load cannot run, or "")}``), ``bill`` and ``bill_usd`` (toy prices), ``sensitivities`` (:func:`twoclocks.lesson.sensitivities`
         in the same mode, figures only: the lever is ``advice``'s; ``prompt_doubled.exceeds_window`` says a server would reject the doubled
         prompt), ``agent`` (the agent loop's rows, totals and ``advice``, on the toy model, shared
         between reports with the same settings: treat reports as read-only; None when the agent
@@ -223,7 +228,7 @@ def page_report(state: dict, *, compare_schedulers: bool = False, parts=None) ->
     bill = bill_breakdown(report)
     load, load_error = load_section(state)
     advice = call_advice(report, load)
-    return {
+    page = {
         **report,
         **_parts(wanted, state, call_state, rerun, context),
         # What the report is complete for: the parts computed, and validation outside roofline mode.
@@ -232,6 +237,8 @@ def page_report(state: dict, *, compare_schedulers: bool = False, parts=None) ->
         "needed_tokens": report["answer_tokens"],
         "advice": advice,
         "diagnosis": diagnosis_from_advice(advice),  # the same decision, made once
+        "readouts": {"generated": generated_text(report), "lever": lever_text(advice),
+                     "model_line": model_line(state), "load": describe_load(state["load"])},
         "context": context,
         "bill": bill,
         "bill_usd": bill["total_usd"],
@@ -240,6 +247,8 @@ def page_report(state: dict, *, compare_schedulers: bool = False, parts=None) ->
         "clocks": _loaded_clocks(report, load, state["streaming"]),
         "scheduler_compare": scheduler_compare(state, load) if compare_schedulers else None,
     }
+    page["readouts"].update(load_line=load_line(page, state["load"]), load_error=load_error_text(load_error))
+    return page
 
 
 def _parts(wanted: frozenset, state: dict, call_state: dict, rerun, context: dict) -> dict:

@@ -16,6 +16,10 @@ LOG_TOOLS = "twoclocks.logs"
 WITH_LOG_TOOLS = ("twoclocks.traffic",)
 """Modules of the model's wheel that import the log tools (older names kept for the code cell)."""
 
+COMMAND_LINE = ("twoclocks.cli", "twoclocks.__main__")
+"""The terminal command (:mod:`twoclocks.cli`): never run in the page, and importing ``__main__``
+would run it."""
+
 
 def model_modules() -> list[str]:
     """The names of every module in the model's wheel that runs without the log tools, sorted.
@@ -24,7 +28,7 @@ def model_modules() -> list[str]:
     while folders:
         path, prefix = folders.pop()
         for info in pkgutil.iter_modules(path, prefix):
-            if info.name == LOG_TOOLS or info.name in WITH_LOG_TOOLS:
+            if info.name == LOG_TOOLS or info.name in WITH_LOG_TOOLS or info.name in COMMAND_LINE:
                 continue
             names.append(info.name)
             if info.ispkg:

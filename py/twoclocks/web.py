@@ -204,12 +204,15 @@ def page_data() -> dict:
     ``load_sweep_concurrency`` (the sweep's levels), ``path`` (the guided path's steps,
     :func:`twoclocks.path.path_data`) and ``code_guide`` (the SDK snippets and the providers'
     documented claims for each lever, :func:`twoclocks.codeguide.code_guide`) and ``thresholds``
-    (where the advice's "slow from" limits come from, :func:`twoclocks.lesson.thresholds`)."""
+    (where the advice's "slow from" limits come from, :func:`twoclocks.lesson.thresholds`) and
+    ``model_words`` (the cost model's names, :data:`twoclocks.readouttext.MODEL_WORDS`)."""
     from .lesson import thresholds
     from .codeguide import code_guide
+    from .readouttext import MODEL_WORDS
     from .path import path_data
 
     return {
+        "model_words": MODEL_WORDS,
         "limits": CONTROL_LIMITS,
         "defaults": DEFAULT_STATE,
         "settings": page_settings(),

@@ -2,14 +2,13 @@
 // before/after label by them after a scheduler change, and the section's table of figures. Each is a
 // view, `show(report, state)`, in main.js's list; Python computes every figure (twoclocks/load.py).
 import { setAttr, setHidden, setText } from "./dom.js";
-import { formatCounted, formatMs, formatNumber, formatPercent, formatTokens } from "./format.js";
-import { describeLoad } from "./loadview.js";
+import { formatMs, formatNumber, formatPercent, formatTokens } from "./format.js";
 
 /** The line under the clocks: what the clocks show under load, or why the load cannot run. */
-function showLoadLine(report, state) {
+function showLoadLine(report) {
   const line = document.getElementById("load-line");
   const error = document.getElementById("load-error");
-  setText(error, report.load_error ? `This load cannot run: ${report.load_error}. The clocks show the call alone.` : "");
+  setText(error, report.readouts.load_error);
   setHidden(document.querySelector(".legend-load"), !report.clocks);
   const [ttft, ttlt, , tpot] = document.querySelectorAll("#clocks-wrap .dt-more");
   setText(ttft, report.clocks ? ", waiting plus prefill" : ", mostly prefill");
@@ -17,17 +16,7 @@ function showLoadLine(report, state) {
   setText(tpot, report.clocks ? ", mean per token" : ", one step");
   setHidden(line, !report.clocks);
   if (!report.clocks) return setText(line, "");
-  const c = report.clocks;
-  const load = report.load;
-  const steps = formatCounted(c.stalls_ms.length, "step");
-  const stalls = !c.stalls_ms.length ? "" : state.load.scheduler === "chunked"
-    ? ` Its stream shared ${steps} with other calls' prompt chunks (${formatMs(c.stalled_ms)} in all, red on the timeline): slower there, never stopped.`
-    : ` Its stream stalled for ${steps} of other calls' prefill (${formatMs(c.stalled_ms)} in all, red on the timeline).`;
-  setText(line, `Under load: ${describeLoad(state.load)}. The clocks show a typical call (the median TTFT): ` +
-    `${formatMs(c.waiting_ms)} waiting in the queue, then ${formatMs(c.prefill_ms)} in its prefill step (shared with the prompts admitted with it).${stalls} ` +
-    `All calls: TTFT p50 ${formatMs(load.ttft_ms_p50)}, p99 ${formatMs(load.ttft_ms_p99)}; ` +
-    `the longest gaps between tokens (ITL p99) ${formatMs(load.itl_ms_p99)}; ` +
-    `${formatCounted(load.output_tokens_per_s, "output token per second", "output tokens per second")}.` + (load.caveat ? ` ${load.caveat}` : ""));
+  setText(line, report.readouts.load_line); // Python's sentence (twoclocks.readouttext)
 }
 
 /** A scheduler as the before/after label names it. */
@@ -67,11 +56,11 @@ const FIGURES = [
 ];
 
 /** The section's table of the current load point: p50 and p99 of each clock, and the throughput. */
-function showLoadFigures(report, state) {
+function showLoadFigures(report) {
   const body = document.querySelector("#load-figures tbody");
   const load = report.load;
   setText(document.getElementById("load-now"), load
-    ? `Now: ${describeLoad(state.load)}${load.alone ? " (the call alone on an idle server)" : ""}. ` +
+    ? `Now: ${report.readouts.load}${load.alone ? " (the call alone on an idle server)" : ""}. ` +
       report.engines.sentence + (load.caveat ? ` ${load.caveat}` : "")
     : `Now: this load cannot run (${report.load_error}).`);
   setHidden(document.getElementById("load-figures").closest(".table-scroll"), !load); // no stale figures
@@ -96,7 +85,7 @@ function showLoadFigures(report, state) {
 /** The line under the clocks and the before/after label by them. */
 export const loadLineView = {
   show(report, state) {
-    showLoadLine(report, state);
+    showLoadLine(report);
     showSchedulerCompare(report);
   },
 };

@@ -1,9 +1,9 @@
-// "When many calls share the GPU", its controls: the load controls (in the lab, beside the clocks),
-// the engine select, and the words that describe a load. The section's figures are loadfigures.js,
-// its latency vs throughput curve loadsweep.js; Python computes every figure (twoclocks/load.py).
+// "When many calls share the GPU", its controls: the load controls (in the lab, beside the clocks)
+// and the engine select. The words that describe a load are Python's (report.readouts.load), the
+// section's figures are loadfigures.js, its latency vs throughput curve loadsweep.js; Python computes
+// every figure (twoclocks/load.py).
 import { buildControls } from "./controls.js";
 import { setHidden, setText } from "./dom.js";
-import { formatCounted, formatNumber, formatTokens } from "./format.js";
 
 const DEFAULT_RATE_PER_S = 1; // the rate the open-loop switch starts from before the learner sets one
 
@@ -77,15 +77,4 @@ export function buildLoadControls(container, table, limits, onLoad) {
       setHidden(row("chunk_tokens"), load.scheduler !== "chunked");
     },
   };
-}
-
-/** "64 users sending this call in turn" / "calls arriving at 2.5 per second", and the scheduler. */
-export function describeLoad(load) {
-  const who = load.requests_per_s !== null
-    ? `calls arriving at random, ${formatNumber(load.requests_per_s, load.requests_per_s < 10 ? 2 : 0)} per second`
-    : `${formatCounted(load.concurrency, "user")} sending this call in turn` +
-      (load.concurrency > 1 ? (load.start === "together" ? ", starting together" : ", arriving at their own times") : "");
-  const scheduler = load.scheduler === "chunked"
-    ? `chunked prefill, ${formatTokens(load.chunk_tokens)} a step` : "prefill first";
-  return `${who}, ${scheduler}`;
 }

@@ -22,7 +22,7 @@ import { LazyParts } from "./lazyparts.js";
 import { CallLog } from "./log.js";
 import { buildMistakes } from "./mistakes.js";
 import { Player } from "./play.js";
-import { adviceView, contextView, describeAgentModel, describeModel, leverCodeView, modelLineView, showContext, showThresholds } from "./readouts.js";
+import { adviceView, contextView, describeAgentModel, leverCodeView, modelLineView, showContext, showThresholds } from "./readouts.js";
 import { RooflineView } from "./rooflineview.js";
 import { ShowMe } from "./showme.js";
 import { LessonState } from "./state.js";
@@ -45,6 +45,7 @@ const $ = (id) => document.getElementById(id);
 const initial = JSON.parse($("initial-state").textContent);
 const lesson = new LessonState(BUILD);
 let drawnState = structuredClone(initial.state); // the state whose report the clocks show
+let drawnModelLine = initial.report.readouts.model_line; // and that report's cost model
 
 // The worker starts first: Pyodide's boot is the long pole, everything else overlaps it.
 const status = new PythonStatus({ isReady: () => engine.ready, retryBoot });
@@ -125,7 +126,7 @@ const views = [
   adviceView(() => scenarios.active()),
   leverCodeView($("lever-code"), BUILD.code_guide.levers),
   contextView,
-  modelLineView(BUILD.options),
+  modelLineView,
   partView("sensitivities", doublingView($("doubling-cards"))),
   rooflineView,
   partView("validation", validationView),
@@ -151,6 +152,7 @@ const reportParts = new ReportParts(views, {
 /** Show `report` in the views (`only`: in those of these parts alone; see parts.js). */
 function showReport(report, state, only = null) {
   drawnState = state;
+  drawnModelLine = report.readouts.model_line;
   marks.around(() => showInViews(views, report, state, only));
 }
 
@@ -161,7 +163,7 @@ function showModelError(reply) {
   }
   const text = reply.error
     ? `The model rejected this setting: ${reply.error}. The dimmed clocks show the last call that ran; ` +
-      `${describeModel(drawnState, BUILD.options).replace(/^Cost model/, "its cost model")}.`
+      `${drawnModelLine.replace(/^Cost model/, "its cost model")}.`
     : "";
   setText($("model-error"), text);
   if (reply.error) showContext(reply.context); // the bar shows how far past the window the call is

@@ -1,10 +1,11 @@
 // Text the lab shows for a report: the readouts, the advice (every element that recommends a lever
 // carries data-lever = report.advice.lever), the context-window bar and the model line. Python wrote
 // every number and sentence; this module only puts them on the page.
+import { BUILD } from "./build.js";
 import { codeGuide } from "./codeguide.js";
 import { SCALE_WORDS } from "./dialscale.js";
 import { el, removeAttr, setAttr, setText } from "./dom.js";
-import { formatMs, formatNumber, formatPercent, formatTokens, formatUsd } from "./format.js";
+import { formatMs, formatPercent, formatUsd } from "./format.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -21,8 +22,7 @@ export function showReadouts(report) {
   setOutput("ttlt-ms", report.ttlt_ms);
   setOutput("tpot-ms", report.tpot_ms);
   setOutput("visible-ms", report.first_visible_ms);
-  setText($("generated"), `${formatTokens(report.generated_tokens)}, ended by ${
-    report.stop_reason === "stop" ? "the stop" : "max_tokens"}`);
+  setText($("generated"), report.readouts.generated);
   setText($("bill"), `${formatUsd(report.bill_usd)} (toy prices)`);
 }
 
@@ -31,7 +31,7 @@ export function showAdvice(report, scenario) {
   const { advice } = report;
   setText($("diagnosis"), advice.text);
   setAttr($("diagnosis"), "data-label", advice.label);
-  setText($("lever"), `What to cut first for this call: ${advice.short}`);
+  setText($("lever"), report.readouts.lever);
   setText($("takeaway"), scenario ? `${scenario.setup} ${capital(advice.short)}` : "");
   for (const element of [$("diagnosis"), $("lever")]) setAttr(element, "data-lever", advice.lever);
   if (scenario) setAttr($("takeaway"), "data-lever", advice.lever); // no scenario: no takeaway, no lever
@@ -62,36 +62,15 @@ export function showContext(context) {
   bar.querySelector(".context-reserved").style.width = share(reserved);
   bar.querySelector(".context-window").style.width = share(window);
   bar.classList.toggle("context-over", !context.fits);
-  const left = context.fits
-    ? `${formatNumber(context.free_tokens)} left`
-    : `${formatNumber(-context.free_tokens)} over: ${context.overflow}`;
-  setText($("context-text"), `Context window of ${context.model}: ${formatTokens(window)}. ` +
-    `Prompt ${formatNumber(prompt)} (${formatPercent(prompt / window)}) + max_tokens ${formatNumber(reserved)} ` +
-    `reserved for the answer = ${formatNumber(context.requested_tokens)}; ${left}.`);
+  setText($("context-text"), context.text); // Python's sentence (twoclocks.readouttext)
 }
 
-/** The model line: which cost model drew the clocks on screen (not the one still being computed). */
-export function describeModel(state, options) {
-  if (state.mode === "roofline") {
-    const accelerator = options.accelerators.find((a) => a.id === state.accelerator).name;
-    const model = options.models.find((m) => m.id === state.model).name;
-    const stack = options.serving_stacks.find((s) => s.id === state.serving_stack).name;
-    const cache = state.kv_dtype === "bf16" ? "" : `, KV cache in ${state.kv_dtype}`;
-    return `Cost model: roofline, ${model} in ${state.weight_dtype}${cache} on ${state.tensor_parallel} × ${accelerator}, ${stack}, batch 1`;
-  }
-  return `Cost model: ${describeToy(state)}`;
-}
-
-export function describeToy(state) {
-  return state.toy_constants ? "fitted to your log (toy formulas, your coefficients)"
-    : "toy (invented numbers with the right shape)";
-}
-
-/** The agent loop always runs on the toy formulas (with the fitted coefficients when in use). */
+/** The agent loop always runs on the toy formulas (with the fitted coefficients when in use); the
+ * words are Python's (twoclocks.readouttext, BUILD.model_words). */
 export function describeAgentModel(state) {
-  const roofline = state.mode === "roofline"
-    ? " The agent loop does not use the roofline model: its turns show the shape." : "";
-  return `Cost model: ${describeToy(state)}.${roofline}`;
+  const toy = state.toy_constants ? BUILD.model_words.fitted : BUILD.model_words.toy;
+  const roofline = state.mode === "roofline" ? ` ${BUILD.model_words.agent_roofline}` : "";
+  return `Cost model: ${toy}.${roofline}`;
 }
 
 /** The canvas's text alternative and the live announcement, from what the dials show: the shared
@@ -134,10 +113,10 @@ export function leverCodeView(container, levers) {
 /** The context-window bar. */
 export const contextView = { show: (report) => showContext(report.context) };
 
-/** The line naming the cost model and its settings. */
-export const modelLineView = (options) => ({
-  show: (report, state) => setText($("model-name"), describeModel(state, options)),
-});
+/** The line naming the cost model of the report on screen (Python's, twoclocks.readouttext). */
+export const modelLineView = {
+  show: (report) => setText($("model-name"), report.readouts.model_line),
+};
 
 /** Where the advice's "slow from" limits come from (BUILD.thresholds, advice.thresholds), in the
  * disclosure under it: filled once, at start. */

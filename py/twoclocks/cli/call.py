@@ -1,0 +1,131 @@
+"""``twoclocks call``: the two clocks and the advice for one call, as the lab shows them.
+
+Every option is a setting of the page's state (:data:`twoclocks.settings.SETTINGS`): its name is the
+state key with dashes (``--prompt-tokens``), its help, range and default are the setting's own, and a
+few short names stand beside the long ones (``--prompt``, ``--output``, ``--gpu``, ``--tp``).
+``--model`` or ``--gpu`` without ``--mode`` means roofline mode (a toy model has no GPU).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ..advice import format_ms
+from ..settings import SETTINGS
+
+GROUPS = ("call", "serving", "mode", "hardware", "load")
+"""The settings a call takes here: the call, its serving, the cost model and deployment, the load.
+(The agent loop is the page's; its toy coefficients come from a fitted log.)"""
+
+SHORT_NAMES = {"prompt_tokens": ["--prompt"], "output_tokens": ["--output"], "accelerator": ["--gpu"],
+               "tensor_parallel": ["--tp"]}
+"""Short names people type, beside each setting's own (``--prompt-tokens``)."""
+
+ROOFLINE_HINTS = ("accelerator", "model", "weight_dtype", "kv_dtype", "tensor_parallel", "serving_stack")
+"""Settings that only mean something in roofline mode: giving one selects it unless --mode says."""
+
+
+def _help(entry: dict) -> str:
+    control = entry["control"] or {}
+    words = control.get("help") or control.get("label") or entry["key"]
+    limit = entry["limit"]
+    if "choices" in limit:
+        words += f" One of: {', '.join(str(c) for c in limit['choices'])}."
+    elif "min" in limit:
+        words += f" {limit['min']:,} to {limit['max']:,} {entry['unit']}".rstrip() + "."
+    default = entry["default"]
+    default = ("none" if default is None else ("on" if default else "off") if isinstance(default, bool)
+               else f"{default:,}" if isinstance(default, (int, float)) else default)
+    return f"{words} Default: {default}.".replace("%", "%%")
+
+
+def _number(kind: str, key: str):
+    """An argparse type reading an int or float as people type it ("8000", "8,000", "8_000")."""
+    def convert(text: str):
+        clean = text.replace(",", "").replace("_", "").strip()
+        try:
+            return int(clean) if kind == "int" else float(clean)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a{'n integer' if kind == 'int' else ' number'}")
+    convert.__name__ = "a whole number" if kind == "int" else "a number"
+    return convert
+
+
+def _choice(choices: list):
+    """An argparse type for a choice whose ids may be ints (``--tp 8``)."""
+    by_text = {str(c): c for c in choices}
+
+    def convert(text: str):
+        if text not in by_text:
+            raise argparse.ArgumentTypeError(f"{text!r} is not one of {', '.join(by_text)}")
+        return by_text[text]
+    convert.__name__ = "choice"
+    return convert
+
+
+def add_call_options(parser: argparse.ArgumentParser) -> None:
+    """One option per setting of :data:`GROUPS` (bools as ``--stop-fires`` / ``--no-stop-fires``)."""
+    for group in GROUPS:
+        options = parser.add_argument_group(f"{group} settings")
+        for entry in SETTINGS:
+            if entry["group"] != group or entry["kind"] == "object":
+                continue
+            key, kind = entry["key"], entry["kind"]
+            names = [f"--{key.replace('_', '-')}", *SHORT_NAMES.get(key, [])]
+            common = {"dest": key, "default": None, "help": _help(entry)}
+            if kind == "bool":
+                options.add_argument(*names, action=argparse.BooleanOptionalAction, **common)
+            elif kind == "choice":
+                options.add_argument(*names, type=_choice(entry["limit"]["choices"]), metavar="ID", **common)
+            else:
+                options.add_argument(*names, type=_number(kind, key), metavar="N", **common)
+    parser.add_argument("--json", action="store_true",
+                        help="print the model's whole report as JSON (the page's TwoClocks.report()).")
+
+
+def state_from(args: argparse.Namespace) -> dict:
+    """The page state the options describe (only the settings given; the model fills the rest)."""
+    state: dict = {}
+    for entry in SETTINGS:
+        value = getattr(args, entry["key"], None)
+        if value is None or entry["group"] not in GROUPS:
+            continue
+        (state.setdefault("load", {}) if entry["group"] == "load" else state)[entry["key"]] = value
+    if "mode" not in state and any(key in state for key in ROOFLINE_HINTS):
+        state["mode"] = "roofline"
+    return state
+
+
+def call_lines(report: dict) -> list:
+    """The lab's readouts for ``report`` (:func:`twoclocks.web.evaluate`'s answer), one line each:
+    the two clocks (the typical loaded call's when a load is set, as the lab shows), the advice,
+    the lever, the context window and the cost model."""
+    shown = {**report, **report["clocks"]} if report.get("clocks") else report
+    waiting = shown.get("waiting_ms") or 0
+    waited = f" ({format_ms(waiting)} of it waiting in the queue)" if waiting else ""
+    lines = [
+        f"TTFT {format_ms(shown['ttft_ms']):>10}   time to first token{waited}",
+        f"TTLT {format_ms(shown['ttlt_ms']):>10}   time to last token",
+        f"TPOT {format_ms(shown['tpot_ms']):>10}   mean time per output token",
+        f"Output: {report['readouts']['generated']}",
+        "",
+        report["advice"]["text"],
+        report["readouts"]["lever"],
+        "",
+    ]
+    if report["readouts"]["load_line"]:
+        lines += [report["readouts"]["load_line"], ""]
+    if report["readouts"]["load_error"]:
+        lines += [report["readouts"]["load_error"], ""]
+    return lines + [report["context"]["text"], report["readouts"]["model_line"]]
+
+
+def run_call(args: argparse.Namespace, out) -> dict:
+    """Evaluate the call; return the report (raises ValueError with the model's own message)."""
+    from ..web import evaluate
+
+    report = evaluate(state_from(args), parts=["sensitivities"])
+    if args.json:
+        out.write(json.dumps(report, allow_nan=False) + "\n")
+    return report

@@ -1,0 +1,115 @@
+"""The lab's readout sentences for one call, written once for the page and the ``twoclocks call``
+command: what decode produced, the lever, the context window and the cost model.
+
+Units: token counts are integers (``*_tokens``); times are milliseconds (``*_ms``).
+"""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal
+
+from .advice import format_ms
+from .counts import format_counted, format_number
+from .roofline import roofline_options
+
+
+def format_percent(fraction: float) -> str:
+    """A fraction as a whole percentage, halves rounded up as the page's ``formatPercent``
+    (``Math.round``): ``0.125 -> "13%"``."""
+    return f"{Decimal(fraction * 100).quantize(Decimal(1), rounding=ROUND_HALF_UP)}%"
+
+
+def generated_text(report: dict) -> str:
+    """``"20 tokens, ended by the stop"``: what decode produced (a call report's ``output_tokens``)
+    and what ended it."""
+    ended = "the stop" if report["stop_reason"] == "stop" else "max_tokens"
+    return f"{format_counted(report['output_tokens'], 'token')}, ended by {ended}"
+
+
+def lever_text(advice: dict) -> str:
+    """The line under the diagnosis: ``"What to cut first for this call: ..."``."""
+    return f"What to cut first for this call: {advice['short']}"
+
+
+def context_text(context: dict) -> str:
+    """The context window's sentence (:func:`twoclocks.report.context_window`'s dict): the prompt,
+    the room reserved for the answer, and what is left or what servers do when it does not fit."""
+    window, prompt = context["window_tokens"], context["prompt_tokens"]
+    reserved = context["reserved_output_tokens"]
+    left = (f"{format_number(context['free_tokens'])} left" if context["fits"]
+            else f"{format_number(-context['free_tokens'])} over: {context['overflow']}")
+    return (f"Context window of {context['model']}: {format_counted(window, 'token')}. "
+            f"Prompt {format_number(prompt)} ({format_percent(prompt / window)}) + max_tokens "
+            f"{format_number(reserved)} reserved for the answer = "
+            f"{format_number(context['requested_tokens'])}; {left}.")
+
+
+MODEL_WORDS = {
+    "toy": "toy (invented numbers with the right shape)",
+    "fitted": "fitted to your log (toy formulas, your coefficients)",
+    "agent_roofline": "The agent loop does not use the roofline model: its turns show the shape.",
+}
+"""The cost model's names, here and in the page's agent section (``BUILD.model_words``)."""
+
+
+def toy_text(state: dict) -> str:
+    """Which toy numbers run: the lesson's, or coefficients fitted to a log."""
+    return MODEL_WORDS["fitted"] if state.get("toy_constants") else MODEL_WORDS["toy"]
+
+
+def model_line(state: dict) -> str:
+    """``"Cost model: ..."``: which cost model drew the clocks, with its deployment in roofline mode."""
+    if state["mode"] != "roofline":
+        return f"Cost model: {toy_text(state)}"
+    options = roofline_options()
+    name = {kind: {o["id"]: o["name"] for o in options[kind]}
+            for kind in ("accelerators", "models", "serving_stacks")}
+    cache = "" if state["kv_dtype"] == "bf16" else f", KV cache in {state['kv_dtype']}"
+    return (f"Cost model: roofline, {name['models'][state['model']]} in {state['weight_dtype']}{cache} "
+            f"on {state['tensor_parallel']} × {name['accelerators'][state['accelerator']]}, "
+            f"{name['serving_stacks'][state['serving_stack']]}, batch 1")
+
+
+def describe_load(load: dict) -> str:
+    """The state's load in words (``state["load"]``): who sends the calls and how prefill is scheduled."""
+    if load["requests_per_s"] is not None:
+        rate = load["requests_per_s"]
+        who = f"calls arriving at random, {format_number(rate, 2 if rate < 10 else 0)} per second"
+    else:
+        who = f"{format_counted(load['concurrency'], 'user')} sending this call in turn"
+        if load["concurrency"] > 1:
+            who += ", starting together" if load["start"] == "together" else ", arriving at their own times"
+    scheduler = (f"chunked prefill, {format_counted(load['chunk_tokens'], 'token')} a step"
+                 if load["scheduler"] == "chunked" else "prefill first")
+    return f"{who}, {scheduler}"
+
+
+def load_line(report: dict, load_state: dict) -> str | None:
+    """The line under the clocks under load (None when the call is alone): the typical call's wait
+    and prefill, what other calls' prefill did to its stream, and every call's percentiles."""
+    clocks, load = report.get("clocks"), report.get("load")
+    if not clocks or not load:
+        return None
+    steps = format_counted(len(clocks["stalls_ms"]), "step")
+    stalls = ""
+    if clocks["stalls_ms"] and load_state["scheduler"] == "chunked":
+        stalls = (f" Its stream shared {steps} with other calls' prompt chunks ({format_ms(clocks['stalled_ms'])} "
+                  "in all, red on the timeline): slower there, never stopped.")
+    elif clocks["stalls_ms"]:
+        stalls = (f" Its stream stalled for {steps} of other calls' prefill ({format_ms(clocks['stalled_ms'])} "
+                  "in all, red on the timeline).")
+    rate = format_counted(load["output_tokens_per_s"], "output token per second", "output tokens per second")
+    caveat = f" {load['caveat']}" if load.get("caveat") else ""
+    return (f"Under load: {describe_load(load_state)}. The clocks show a typical call (the median TTFT): "
+            f"{format_ms(clocks['waiting_ms'])} waiting in the queue, then {format_ms(clocks['prefill_ms'])} in "
+            f"its prefill step (shared with the prompts admitted with it).{stalls} All calls: TTFT p50 "
+            f"{format_ms(load['ttft_ms_p50'])}, p99 {format_ms(load['ttft_ms_p99'])}; the longest gaps between "
+            f"tokens (ITL p99) {format_ms(load['itl_ms_p99'])}; {rate}.{caveat}")
+
+
+def load_error_text(error: str | None) -> str:
+    """The line under the clocks when the load cannot run ("" when it runs or none is set)."""
+    return f"This load cannot run: {error}. The clocks show the call alone." if error else ""
+
+
+__all__ = ["load_error_text", "describe_load", "load_line", "MODEL_WORDS", "context_text", "format_percent", "generated_text", "lever_text", "model_line", "toy_text"]

@@ -1,0 +1,77 @@
+"""`twoclocks call`: the lab's clocks and advice for one call, from the model's own report."""
+
+import json
+
+import pytest
+
+from twoclocks.advice import format_ms
+from twoclocks.cli import EXIT_OK, EXIT_UNUSABLE, main
+from twoclocks.settings import SETTINGS
+from twoclocks.web import evaluate
+
+
+def run(capsys, *argv):
+    code = main(["call", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_one_call_prints_both_clocks_and_the_labs_advice(capsys):
+    code, out, err = run(capsys, "--prompt", "8000", "--output", "300", "--max-tokens", "256")
+    report = evaluate({"prompt_tokens": 8000, "output_tokens": 300, "max_tokens": 256})
+    assert code == EXIT_OK and err == ""
+    lines = out.splitlines()
+    assert lines[0].split() == ["TTFT", *format_ms(report["ttft_ms"]).split(), "time", "to", "first", "token"]
+    assert lines[1].startswith("TTLT") and format_ms(report["ttlt_ms"]) in lines[1]
+    for sentence in (report["advice"]["text"], report["readouts"]["lever"], report["readouts"]["generated"],
+                     report["context"]["text"], report["readouts"]["model_line"]):
+        assert sentence in out
+    assert report["advice"]["lever"] == "output"  # the answer was cut off: the stream is the lever
+
+
+def test_a_gpu_or_model_means_roofline_mode(capsys):
+    code, out, _ = run(capsys, "--prompt", "8000", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--tp", "2")
+    report = evaluate({"prompt_tokens": 8000, "mode": "roofline", "model": "llama-3.1-8b",
+                       "accelerator": "h100-sxm", "tensor_parallel": 2})
+    assert code == EXIT_OK
+    assert report["readouts"]["model_line"] in out and "roofline" in report["readouts"]["model_line"]
+    assert format_ms(report["ttft_ms"]) in out.splitlines()[0]
+
+
+def test_json_is_the_models_report(capsys):
+    code, out, _ = run(capsys, "--output", "64", "--no-stop-fires", "--json")
+    assert code == EXIT_OK
+    printed = json.loads(out)
+    report = evaluate({"output_tokens": 64, "stop_fires": False}, parts=["sensitivities"])
+    assert printed["ttlt_ms"] == report["ttlt_ms"] and printed["stop_reason"] == "max_tokens"
+
+
+def test_under_load_the_clocks_are_the_typical_calls_and_the_load_line_is_the_labs(capsys):
+    code, out, _ = run(capsys, "--concurrency", "16")
+    report = evaluate({"load": {"concurrency": 16}})
+    assert code == EXIT_OK
+    assert format_ms(report["clocks"]["ttft_ms"]) in out.splitlines()[0]
+    assert report["readouts"]["load_line"] in out
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--prompt", "0"], "prompt_tokens must be an integer from 1 to 1,000,000; got 0"),
+    (["--prompt", "lots"], "'lots' is not an integer"),
+    (["--tp", "3"], "'3' is not one of 1, 2, 4, 8"),
+    (["--gpu", "abacus"], "'abacus' is not one of"),
+    (["--prompt", "200000", "--max-tokens", "100000"], "context window"),
+    (["--frobnicate"], "unrecognized arguments: --frobnicate"),
+])
+def test_bad_input_is_one_line_on_stderr_and_exit_2(capsys, argv, words):
+    code, out, err = run(capsys, *argv)
+    assert code == EXIT_UNUSABLE
+    assert words in err and err.count("\n") == 1 and "Traceback" not in err and out == ""
+
+
+def test_every_call_setting_has_its_option_and_the_settings_help(capsys):
+    assert main(["call", "--help"]) == EXIT_OK
+    out = " ".join(capsys.readouterr().out.split())
+    for entry in SETTINGS:
+        if entry["group"] in ("call", "serving", "mode", "hardware", "load") and entry["kind"] != "object":
+            assert f"--{entry['key'].replace('_', '-')}" in out
+            assert " ".join(entry["control"]["help"].split()) in out if entry["control"] else True

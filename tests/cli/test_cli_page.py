@@ -1,0 +1,35 @@
+"""One voice: the command says what the page says, word for word, for the same call and the same file."""
+
+import pytest
+
+from pagewait import settle
+from twoclocks.cli import EXIT_OK, main
+
+pytestmark = pytest.mark.browser
+
+LAB_LINES = ("#diagnosis", "#lever", "#context-text", "#model-name", "#load-line")
+"""The lab's sentences about the call, each of which the command prints as one line."""
+
+
+def command_lines(capsys, argv):
+    assert main(argv) == EXIT_OK
+    return capsys.readouterr().out.splitlines()
+
+
+@pytest.mark.parametrize("state, argv", [
+    ({"prompt_tokens": 8000, "output_tokens": 300}, ["--prompt", "8000", "--output", "300"]),
+    ({"mode": "roofline", "model": "llama-3.1-70b", "accelerator": "a100-80gb", "tensor_parallel": 4,
+      "load": {"concurrency": 16}},
+     ["--model", "llama-3.1-70b", "--gpu", "a100-80gb", "--tp", "4", "--concurrency", "16"]),
+])
+def test_the_call_command_prints_the_labs_sentences(lesson, capsys, state, argv):
+    settle(lesson, state)
+    shown = lesson.evaluate("(ids) => ids.map((id) => document.querySelector(id).textContent)", list(LAB_LINES))
+    lines = command_lines(capsys, ["call", *argv])
+    for selector, text in zip(LAB_LINES, shown):
+        if text:  # the load line is empty for a call alone
+            assert text in lines, (selector, text)
+    ttft, ttlt, generated = lesson.evaluate(
+        "() => ['ttft-ms', 'ttlt-ms', 'generated'].map((id) => document.getElementById(id).textContent)")
+    assert lines[0].split()[1:3] == ttft.split() and lines[1].split()[1:3] == ttlt.split()
+    assert f"Output: {generated}" in lines
