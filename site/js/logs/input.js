@@ -40,7 +40,7 @@ export function logInput({ run, reject, isBusy, sampleUrl, traceSampleUrl, reado
     if (!file) return;
     if (file.size > MAX_FILE_BYTES) {
       reject(`${file.name} is ${formatBytes(file.size)}; the limit is ${formatBytes(MAX_FILE_BYTES)}. Keep a part of it (for ` +
-        "example the first 200,000 lines) and try again.");
+        "example the first 200,000 lines) and try again, or analyse the whole file in a terminal: the lesson's `twoclocks analyze` command has no size limit.");
       return;
     }
     run(() => file.arrayBuffer(), file.name || "your file", file.size);
