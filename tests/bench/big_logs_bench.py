@@ -13,7 +13,8 @@ tests/data/logs/llmperf_individual_responses.json's). Then, per file and run, it
 ``python -m twoclocks analyze --json --quiet FILE`` with ``PYTHONPATH=py`` as a child process, and
 reads the child's wall time and its peak resident memory (``os.wait4``'s ``ru_maxrss``: that child
 only). It checks the result read every request, and prints the medians (min - max) against the
-budget. It prints figures; it is not a timed test. Standard library only.
+budget, with the time of a fixed Python loop before each file's runs (the machine's speed at the
+time). It prints figures; it is not a timed test. Standard library only.
 """
 
 from __future__ import annotations
@@ -132,6 +133,15 @@ def run_once(path: Path, out_path: Path) -> dict:
     return {"wall_s": wall, "peak_bytes": usage.ru_maxrss * 1024, "code": child.returncode, "result": result}
 
 
+def python_speed_s() -> float:
+    """Seconds a fixed pure-Python loop (20 million additions) takes here: the runs' times scale with
+    it, and on a shared virtual machine it varies by a third from one minute to the next."""
+    start, total = time.perf_counter(), 0
+    for number in range(20_000_000):
+        total += number
+    return time.perf_counter() - start
+
+
 def _figure(values: list, scale: float, unit: str) -> str:
     shown = [v / scale for v in values]
     return f"{statistics.median(shown):.1f} {unit} ({min(shown):.1f} - {max(shown):.1f})"
@@ -157,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{label}: {args.rows:,} requests, {path.stat().st_size / 1e9:.2f} GB, "
                   f"written in {time.perf_counter() - start:.0f} s", flush=True)
             runs = []
+            print(f"  this machine's speed: a 20-million-step Python loop takes {python_speed_s():.2f} s", flush=True)
             for number in range(args.runs):
                 run = run_once(path, Path(folder) / "out.json")
                 result = run.pop("result") or {}

@@ -120,6 +120,13 @@ def test_a_table_split_across_chunks_reads_as_when_read_whole(newline, chunk, sm
     assert streamed(Unseekable(data))
 
 
+def test_blank_lines_before_the_header_are_skipped_as_when_read_whole(monkeypatch):
+    """Blank lines and spaces before a table's header, cut between chunks, are skipped as when read whole."""
+    monkeypatch.setattr(stream, "CHUNK_BYTES", 2)
+    page, command = both_doors(b"\r\n \n\t" + toy_csv(20).encode())
+    assert page["rows_used"] == 20 and page == command
+
+
 def test_decimal_commas_in_a_streamed_tsv_read_as_when_read_whole(small_head, monkeypatch):
     """A tab-separated table with decimal commas streams to the same figures."""
     monkeypatch.setattr(stream, "CHUNK_BYTES", 5)

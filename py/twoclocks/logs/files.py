@@ -160,7 +160,7 @@ def format_bytes(size: float) -> str:
 
 def streamed_formats() -> list[str]:
     """The names of the formats read as they stream (their readers' ``STREAMS``)."""
-    return [reader.NAME for reader in readers.READERS if reader.STREAMS]
+    return [reader.NAME for reader in readers.READERS if getattr(reader, "STREAMS", False)]
 
 
 def _too_big(reader, size: int | None) -> str:

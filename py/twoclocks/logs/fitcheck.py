@@ -57,7 +57,8 @@ def fit_table(*, lengths: list, measured_ms: list, fitted_ms: list | None) -> li
     step, last = edges[1] - edges[0], len(edges) - 2
     groups = [array("l") for _ in range(last + 1)]  # each group's request indices, 8 bytes each
     for i, length in enumerate(lengths):
-        groups[min(int(length // step), last)].append(i)
+        g = int(length // step)
+        groups[g if g < last else last].append(i)
     rows = []
     for g, members in enumerate(groups):
         rows.append({

@@ -8,7 +8,7 @@ So (:func:`parse_stream`):
 * The head is read first (:data:`HEAD_BYTES`, doubled up to :data:`HEAD_MAX_BYTES` until it holds
   :data:`MIN_HEAD_ITEMS` rows, records or array items and :data:`MIN_HEAD_CHARS` characters), and the
   registry picks the reader from it with the readers' own ``recognise`` and ``summary``, which look
-  only at a file's start (its header, first rows, first 20 records, first object, first 20,000
+  only at a file's start (its header, first 60 rows, first 20 records, first object, first 20,000
   characters). A file that fits in the head is judged on its whole text, exactly as the page judges it.
 * A reader with ``STREAMS`` then reads the file piece by piece (:data:`CHUNK_BYTES`), decoded as
   :func:`twoclocks.logs.readers.source.decode` decodes it whole: a table's rows (Python's ``csv``),
@@ -45,9 +45,10 @@ HEAD_BYTES = 1 << 20
 HEAD_MAX_BYTES = 16 << 20
 """Most bytes read to pick the reader: a file whose head cannot tell by then is read whole."""
 
-MIN_HEAD_ITEMS = 200
-"""Rows, records or array items a head must hold to stand for the file (the readers' recognisers
-look at the first 60 rows, 20 records or 5 items at most)."""
+MIN_HEAD_ITEMS = 64
+"""Rows, records or array items a head must hold to stand for the file: the most a recogniser
+reads (llmperf's summary check reads a table's first 60 rows; OpenTelemetry's, 20 records or 5
+items)."""
 
 MIN_HEAD_CHARS = 20_000
 """Characters a head must hold (the most a recogniser reads of the text, and more than the 8,192
@@ -391,8 +392,10 @@ def streams(reader, source: Source) -> bool:
 
 def parse_stream(chunks: Chunks, reader, source: Source, *, request_cap: float | None) -> ParsedLog:
     """Read the file of ``chunks`` with ``reader`` (one that ``STREAMS``), as it streams, from its
-    start; ``source`` is what :func:`pick_reader` judged it by. Never raises: a file that cannot be
-    read gives the log's error."""
+    start; ``source`` is what :func:`pick_reader` judged it by. A file that is not what its head
+    promised (an array broken further on, a table Python's ``csv`` cannot read) gives the error
+    ``parse_log`` gives; only the file's own read errors (``OSError``) are raised, for the caller
+    to name the file."""
     log = compact_log(request_cap)
     codec = "utf-16" if chunks.head[:2] in _UTF16_BOMS else "utf-8"
     kind = source.kind if source.kind in ("csv", "jsonl") else "json"
