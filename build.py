@@ -1114,7 +1114,13 @@ def test_quick(pytest_args: list[str]) -> int:
 
 def bench(bench_args: list[str]) -> int:
     """Build, then run the page benchmark (tests/bench/bench.py) in .venv, then the page under load
-    (tests/bench/load_page_bench.py: drags while the latency vs throughput sweep computes)."""
+    (tests/bench/load_page_bench.py: drags while the latency vs throughput sweep computes). With
+    --big-logs first, only the command on files of 2 million requests (tests/bench/big_logs_bench.py;
+    no build, no browser)."""
+    if bench_args[:1] == ["--big-logs"]:
+        step("the command on files larger than the page's cap (tests/bench/big_logs_bench.py), against 60 s and 1 GB")
+        script = ROOT / "tests" / "bench" / "big_logs_bench.py"
+        return subprocess.run([sys.executable, str(script), *bench_args[1:]], cwd=ROOT).returncode
     python = venv_python()
     build()
     step("running the benchmark in headless Chromium")
@@ -1206,7 +1212,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     commands.add_parser("test", help="build, then run pytest in .venv (later arguments go to pytest); "
                         "test --quick: only the model tests, with no build and no browser")
-    commands.add_parser("bench", help="build, then benchmark the page (--runs N, --drags N)")
+    commands.add_parser("bench", help="build, then benchmark the page (--runs N, --drags N); bench --big-logs: "
+                        "only the command on 2-million-request files (--rows N, --runs N, --files csv,aiperf,llmperf)")
     commands.add_parser("bench-load", help="build, then time a load point in Pyodide under Node (--runs N)")
     commands.add_parser("clean", help="remove dist/ and .cache/")
     argv = sys.argv[1:] if argv is None else argv

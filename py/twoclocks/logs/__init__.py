@@ -10,15 +10,18 @@ job per module:
   group;
 * ``waiting``: were the first tokens waiting or prefilling?
 * ``diagnosis``: which clock the traffic pays for, and the one recommendation;
-* ``analysis``: :func:`analyze_log`, the page's one entry point (bytes in, a JSON-safe dict out).
+* ``analysis``: :func:`analyze_log`, the page's one entry point (bytes in, a JSON-safe dict out);
+* ``files``: :func:`analyze_log_file`, the command's (a path or a binary stream of any size in,
+  the same dict out; ``readers/stream.py`` reads the formats that stream in bounded memory).
 
 The statistics they share (the one percentile, a log's medians) are :mod:`twoclocks.stats`, in the
 model's wheel.
 
-Example: ``from twoclocks.logs import analyze_log, parse_log``.
+Example: ``from twoclocks.logs import analyze_log, analyze_log_file, parse_log``.
 """
 
 from .analysis import analyze_log
+from .files import analyze_log_file
 from .readers import parse_log
 
-__all__ = ["analyze_log", "parse_log"]
+__all__ = ["analyze_log", "analyze_log_file", "parse_log"]

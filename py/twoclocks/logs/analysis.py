@@ -159,8 +159,15 @@ def analyze_log(data: bytes | str, *, filename: str | None = None) -> dict:
     Raises:
         Nothing: every failure is reported in the returned dict.
     """
+    return analyze_parsed(lambda: readers.parse_log(data, filename=filename))
+
+
+def analyze_parsed(read) -> dict:
+    """:func:`analyze_log`'s answer for the log ``read()`` returns (a ``ParsedLog``): the one
+    body behind the page's door and the command's (:func:`twoclocks.logs.files.analyze_log_file`).
+    Never raises."""
     try:
-        parsed = readers.parse_log(data, filename=filename)
+        parsed = read()
         base = {
             "ok": parsed.ok,
             "format": parsed.format,

@@ -13,6 +13,8 @@ group's requests have their own. Every request counts, not only the ones the cha
 
 from __future__ import annotations
 
+from array import array
+
 from . import fit
 from ..stats import median
 
@@ -53,17 +55,18 @@ def fit_table(*, lengths: list, measured_ms: list, fitted_ms: list | None) -> li
     """
     edges = group_edges(max(lengths, default=1))
     step, last = edges[1] - edges[0], len(edges) - 2
-    groups: list[list[int]] = [[] for _ in range(last + 1)]
+    groups = [array("l") for _ in range(last + 1)]  # each group's request indices, 8 bytes each
     for i, length in enumerate(lengths):
-        groups[min(int(length // step), last)].append(i)
+        g = int(length // step)
+        groups[g if g < last else last].append(i)
     rows = []
     for g, members in enumerate(groups):
         rows.append({
             "from_tokens": edges[g],
             "to_tokens": edges[g + 1],
             "requests": len(members),
-            "measured_ms_p50": median(measured_ms[i] for i in members) if members else None,
-            "fitted_ms_p50": (median(fitted_ms[i] for i in members)
+            "measured_ms_p50": median(map(measured_ms.__getitem__, members)) if members else None,
+            "fitted_ms_p50": (median(map(fitted_ms.__getitem__, members))
                               if members and fitted_ms is not None else None),
         })
     return rows
@@ -85,11 +88,10 @@ def fit_tables(columns: dict, fitted: dict) -> dict:
     return {
         "prefill": fit_table(
             lengths=prompts, measured_ms=first,
-            fitted_ms=[fit.fitted_ttft_ms(pre, n) for n in prompts] if pre["ok"] else None,
+            fitted_ms=fit.fitted_ttft_ms_each(pre, prompts) if pre["ok"] else None,
         ),
         "decode": fit_table(
-            lengths=outputs, measured_ms=[b - a for a, b in zip(first, last)],
-            fitted_ms=([fit.fitted_decode_ms(dec, n, o) for n, o in zip(prompts, outputs)]
-                       if dec["ok"] else None),
+            lengths=outputs, measured_ms=array("d", (b - a for a, b in zip(first, last))),
+            fitted_ms=fit.fitted_decode_ms_each(dec, prompts, outputs) if dec["ok"] else None,
         ),
     }

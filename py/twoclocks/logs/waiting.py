@@ -28,6 +28,8 @@ GPU".
 
 from __future__ import annotations
 
+import operator
+from array import array
 from math import fsum
 
 from ..advice import WAITING_FIX, WAITING_SHARE, capital, format_share
@@ -65,7 +67,13 @@ MAX_BINS, MIN_BIN_ROWS = 8, 5
 def prefill_ceiling_ms(prompt_tokens: float) -> float:
     """Most TTFT prefill of ``prompt_tokens`` (>= 0) can explain on an idle server, ms:
     ``PREFILL_OVERHEAD_MS + prompt_tokens / SLOWEST_PREFILL_TOKENS_PER_S`` seconds."""
-    return PREFILL_OVERHEAD_MS + prompt_tokens * 1000.0 / SLOWEST_PREFILL_TOKENS_PER_S
+    return prefill_ceilings_ms((prompt_tokens,))[0]
+
+
+def prefill_ceilings_ms(prompt_tokens) -> array:
+    """:func:`prefill_ceiling_ms` of each of ``prompt_tokens`` (a sequence), in one pass, as an
+    ``array("d")`` (8 bytes a value: a log may hold millions of requests)."""
+    return array("d", (PREFILL_OVERHEAD_MS + n * 1000.0 / SLOWEST_PREFILL_TOKENS_PER_S for n in prompt_tokens))
 
 
 def lower_envelope(prompt_tokens: list, ttft_ms: list):
@@ -77,16 +85,17 @@ def lower_envelope(prompt_tokens: list, ttft_ms: list):
     requests for two bins, an envelope exists only if every prompt has about the same length (one
     bin then stands for them all); otherwise returns None.
     """
-    order = sorted(range(len(ttft_ms)), key=lambda i: prompt_tokens[i])
+    order = sorted(range(len(ttft_ms)), key=prompt_tokens.__getitem__)
     bins = max(1, min(MAX_BINS, len(order) // MIN_BIN_ROWS))
-    mid = percentile([prompt_tokens[i] for i in order], 50)
+    by_prompt = list(map(prompt_tokens.__getitem__, order))  # ascending
+    mid = percentile(by_prompt, 50)
     if bins == 1 and any(abs(p - mid) > SAME_PROMPT_SPREAD * mid for p in prompt_tokens):
         return None
     points = []
     for b in range(bins):
-        chunk = order[b * len(order) // bins:(b + 1) * len(order) // bins]
-        prompts = sorted(prompt_tokens[i] for i in chunk)
-        points.append((percentile(prompts, 50), percentile(sorted(ttft_ms[i] for i in chunk), ENVELOPE_PERCENTILE)))
+        low, high = b * len(order) // bins, (b + 1) * len(order) // bins
+        first_tokens = sorted(map(ttft_ms.__getitem__, order[low:high]))
+        points.append((percentile(by_prompt[low:high], 50), percentile(first_tokens, ENVELOPE_PERCENTILE)))
     xs, ys = [x for x, _ in points], [y for _, y in points]
     mean_x, mean_y = fsum(xs) / len(xs), fsum(ys) / len(ys)
     var_x = fsum((x - mean_x) ** 2 for x in xs)
@@ -176,13 +185,15 @@ def detect_waiting(*, prompt_tokens: list, ttft_ms: list, load_levels: list | No
         raise ValueError("detect_waiting needs one or more requests, prompt_tokens as long as ttft_ms")
     levels = list(load_levels or [])
     envelope = lower_envelope(prompt_tokens, ttft_ms) or prefill_ceiling_ms
-    prefill = [min(t, envelope(p), prefill_ceiling_ms(p)) for p, t in zip(prompt_tokens, ttft_ms)]
-    queue = [t - e for t, e in zip(ttft_ms, prefill)]
+    ceilings = prefill_ceilings_ms(prompt_tokens)
+    prefill = array("d", (min(t, envelope(p), c) for p, t, c in zip(prompt_tokens, ttft_ms, ceilings)))
+    queue = array("d", (t - e for t, e in zip(ttft_ms, prefill)))
     total = fsum(ttft_ms)
     share = fsum(queue) / total if total > 0 else 0.0
     mid = median(prompt_tokens) if prompt_tokens_p50 is None else prompt_tokens_p50
     spread = _spread(prompt_tokens, ttft_ms, mid)
-    above = sum(t > prefill_ceiling_ms(p) for p, t in zip(prompt_tokens, ttft_ms)) / count
+    above = sum(map(operator.lt, ceilings, ttft_ms)) / count  # TTFT above its prompt's ceiling
+    del ceilings
     detected = share >= WAITING_SHARE
     known, evidence, short = _load_evidence(levels)
     if spread and spread["ratio"] and spread["ratio"] >= SPREAD_RATIO:

@@ -17,12 +17,15 @@ AIPerf's summaries (``profile_export_aiperf.json``, in 0.1.x ``{"records": {...}
 from __future__ import annotations
 
 import json
+from array import array
+from itertools import chain, islice
 
 from . import inflight
 from .parsed import ParsedLog
-from .tables import UNITS
+from .tables import BATCH_ROWS, UNITS
 
 FORMAT = "aiperf"
+STREAMS = True
 ORDER = 50
 NAME = "AIPerf profile_export.jsonl"
 TOOL = "AIPerf"
@@ -79,52 +82,81 @@ def _stats_table(header: list[str]) -> bool:
 
 
 def read(source, log: ParsedLog, accepted: str = "") -> None:
-    """Fill ``log`` from AIPerf's records (each metric carries its own unit)."""
-    records = _records(source)
+    """Fill ``log`` from AIPerf's records (each metric carries its own unit), in one pass."""
+    records = iter(_records(source))
+    head = list(islice(records, 200))
     log.format, log.format_name = FORMAT, NAME
-    first_token = _first_token_name(records)
+    first_token = _first_token_name(head)
     log.name_sources(
         ("metrics.input_sequence_length", "metrics.output_sequence_length", f"metrics.{first_token}",
          "metrics.request_latency"),
         tokens=("input_sequence_length", "output_sequence_length"),
     )
     seen_units: dict[str, set] = {first_token: set(), "request_latency": set()}
-    spans = []
-    for record in records:
+    starts, ends = array("d"), array("d")  # compact: a streamed export may hold millions of records
+    pending, factors, unit_factors = [], (1.0, 1.0), {}  # rows not yet checked, their time factors
+
+    def flush() -> None:
+        if pending:
+            log.extend(pending, *factors)
+            pending.clear()
+
+    def skip(reason: str, detail: str | None = None) -> None:
+        """Count a skip in file order: a reason's or detail's first count waits for the rows before."""
+        if reason not in log.skipped or (detail is not None and detail not in log.details.get(reason, ())):
+            flush()
+        log.skip(reason, detail=detail)
+
+    for record in chain(head, records):
         if not isinstance(record, dict):
-            log.skip("bad_line")
+            skip("bad_line")
             continue
-        spans.append(_span(record.get("metadata")))
+        start, end = _span(record.get("metadata"))
+        if start is not None:
+            starts.append(start)
+            ends.append(end)
         if record.get("error") is not None:
-            log.skip("failed", detail=_error_words(record["error"]))
+            skip("failed", _error_words(record["error"]))
             continue
         metrics = record.get("metrics")
         if not isinstance(metrics, dict):
-            log.skip("missing", detail="metrics")
+            skip("missing", "metrics")
             continue
-        prompt = _value(metrics.get("input_sequence_length"))
-        output = _value(metrics.get("output_sequence_length", metrics.get("output_token_count")))
-        first = next((metrics[n] for n in FIRST_TOKEN if n in metrics), None)
+        prompt = metrics.get("input_sequence_length")
+        prompt = prompt.get("value") if isinstance(prompt, dict) else None  # a metric's value
+        output = metrics.get("output_sequence_length", metrics.get("output_token_count"))
+        output = output.get("value") if isinstance(output, dict) else None
+        first = None
+        for name in FIRST_TOKEN:
+            if name in metrics:
+                first = metrics[name]
+                break
         times = []
         last = metrics.get("request_latency")
         for name, item in ((first_token, first), ("request_latency", last)):
-            unit = item.get("unit") if isinstance(item, dict) else None
-            factor = UNITS.get(str(unit).strip().lower())
+            unit, value = (item.get("unit"), item.get("value")) if isinstance(item, dict) else (None, None)
+            factor = _unit_factor(unit, unit_factors)
             if item is not None and unit is not None and factor is None:
                 times = None
                 break
             if factor is not None:
                 seen_units[name].add(factor[1])
-            times.append((_value(item), factor[0] if factor else 1.0))
+            times.append((value, factor[0] if factor else 1.0))
         if times is None:
-            log.skip("unknown_unit")
+            skip("unknown_unit")
             continue
         (ttft, f1), (last, f2) = times
-        log.add(prompt, output, ttft, last, f1, f2)
+        if (f1, f2) != factors:
+            flush()
+            factors = (f1, f2)
+        pending.append((prompt, output, ttft, last))
+        if len(pending) >= BATCH_ROWS:
+            flush()
+    flush()
     for name, units in seen_units.items():
         if units:
             log.units[name] = f"{' / '.join(sorted(units))} (the record's unit field)"
-    inflight.add_detected_load(log, spans, fields="metadata.request_start_ns, request_end_ns")
+    inflight.add_detected_load(log, zip(starts, ends), fields="metadata.request_start_ns, request_end_ns")
 
 
 def _span(metadata: object) -> tuple:
@@ -138,6 +170,17 @@ def _span(metadata: object) -> tuple:
     return start * 1e-9, end * 1e-9
 
 
+def _unit_factor(unit: object, known: dict) -> tuple | None:
+    """``UNITS``' ``(factor to ms, name)`` for a record's ``unit``, or None; ``known`` remembers."""
+    try:
+        return known[unit]
+    except (KeyError, TypeError):  # new, or unhashable (a list where a unit should be)
+        factor = UNITS.get(str(unit).strip().lower())
+        if unit.__hash__ is not None:
+            known[unit] = factor
+        return factor
+
+
 def _first_token_name(records: list) -> str:
     """The first-token metric's name this file uses (``time_to_first_token`` or 0.1.x ``ttft``)."""
     for record in records[:200]:
@@ -147,11 +190,6 @@ def _first_token_name(records: list) -> str:
                 if name in metrics:
                     return name
     return FIRST_TOKEN[0]
-
-
-def _value(item: object) -> object:
-    """The ``value`` of an AIPerf ``{"value", "unit"}`` metric, or None."""
-    return item.get("value") if isinstance(item, dict) else None
 
 
 def _error_words(error: object) -> str:

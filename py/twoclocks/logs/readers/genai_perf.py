@@ -29,6 +29,7 @@ from . import inflight
 from .parsed import ParsedLog
 
 FORMAT = "genai_perf"
+STREAMS = False
 ORDER = 40
 NAME = "GenAI-Perf profile_export.json"
 TOOL = "GenAI-Perf"

@@ -27,6 +27,7 @@ from . import inflight
 from .parsed import ParsedLog
 
 FORMAT = "guidellm"
+STREAMS = False
 ORDER = 30
 NAME = "GuideLLM benchmarks report JSON"
 TOOL = "GuideLLM"

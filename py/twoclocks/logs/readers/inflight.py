@@ -14,6 +14,8 @@ file (epoch seconds, ``perf_counter`` seconds, nanoseconds converted by the read
 from __future__ import annotations
 
 import math
+import operator
+from array import array
 from math import fsum
 
 from .parsed import ParsedLog
@@ -25,8 +27,8 @@ def in_flight(spans: list) -> dict | None:
     """The time-weighted mean and the peak number of requests in flight.
 
     Args:
-        spans: ``(start, end)`` pairs, in seconds on one clock; pairs that are not finite numbers
-            with ``end > start`` are ignored.
+        spans: ``(start, end)`` pairs (any iterable), in seconds on one clock; pairs that are not
+            finite numbers with ``end > start`` are ignored.
 
     Returns:
         ``{"mean": float (request-seconds / (last end - first start)), "peak": int (most in flight
@@ -34,11 +36,15 @@ def in_flight(spans: list) -> dict | None:
         int (usable spans), "window_s": float}``, or None with fewer than ``MIN_SPANS`` usable spans
         or a zero-length window.
     """
-    good = [(float(a), float(b)) for a, b in spans if _number(a) and _number(b) and b > a]
-    if len(good) < MIN_SPANS:
+    firsts, lasts = array("d"), array("d")  # compact: a streamed file may time millions of requests
+    for a, b in spans:
+        if _number(a) and _number(b) and b > a:
+            firsts.append(a)
+            lasts.append(b)
+    if len(firsts) < MIN_SPANS:
         return None
-    starts = sorted(a for a, _ in good)
-    ends = sorted(b for _, b in good)
+    busy = fsum(map(operator.sub, lasts, firsts))  # each request's end - start
+    starts, ends = sorted(firsts), sorted(lasts)
     window = ends[-1] - starts[0]
     if window <= 0:
         return None
@@ -48,9 +54,9 @@ def in_flight(spans: list) -> dict | None:
             running -= 1
             j += 1
         running += 1
-        peak = max(peak, running)
-    busy = fsum(b - a for a, b in good)
-    return {"mean": busy / window, "peak": peak, "requests": len(good), "window_s": window}
+        if running > peak:
+            peak = running
+    return {"mean": busy / window, "peak": peak, "requests": len(starts), "window_s": window}
 
 
 def add_detected_load(log: ParsedLog, spans: list, *, fields: str) -> bool:

@@ -42,6 +42,7 @@ from ..traces.spans import Span, clip
 from ..traces.values import UNSET, Found, as_dict, flag, max_tokens, text
 
 FORMAT = "langfuse"
+STREAMS = False
 ORDER = 3
 NAME = "Langfuse trace export"
 TOOL = "Langfuse"

@@ -36,6 +36,7 @@ from ..traces.spans import Span, clip
 from ..traces.times import epoch_ms
 
 FORMAT = "langsmith"
+STREAMS = False
 ORDER = 4
 TRACE = True
 NAME = "LangSmith runs"

@@ -29,6 +29,7 @@ from ..traces.spans import Span, clip
 from ..traces.values import Found, as_dict, flag, max_tokens, text
 
 FORMAT = "litellm"
+STREAMS = False
 ORDER = 6
 NAME = "LiteLLM standard logging payload"
 TOOL = "LiteLLM"

@@ -23,6 +23,7 @@ from . import tables
 from .parsed import ParsedLog
 
 FORMAT = "llmperf"
+STREAMS = True
 ORDER = 60
 NAME = "llmperf individual_responses JSON"
 TOOL = "llmperf"
@@ -77,7 +78,7 @@ def read(source, log: ParsedLog, accepted: str = "") -> None:
             return None
         return words
 
-    tables.read_records(source.document, log, accepted, name=NAME, failure=failure,
+    tables.read_records(source.elements, log, accepted, name=NAME, failure=failure,
                         fmt=(FORMAT, NAME))
     for words, count in kept.items():
         log.notes.append(

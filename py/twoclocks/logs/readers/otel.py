@@ -38,6 +38,7 @@ from ..traces.spans import Span, clip
 from ..traces.times import epoch_ms
 
 FORMAT = "otel"
+STREAMS = False
 ORDER = 5
 TRACE = True
 NAME = "OpenTelemetry GenAI spans (OTLP/JSON or SDK console dump)"

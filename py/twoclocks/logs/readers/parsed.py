@@ -13,7 +13,11 @@ from dataclasses import dataclass, field
 from ...settings import by_key
 
 MAX_REQUESTS = 250_000
-"""Most requests kept from one file; later rows are counted as skipped (``over_limit``)."""
+"""Most requests kept from one file on the page; later rows are counted as skipped (``over_limit``).
+The command reads every row (``ParsedLog.request_cap``)."""
+
+OVER_LIMIT = "beyond the first {limit:,} usable requests"
+"""The ``over_limit`` line, for any cap."""
 
 MAX_PROMPT_TOKENS = by_key()["prompt_tokens"]["limit"]["max"]
 """Largest plausible prompt, in tokens: the page's (the model's) limit, :mod:`twoclocks.settings`."""
@@ -47,7 +51,7 @@ SKIP_REASONS = {
         f"a value is out of range (over {MAX_PROMPT_TOKENS:,} prompt tokens, {MAX_OUTPUT_TOKENS:,} output "
         "tokens or one day)"
     ),
-    "over_limit": f"beyond the first {MAX_REQUESTS:,} usable requests",
+    "over_limit": OVER_LIMIT.format(limit=MAX_REQUESTS),
     "no_first_token": (
         "the call's first-token time is unknown, so it is shown with TTLT only and left out of "
         "the first-token figures"
@@ -86,9 +90,12 @@ class ParsedLog:
             "mean_in_flight" (float) and "peak_in_flight" (int, or None if unknown)}`` (empty when the file shows no
             load). See :meth:`add_load` and :mod:`twoclocks.logs.readers.inflight`.
         prompt_tokens, output_tokens: token counts per used request (ints >= 1).
-        ttft_ms, ttlt_ms: times per used request in ms (0 < ttft_ms <= ttlt_ms).
+        ttft_ms, ttlt_ms: times per used request in ms (0 < ttft_ms <= ttlt_ms). Lists; the
+            command's streamed reads keep them compact, as ``array("l")`` and ``array("d")``.
         trace: for an app trace, the calls and runs it holds (:mod:`twoclocks.logs.traces.calls`),
             else None.
+        request_cap: most usable requests kept: None for the page's ``MAX_REQUESTS``, or another
+            number (``math.inf`` keeps every row).
     """
 
     ok: bool = False
@@ -108,6 +115,7 @@ class ParsedLog:
     ttft_ms: list = field(default_factory=list)
     ttlt_ms: list = field(default_factory=list)
     trace: object = None
+    request_cap: float | None = None
 
     @property
     def rows_used(self) -> int:
@@ -163,6 +171,8 @@ class ParsedLog:
         lines = {}
         for reason in self.skipped:
             line = SKIP_REASONS[reason]
+            if reason == "over_limit" and self.request_cap is not None:
+                line = OVER_LIMIT.format(limit=self.request_cap)
             counts = self.details.get(reason)
             if counts:
                 top = sorted(counts.items(), key=lambda item: -item[1])[:_MAX_DETAILS]
@@ -194,9 +204,10 @@ class ParsedLog:
         prompts, outputs = self.prompt_tokens, self.output_tokens
         firsts, lasts = self.ttft_ms, self.ttlt_ms
         kept = 0
+        cap = MAX_REQUESTS if self.request_cap is None else self.request_cap
         for quad in quads:
             reason, values = _check(quad, ttft_factor, ttlt_factor, ttlt_is_tpot)
-            if reason is None and len(firsts) >= MAX_REQUESTS:
+            if reason is None and len(firsts) >= cap:
                 reason = "over_limit"
             if reason is None:
                 p, o, ft, lt = values

@@ -2,7 +2,9 @@
 
 Each reader is a module of this package exposing ``FORMAT`` (an id), ``NAME`` (for the page),
 ``ACCEPTS`` (a phrase for the README and error messages), ``TOOL`` (the tool's short name for
-the page's sentence; the generic table reader, which no one tool writes, has none), ``ORDER`` (readers are tried in
+the page's sentence; the generic table reader, which no one tool writes, has none), ``STREAMS``
+(True if the command reads the format as it streams, in bounded memory: :mod:`.stream`; False if
+the file must be read whole), ``ORDER`` (readers are tried in
 ascending order: a more specific shape before a looser one), ``recognise(source) -> bool`` and
 ``read(source, log, accepted)``; a tool whose summary exports people mistake for a log also
 exposes ``summary(source) -> str | None``, the message naming its per-request file. The registry
@@ -62,11 +64,12 @@ def tools_phrase(*, traces: bool = False) -> str:
 ACCEPTED = accepted_sentence()
 
 
-def parse_log(data: object, *, filename: str | None = None) -> ParsedLog:
+def parse_log(data: object, *, filename: str | None = None, request_cap: float | None = None) -> ParsedLog:
     """Read a log file of LLM requests in any format of ``FORMATS``.
 
     The format is recognised from the content, not the name; ``filename`` only sharpens the error
-    message. Up to ``MAX_REQUESTS`` usable rows are kept.
+    message. Up to ``MAX_REQUESTS`` usable rows are kept (or ``request_cap``, see
+    :class:`ParsedLog`).
 
     Example: a CSV ``prompt_tokens,output_tokens,ttft_s,e2e_latency_s`` with the row
     ``8000,20,0.704,1.107`` gives ``ttft_ms == [704.0]``, ``ttlt_ms == [1107.0]`` and
@@ -82,17 +85,32 @@ def parse_log(data: object, *, filename: str | None = None) -> ParsedLog:
     Raises:
         Nothing: any input, however malformed, gives a ``ParsedLog`` with an error.
     """
-    log = ParsedLog()
+    log = ParsedLog(request_cap=request_cap)
     try:
         text = decode(data)
         if text is None:
-            log.error = _not_text_message(data, filename)
+            log.error = not_text_message(data, filename)
             return log
-        _read(Source(text), log)
+        source = Source(text)
+        reader, error = choose(source)
+        if reader is None:
+            log.error = error
+        else:
+            reader.read(source, log, ACCEPTED)
     except Exception as error:  # never raise on user data; report instead
-        log.error = f"Could not read this file ({type(error).__name__}). Accepted: {ACCEPTED}."
-        log.ok = False
-        return log
+        return failed(log, error)
+    return finish(log)
+
+
+def failed(log: ParsedLog, error: Exception) -> ParsedLog:
+    """``log`` after its reading raised ``error`` (a reader's bug, never the user's): not ok."""
+    log.error = f"Could not read this file ({type(error).__name__}). Accepted: {ACCEPTED}."
+    log.ok = False
+    return log
+
+
+def finish(log: ParsedLog) -> ParsedLog:
+    """``log`` once its reader is done: ``ok``, or an error saying why no request was usable."""
     if not log.error and not log.rows_used and not getattr(log.trace, "calls", None):
         lines = log.reason_lines()
         reasons = "; ".join(f"{count:,} {lines[reason]}" for reason, count in log.skipped.items())
@@ -103,41 +121,40 @@ def parse_log(data: object, *, filename: str | None = None) -> ParsedLog:
     return log
 
 
-def _read(source: Source, log: ParsedLog) -> None:
-    """Pick the reader for ``source`` and fill ``log``."""
+NOT_JSON = f"The file starts like JSON but is not valid. Accepted: {ACCEPTED}."
+"""The error for a file that starts with ``[`` but is not one JSON document."""
+
+
+def choose(source: Source) -> tuple:
+    """``(the reader for source, "")``, or ``(None, why no reader fits)``."""
     if source.kind == "empty":
-        log.error = f"The file is empty. Accepted: {ACCEPTED}."
-        return
+        return None, f"The file is empty. Accepted: {ACCEPTED}."
     if source.kind == "jsonl" and source.text.lstrip().startswith("["):
-        log.error = f"The file starts like JSON but is not valid. Accepted: {ACCEPTED}."
-        return
+        return None, NOT_JSON
     for reader in READERS[:-1]:  # every tool's own reader before the generic table (last)
         if reader.recognise(source):
-            reader.read(source, log, ACCEPTED)
-            return
+            return reader, ""
     messages = [m for m in (getattr(r, "summary", _none)(source) for r in READERS) if m]
     if messages:
-        log.error = (
+        return None, (
             " ".join(messages)
             + " A summary holds statistics, not one row per request, so it cannot be fitted. "
             f"Accepted: {ACCEPTED}."
         )
-        return
     if source.kind == "jsonl" and source.first_record is None:  # no line is a JSON object either
-        log.error = ("The file starts like JSON but is not valid JSON: is it cut off, or a part of a "
-                     f"larger export? Accepted: {ACCEPTED}.")
-        return
+        return None, ("The file starts like JSON but is not valid JSON: is it cut off, or a part of a "
+                      f"larger export? Accepted: {ACCEPTED}.")
     if tables.recognise(source):
-        tables.read(source, log, ACCEPTED)
-        return
-    log.error = f"The file is a single JSON value, not a request log. Accepted: {ACCEPTED}."
+        return tables, ""
+    return None, f"The file is a single JSON value, not a request log. Accepted: {ACCEPTED}."
 
 
 def _none(source: Source) -> None:
     return None
 
 
-def _not_text_message(data: object, filename: str | None) -> str:
+def not_text_message(data: object, filename: str | None) -> str:
+    """Why ``data`` (the file, or its first bytes) is not read as text."""
     name = f" {filename!r}" if filename else ""
     if isinstance(data, (bytes, bytearray, memoryview)) and bytes(data[:2]) == b"\x1f\x8b":
         return f"The file{name} is gzip-compressed; unzip it first. Accepted: {ACCEPTED}."

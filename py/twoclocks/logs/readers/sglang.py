@@ -18,6 +18,7 @@ from . import arrays
 from .parsed import ParsedLog
 
 FORMAT = "sglang"
+STREAMS = False
 ORDER = 10
 NAME = "SGLang bench_serving --output-details JSON Lines"
 TOOL = "SGLang's benchmark"

@@ -62,6 +62,11 @@ class Source:
             return None
 
     @cached_property
+    def elements(self) -> list | None:
+        """The items of a top-level JSON array, or None (a streamed file yields them one by one)."""
+        return self.document if isinstance(self.document, list) else None
+
+    @cached_property
     def records(self) -> list:
         """JSON Lines: one parsed value per non-blank line (None for a line that is not JSON)."""
         out: list = []

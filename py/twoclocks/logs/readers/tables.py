@@ -17,11 +17,13 @@ import csv
 import math
 import operator
 import re
+from itertools import chain, islice
 
 from ...stats import median
 from .parsed import ParsedLog
 
 FORMAT = "table"
+STREAMS = True
 ORDER = 100
 NAME = "CSV or JSON Lines with one request per row"
 ACCEPTS = (
@@ -99,6 +101,12 @@ ERROR_FIELDS = ("error", "error_code", "error_msg", "error_message", "errors")
 
 _DECIMAL_COMMA = re.compile(r"^\s*-?\d+,\d+\s*$")
 
+SAMPLE_ROWS = 2_000
+"""The file's first rows, from which a time without a unit is judged (:func:`infer_unit`)."""
+
+BATCH_ROWS = 8_192
+"""Rows handed to ``ParsedLog.extend`` at a time: a streamed file's rows are never all held."""
+
 
 def recognise(source) -> bool:
     """Any table: a delimited text, a JSON array, JSON Lines, or a single JSON object."""
@@ -111,8 +119,8 @@ def read(source, log: ParsedLog, accepted: str = "") -> None:
         read_csv(source, log, accepted)
     elif source.kind == "jsonl":
         read_records(source.records, log, accepted, name="JSON Lines")
-    elif isinstance(source.document, list):
-        read_records(source.document, log, accepted, name="JSON array of requests")
+    elif source.elements is not None:
+        read_records(source.elements, log, accepted, name="JSON array of requests")
     else:
         read_records([source.document], log, accepted, name="JSON Lines")
 
@@ -248,16 +256,24 @@ def record_columns(log: ParsedLog, names: list[str], roles: dict) -> None:
 
 
 def read_csv(source, log: ParsedLog, accepted: str) -> None:
-    """Fill ``log`` from a delimited text table with a header row."""
+    """Fill ``log`` from a delimited text table with a header row, in one pass over its rows."""
     try:
-        rows = source.rows
-    except csv.Error as error:
-        log.error = f"The file is not a readable CSV ({error}). Accepted: {accepted}."
-        return
-    if not rows:
+        _read_csv(source, log, accepted)
+    except csv.Error as error:  # a streamed table can fail late: keep nothing, as when read whole
+        vars(log).update(vars(unreadable(error, accepted)))
+
+
+def unreadable(error: csv.Error, accepted: str) -> ParsedLog:
+    """The log of a table Python's ``csv`` cannot read."""
+    return ParsedLog(error=f"The file is not a readable CSV ({error}). Accepted: {accepted}.")
+
+
+def _read_csv(source, log: ParsedLog, accepted: str) -> None:
+    rows = iter(source.rows)
+    names = next(rows, None)
+    if names is None:
         log.error = f"The file is empty. Accepted: {accepted}."
         return
-    names = rows[0]
     roles = match_roles(names)
     missing = missing_roles(roles)
     if missing:
@@ -272,14 +288,14 @@ def read_csv(source, log: ParsedLog, accepted: str) -> None:
     last_role = "ttlt" if "ttlt" in roles else "tpot"
     picked = [roles[r][0] for r in ("prompt", "output", "ttft", last_role)]
     width = max(picked) + 1
-    body = rows[1:]
+    head = list(islice(rows, SAMPLE_ROWS))
 
     def pick(row: list) -> tuple:
         if len(row) < width:
             row = row + [""] * (width - len(row))
         return tuple(row[i] for i in picked)
 
-    sample = [pick(row) for row in body[:2000] if any(row)]
+    sample = [pick(row) for row in head if any(row)]
     comma = source.delimiter != "," and any(
         _DECIMAL_COMMA.match(cell) for quad in sample for cell in quad
     )
@@ -290,12 +306,14 @@ def read_csv(source, log: ParsedLog, accepted: str) -> None:
         )
     ft_factor, lt_factor, is_tpot = time_factors(roles, names, sample, log)
     record_columns(log, names, roles)
-    full = map(operator.itemgetter(*picked), (row for row in body if len(row) >= width))
-    short = [pick(row) for row in body if len(row) < width and any(c.strip() for c in row)]
-    if comma:
-        full, short = map(_points, full), [_points(quad) for quad in short]
-    log.extend(full, ft_factor, lt_factor, is_tpot)
-    log.extend(short, ft_factor, lt_factor, is_tpot)
+    get = operator.itemgetter(*picked)
+    short: list = []  # rows missing a cell are read after all the full ones
+    body = chain(head, rows)
+    for block in iter(lambda: list(islice(body, BATCH_ROWS)), []):
+        full = [get(row) for row in block if len(row) >= width]
+        short += [pick(row) for row in block if len(row) < width and any(c.strip() for c in row)]
+        log.extend(map(_points, full) if comma else full, ft_factor, lt_factor, is_tpot)
+    log.extend([_points(quad) for quad in short] if comma else short, ft_factor, lt_factor, is_tpot)
 
 
 def _points(quad: tuple) -> tuple:
@@ -337,20 +355,23 @@ def generic_failure(record: dict, error_keys: list[str], has_success: bool) -> s
     return None
 
 
-def read_records(records: list, log: ParsedLog, accepted: str, *, name: str,
+def read_records(records, log: ParsedLog, accepted: str, *, name: str,
                  failure=None, fmt: tuple[str, str] | None = None) -> None:
-    """Fill ``log`` from flat JSON objects (a JSON array or JSON Lines).
+    """Fill ``log`` from flat JSON objects (a JSON array or JSON Lines), in one pass.
 
     Args:
+        records: any iterable: a list, or a streamed file's records one by one.
         failure: ``record -> str | None``: the file's own reason if the record failed (it is
             then skipped as ``failed``); default: an error field set, or ``success`` false.
         fmt: ``(format id, name)`` for a tool's own records; default the generic table.
     """
-    paths = flat_fields(records)
+    records = iter(records)
+    head = list(islice(records, SAMPLE_ROWS))
+    paths = flat_fields(head)
     if not paths:
         log.error = (
             f"The file holds no JSON objects with request fields. Accepted: {accepted}."
-            if records
+            if head
             else f"The file is empty. Accepted: {accepted}."
         )
         return
@@ -377,7 +398,7 @@ def read_records(records: list, log: ParsedLog, accepted: str, *, name: str,
             return value.get(sub) if isinstance(value, dict) else None
         return value
 
-    sample = [tuple(get(r, p) for p in getters) for r in records[:2000] if isinstance(r, dict)]
+    sample = [tuple(get(r, p) for p in getters) for r in head if isinstance(r, dict)]
     ft_factor, lt_factor, is_tpot = time_factors(roles, names, sample, log)
     record_columns(log, names, roles)
     if failure is None:
@@ -389,7 +410,7 @@ def read_records(records: list, log: ParsedLog, accepted: str, *, name: str,
             if error_keys or has_success else (lambda r: None)
         )
     usable = []
-    for record in records:
+    for record in chain(head, records):
         if not isinstance(record, dict):
             log.skip("bad_line")
             continue
@@ -398,4 +419,10 @@ def read_records(records: list, log: ParsedLog, accepted: str, *, name: str,
             log.skip("failed", detail=why)
         else:
             usable.append(tuple(get(record, p) for p in getters))
+            if len(usable) >= BATCH_ROWS:
+                log.extend(usable, ft_factor, lt_factor, is_tpot)
+                usable = []
     log.extend(usable, ft_factor, lt_factor, is_tpot)
+    # the reasons in the order one pass over every record, then one check of every row, names them
+    record_reasons = ("bad_line", "failed")
+    log.skipped = dict(sorted(log.skipped.items(), key=lambda item: item[0] not in record_reasons))

@@ -19,6 +19,7 @@ from .arrays import no_arrays_summary, read_arrays, read_load
 from .parsed import ParsedLog
 
 FORMAT = "vllm"
+STREAMS = False
 ORDER = 20
 NAME = "vLLM benchmark_serving --save-result JSON"
 TOOL = "vLLM's benchmark"
