@@ -10,7 +10,9 @@ job per module:
   group;
 * ``waiting``: were the first tokens waiting or prefilling?
 * ``diagnosis``: which clock the traffic pays for, and the one recommendation;
-* ``analysis``: :func:`analyze_log`, the page's one entry point (bytes in, a JSON-safe dict out).
+* ``analysis``: :func:`analyze_log`, the page's one entry point (bytes in, a JSON-safe dict out);
+* ``sentences``: the words the page lays out, written from the figures; ``text``: an analysis as
+  plain text for a terminal, in the same words.
 
 The statistics they share (the one percentile, a log's medians) are :mod:`twoclocks.stats`, in the
 model's wheel.
