@@ -13,6 +13,8 @@ job per module:
 * ``analysis``: :func:`analyze_log`, the page's one entry point (bytes in, a JSON-safe dict out);
 * ``files``: :func:`analyze_log_file`, the command's (a path or a binary stream of any size in,
   the same dict out; ``readers/stream.py`` reads the formats that stream in bounded memory).
+* ``sentences``: the words the page lays out, written from the figures; ``text``: an analysis as
+  plain text for a terminal, in the same words.
 
 The statistics they share (the one percentile, a log's medians) are :mod:`twoclocks.stats`, in the
 model's wheel.

@@ -18,6 +18,7 @@ from ..counts import format_counted
 from . import fit, readers
 from .diagnosis import diagnose
 from .fitcheck import fit_tables
+from .sentences import with_sentences
 from .traces.report import trace_report
 
 MAX_POINTS = 2_000
@@ -92,6 +93,12 @@ def _json_safe(value):
     return value
 
 
+def _result(value: dict) -> dict:
+    """``value`` JSON-safe, with the words the page lays out and the terminal prints
+    (:func:`twoclocks.logs.sentences.with_sentences`)."""
+    return with_sentences(_json_safe(value))
+
+
 def read_warnings(parsed: readers.ParsedLog) -> list[str]:
     """Warnings for the top of the result: most rows skipped (below ``MIN_USED_SHARE``)."""
     used, total = parsed.rows_used, parsed.rows_total
@@ -154,7 +161,12 @@ def analyze_log(data: bytes | str, *, filename: str | None = None) -> dict:
         :data:`TRACE_LOG_MIN_CALLS` calls with both clocks and both token counts has ``fit``,
         ``diagnosis``, ``points`` and ``fit_tables`` None and the trace's verdict as ``recommendation``.
         Otherwise ``{"ok": False, "error", "format", "rows_total", "skipped", "skip_reasons",
-        "formats_accepted"}``.
+        "formats_accepted"}``. Both with the words the page lays out and the terminal prints
+        (:func:`twoclocks.logs.sentences.with_sentences`): ``skipped_text`` and ``skipped_lines``;
+        on success also ``rows_label``, ``rows_text``, ``read_text``, ``column_lines``, and the
+        fit's, the diagnosis' and the trace's own (:func:`~twoclocks.logs.sentences.fit_sentences`,
+        :func:`~twoclocks.logs.sentences.diagnosis_sentences`,
+        :func:`twoclocks.logs.traces.report.trace_report`).
 
     Raises:
         Nothing: every failure is reported in the returned dict.
@@ -181,7 +193,7 @@ def analyze_parsed(read) -> dict:
             "skip_reasons": parsed.reason_lines(),
         }
         if not parsed.ok:
-            return _json_safe(
+            return _result(
                 {**base, "error": parsed.error, "formats_accepted": list(readers.FORMATS.values())}
             )
         trace = trace_report(parsed.trace) if parsed.trace is not None else None
@@ -189,9 +201,9 @@ def analyze_parsed(read) -> dict:
         if trace is not None and parsed.rows_used < TRACE_LOG_MIN_CALLS:  # too few timed calls for a fit
             why = (f"The lesson's model is fitted to a trace with at least {TRACE_LOG_MIN_CALLS} calls timed to "
                    f"the first token; this one has {parsed.rows_used:,}.")
-            return _json_safe({**base, "warnings": [], "percentile_note": "", "fit": None, "fit_message": why,
-                               "diagnosis": None, "recommendation": trace["verdict"], "points": None,
-                               "fit_tables": None})
+            return _result({**base, "warnings": [], "percentile_note": "", "fit": None, "fit_message": why,
+                            "diagnosis": None, "recommendation": trace["verdict"], "points": None,
+                            "fit_tables": None})
         columns = {
             "prompt_tokens": parsed.prompt_tokens,
             "output_tokens": parsed.output_tokens,
@@ -202,7 +214,7 @@ def analyze_parsed(read) -> dict:
         diagnosis = diagnose(**columns, load_levels=parsed.load_levels)
         if diagnosis["waiting"]["detected"]:
             _fit_measures_waiting(fitted, diagnosis["waiting"])
-        return _json_safe(
+        return _result(
             {
                 **base,
                 "warnings": read_warnings(parsed),

@@ -204,7 +204,7 @@ def diagnose(
     Returns:
         ``{"requests", "total_wait_ms", "prefill_ms", "decode_ms", "prefill_share",
         "decode_share", "prefill_share_text", "decode_share_text" (the shares as every sentence
-        states them, :func:`twoclocks.advice.format_share`), "percentiles": {quantity: {"p50", "p90", "p99", "mean"}}
+        states them, :func:`twoclocks.advice.format_share`), "percentiles": {quantity: {"p50", "p90", "p95", "p99", "mean"}}
         (:func:`twoclocks.stats.summarise`), "medians": {"prompt_tokens", "output_tokens"} (the
         median prompt and answer in whole tokens, :func:`twoclocks.stats.median_tokens`: every
         sentence and figure that states them uses these), "table": [rows for the page], "dominant_prompts", "dominant_outputs" (see :func:`dominant_bucket`, or None),

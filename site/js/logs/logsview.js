@@ -19,17 +19,16 @@
 //
 // The parts, one job each, in this folder: input.js (picker, drop zone, paste, sample), results.js
 // (a successful analysis laid out), cards.js (what was read, the fitted model), figures.js and
-// scatter.js (the pictures), tables.js (tables and lists), format.js (the section's formatters).
+// scatter.js (the pictures), tables.js (tables and lists), format.js (a counted noun). The words
+// come written from Python (twoclocks.logs.sentences and the trace report); these lay them out.
 import { el, scrollToStart } from "../dom.js";
-import { formatCount, formatMs } from "../format.js";
+import { formatMs } from "../format.js";
 import { downloadProblem, isDownloadError, isOffline, retryWhenOnline } from "../offline.js";
 import { logFigures } from "./figures.js";
 import { formatBytes } from "../format.js";
-import { plural } from "./format.js";
 import { logInput } from "./input.js";
 import { renderResults } from "./results.js";
 
-export { formatCoefficient } from "./format.js";
 export { MAX_FILE_BYTES } from "./input.js";
 
 /** Build the section in `root`. `readonly` (the page's read-only view) locks every control in it. */
@@ -144,10 +143,7 @@ export function setupLogs(root, { analyze, useFitted, useLoad, sampleUrl, traceS
     } else {
       current = { analysis, filename };
       renderResults({ top: resultsTop, bottom: resultsBottom }, analysis, filename, { figures, useLoad, readonly });
-      const read = analysis.trace
-        ? `${plural(analysis.trace.calls, "model call")} in ${plural(analysis.trace.runs_total, "run")}`
-        : `${formatCount(analysis.rows_used)} of ${plural(analysis.rows_total, "row")} used`;
-      finish("done", `${filename}: ${read}, analysed in ${formatMs(ms)}.`);
+      finish("done", `${filename}: ${analysis.read_text}, analysed in ${formatMs(ms)}.`);
     }
   }
 

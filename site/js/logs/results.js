@@ -2,18 +2,12 @@
 // two cards at the top; where the wait goes, the findings and the pictures below the model bar.
 // Every figure and sentence comes from Python (analyze_log); this only lays them out.
 import { el } from "../dom.js";
-import { formatCount, formatMs } from "../format.js";
 import { fitCard, readCard } from "./cards.js";
-import { plural } from "./format.js";
 import { sentenceList, table } from "./tables.js";
 import { traceBlocks } from "./trace.js";
 
-// Where the waiting finding's load comes from (twoclocks.logs.waiting.detect_waiting's "source").
-const HOW_WE_KNOW = {
-  file: "How we know: the load this file records, and its numbers.",
-  timestamps: "How we know: the requests' own start and end times, and their numbers.",
-  data: "How we know: the file records no load, so from its numbers alone.",
-};
+// Each finding as a list item that carries its kind and whether it was found.
+const findings = (lines) => lines.map(({ kind, hit, text }) => ({ text, data: { kind, hit: String(hit) } }));
 
 /** Fill `top` and `bottom` with `analysis` of `filename`; `figures` draws the charts, `useLoad` and
  *  `readonly` are setupLogs' options (the waiting finding's load offer). */
@@ -66,25 +60,9 @@ function renderLog({ top, bottom }, analysis, filename, { figures, useLoad, read
     percentileTable(d),
     analysis.percentile_note ? el("p", { cls: "logs-note", text: analysis.percentile_note, attrs: { id: "logs-percentile-note" } }) : null,
     el("h3", { text: "Which requests dominate" }),
-    sentenceList("logs-dominant", [
-      d.dominant_prompts
-        ? { text: d.dominant_prompts.text, data: { kind: "prompts", hit: "true" } }
-        : { text: "No group of long prompts takes an outsized share of prefill time.", data: { kind: "prompts", hit: "false" } },
-      d.dominant_outputs
-        ? { text: d.dominant_outputs.text, data: { kind: "outputs", hit: "true" } }
-        : { text: "No group of long answers takes an outsized share of decode time.", data: { kind: "outputs", hit: "false" } },
-    ]),
+    sentenceList("logs-dominant", findings(d.dominant_lines)),
     el("h3", { text: "Mistakes from the lesson, found in your log" }),
-    sentenceList("logs-mistakes", [
-      d.max_tokens.hit
-        ? { text: d.max_tokens.text, data: { kind: "max_tokens", hit: "true" } }
-        : { text: `No sign of a max_tokens ceiling: ${plural(d.max_tokens.requests, "request")} stopped at the longest ` +
-            `answer (${plural(d.max_tokens.longest_output_tokens, "token")}).`, data: { kind: "max_tokens", hit: "false" } },
-      d.short_after_long.hit
-        ? { text: d.short_after_long.text, data: { kind: "short_after_long", hit: "true" } }
-        : { text: `No short answers after long prompts (${formatCount(d.short_after_long.prompt_at_least_tokens)}+ ` +
-            `tokens in, at most ${d.short_after_long.output_at_most_tokens} out).`, data: { kind: "short_after_long", hit: "false" } },
-    ]),
+    sentenceList("logs-mistakes", findings(d.mistake_lines)),
     el("h3", { text: "The picture: every request, and the fitted curves" }),
     figures(analysis),
   ].filter(Boolean));
@@ -95,17 +73,14 @@ function renderLog({ top, bottom }, analysis, filename, { figures, useLoad, read
 // The first tokens were waiting, not prefilling (twoclocks.logs.waiting): the split and its evidence.
 function waitingBlock(w, { useLoad, readonly }) {
   if (!w?.detected) return null;
-  // two medians over the same requests, each of its own part: they need not add up to the median TTFT
-  const split = `About ${w.queue_share_text} of all time to first token was waiting. Per request, ` +
-    `the median wait is ${formatMs(w.queue_ms_p50)} and the median prefill at most ${formatMs(w.prefill_ms_p50)}.`;
   return el("section", {
     cls: "logs-waiting",
     attrs: { id: "logs-waiting", "aria-labelledby": "logs-waiting-title" },
     data: { detected: "true", source: w.source, queueShare: String(w.queue_share) },
   }, [
     el("h3", { text: "The first tokens were waiting, not prefilling", attrs: { id: "logs-waiting-title" } }),
-    el("p", { text: split, attrs: { id: "logs-waiting-split" } }),
-    el("p", { cls: "muted", text: HOW_WE_KNOW[w.source] ?? HOW_WE_KNOW.data }),
+    el("p", { text: w.split_text, attrs: { id: "logs-waiting-split" } }),
+    el("p", { cls: "muted", text: w.source_text }),
     sentenceList("logs-waiting-evidence", w.evidence.map((text) => ({ text }))),
     w.suggested_load && typeof useLoad === "function" ? loadOffer(w, { useLoad, readonly }) : null,
   ].filter(Boolean));
@@ -138,24 +113,23 @@ function shareBar(d) {
     el("div", { cls: "logs-share-bar", attrs: { "aria-hidden": "true" } }, [prefill, decode]),
     el("p", { cls: "logs-share-text" }, [
       el("span", { cls: "swatch swatch-prefill", attrs: { "aria-hidden": "true" } }),
-      document.createTextNode(` Prefill (waiting for first tokens): ${d.prefill_share_text} of all waiting, ${formatMs(d.prefill_ms)}.`),
+      document.createTextNode(` ${d.share_lines.prefill}`),
       el("br"),
       el("span", { cls: "swatch swatch-decode logs-swatch-decode", attrs: { "aria-hidden": "true" } }),
-      document.createTextNode(` Decode (first token to last): ${d.decode_share_text}, ${formatMs(d.decode_ms)}. ` +
-        `In all ${formatMs(d.total_wait_ms)} over ${plural(d.requests, "request")}.`),
+      document.createTextNode(` ${d.share_lines.decode}`),
     ]),
   ]);
 }
 
 function percentileTable(d) {
+  const columns = d.table_columns;
   const rows = (d.table ?? []).map((row) => {
-    const fmt = row.unit === "ms" ? formatMs : (v) => formatCount(v);
     const tr = el("tr", { data: { quantity: row.quantity } });
-    tr.append(el("th", { text: `${row.label[0].toUpperCase()}${row.label.slice(1)}${row.unit === "tokens" ? " (tokens)" : ""}`, attrs: { scope: "row" } }));
-    for (const p of ["p50", "p90", "p99"]) tr.append(el("td", { text: fmt(row[p]), data: { p, value: String(row[p]) } }));
+    tr.append(el("th", { text: row.heading, attrs: { scope: "row" } }));
+    for (const p of columns) tr.append(el("td", { text: row.texts[p], data: { p, value: String(row[p]) } }));
     return tr;
   });
-  const wrap = table({ caption: "Percentiles over your requests: half are at or below p50, 90% at or below p90, 99% at or below p99", captionHidden: false, head: [{ hidden: "Quantity" }, "p50", "p90", "p99"], rows, cls: "data-table logs-percentiles" });
+  const wrap = table({ caption: d.table_caption, captionHidden: false, head: [{ hidden: "Quantity" }, ...columns], rows, cls: "data-table logs-percentiles" });
   wrap.querySelector("table").id = "logs-percentiles";
   return wrap;
 }

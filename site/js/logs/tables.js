@@ -52,6 +52,23 @@ export function fact(term, value, { id, data } = {}) {
   return el("div", {}, [el("dt", { text: term }), el("dd", { text: value, attrs: id ? { id } : {}, data })]);
 }
 
+/** A `tag` element holding Python's `text`, each of `marks` ({text, tag = "span", cls, data}) wrapped
+ *  where it next occurs: the words stay Python's, the wrapping is layout (a bold count, figures the
+ *  tests read from data-*). A mark not found is left unwrapped; the words are never changed. */
+export function marked(tag, options, text, marks) {
+  const node = el(tag, options);
+  let at = 0;
+  for (const { text: piece, tag: markTag = "span", cls, data } of marks) {
+    const found = piece ? text.indexOf(piece, at) : -1;
+    if (found < 0) continue;
+    if (found > at) node.append(document.createTextNode(text.slice(at, found)));
+    node.append(el(markTag, { cls, text: piece, data }));
+    at = found + piece.length;
+  }
+  if (at < text.length) node.append(document.createTextNode(text.slice(at)));
+  return node;
+}
+
 export function sentenceList(id, items) {
   return el("ul", { cls: "logs-findings", attrs: { id } }, items.map(({ text, data }) => el("li", { text, data })));
 }

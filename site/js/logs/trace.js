@@ -5,12 +5,9 @@
 // every string from the file (prompts, model and span names) goes in through textContent, never markup.
 import { codeGuide } from "../codeguide.js";
 import { el } from "../dom.js";
-import { formatCount, formatMs } from "../format.js";
-import { plural } from "./format.js";
-import { cells, table } from "./tables.js";
+import { cells, marked, table } from "./tables.js";
 
 const pct = (part, whole) => `${Math.max(0, Math.min(100, (100 * part) / whole)).toFixed(3)}%`;
-const dash = (value, fmt) => (value === null || value === undefined ? "–" : fmt(value));
 
 /** The trace's part of the results: `[verdict, run view, lessons, summary, what was read]`. */
 export function traceBlocks(trace) {
@@ -41,12 +38,11 @@ export function traceBlocks(trace) {
 function runPicker(trace, show) {
   if (trace.runs.length < 2) return null;
   const select = el("select", { attrs: { id: "trace-run-select" } }, trace.runs.map((run, i) =>
-    el("option", { text: `${run.label}: ${formatMs(run.split.total_ms)}, ${plural(run.calls_total, "call")}`, attrs: { value: String(i) } })));
+    el("option", { text: run.picker_text, attrs: { value: String(i) } })));
   select.addEventListener("change", () => show(Number(select.value)));
-  const shown = trace.runs.length < trace.runs_total ? ` (the ${trace.runs.length} slowest of ${formatCount(trace.runs_total)})` : "";
   return {
     element: el("p", { cls: "trace-picker" }, [
-      el("label", { text: `Run${shown}: `, attrs: { for: "trace-run-select" } }), select,
+      el("label", { text: `${trace.picker_label}: `, attrs: { for: "trace-run-select" } }), select,
     ]),
     select: (index) => { select.value = String(index); },
   };
@@ -75,38 +71,30 @@ function fileLessons(trace, showRun) {
 
 // One run: its split, its timeline and its lessons.
 function runBlocks(run, single) {
-  const title = run.label.charAt(0).toUpperCase() + run.label.slice(1);
   const lessons = single ? run.lessons.filter((lesson) => lesson.kind !== "fix_first") : run.lessons;
   return [
-    el("h3", { text: `${title}: ${formatMs(run.split.total_ms)}, ${plural(run.calls_total, "model call")}` }),
-    splitBar(run.split),
+    el("h3", { text: run.title }),
+    splitBar(run.split, run.legend),
     single ? null : el("p", { text: run.split_text, attrs: { id: "trace-split-text" } }),
     timeline(run),
-    run.calls_total > run.calls.length || run.gaps_total > run.gaps.length
-      ? el("p", { cls: "muted", text: `Drawn: the first ${run.calls.length} of ${plural(run.calls_total, "call")} and ${run.gaps.length} of ${plural(run.gaps_total, "other span")}; the split counts them all.` })
-      : null,
+    run.drawn_text ? el("p", { cls: "muted", text: run.drawn_text }) : null,
     lessons.length ? el("h3", { text: single ? "More of the lesson, in this run" : "The lesson, in this run" }) : null,
     lessons.length ? el("ol", { cls: "trace-lessons", attrs: { id: "trace-lessons" } }, lessons.map(lessonItem)) : null,
   ].filter(Boolean);
 }
 
-const PARTS = [
-  ["first_token_ms", "trace-first", "waiting for first tokens"],
-  ["streaming_ms", "trace-stream", "streaming"],
-  ["unsplit_ms", "trace-unsplit", "model calls not timed to the first token"],
-  ["other_ms", "trace-other", "everything else"],
-];
+// Each part of the split wall time (twoclocks.logs.traces.runs.PARTS) and its colour.
+const PART_CLASS = { first_token_ms: "trace-first", streaming_ms: "trace-stream", unsplit_ms: "trace-unsplit", other_ms: "trace-other" };
 
-function splitBar(split) {
+function splitBar(split, legendLines) {
   const bar = el("div", { cls: "logs-share-bar trace-split-bar", attrs: { "aria-hidden": "true" } });
-  for (const [key, cls] of PARTS) {
-    if (!split[key]) continue;
-    const part = el("span", { cls });
+  for (const { part: key } of legendLines) {
+    const part = el("span", { cls: PART_CLASS[key] });
     part.style.width = pct(split[key], split.total_ms);
     bar.append(part);
   }
-  const legend = el("p", { cls: "trace-legend" }, PARTS.filter(([key]) => split[key]).map(([key, cls, words]) =>
-    el("span", {}, [el("span", { cls: `swatch ${cls}`, attrs: { "aria-hidden": "true" } }), document.createTextNode(` ${words} ${formatMs(split[key])}`)])));
+  const legend = el("p", { cls: "trace-legend" }, legendLines.map(({ part, text }) =>
+    el("span", {}, [el("span", { cls: `swatch ${PART_CLASS[part]}`, attrs: { "aria-hidden": "true" } }), document.createTextNode(` ${text}`)])));
   return el("div", { cls: "trace-split", attrs: { id: "trace-split" }, data: { firstTokenMs: split.first_token_ms, otherMs: split.other_ms } }, [bar, legend]);
 }
 
@@ -137,29 +125,19 @@ function callRow(call, total) {
   const parts = call.ttft_ms === null
     ? [[call.ttlt_ms, "trace-unsplit"]]
     : [[call.ttft_ms, "trace-first"], [call.decode_ms, "trace-stream"]];
-  const name = [call.name, call.model && call.model !== call.name ? call.model : ""].filter(Boolean).join(" · ");
-  const facts = [
-    call.ttft_ms === null ? `TTFT unknown (${call.ttft_unknown})` : `TTFT ${formatMs(call.ttft_ms)}`,
-    `TTLT ${formatMs(call.ttlt_ms)}`,
-    `prompt ${dash(call.prompt_tokens, formatCount)}${call.cached_tokens ? ` (${formatCount(call.cached_tokens)} cached)` : call.cached_tokens === 0 ? " (0 cached)" : ""}`,
-    `output ${dash(call.output_tokens, formatCount)}`,
-    call.max_tokens ? `max_tokens ${formatCount(call.max_tokens)}` : null,
-    call.finish_reason ? `finish ${call.finish_reason}` : null,
-    call.error ? `error: ${call.error}` : null,
-  ].filter(Boolean).join(" · ");
   return el("li", { cls: "trace-row trace-call", data: { call: call.number, ttftMs: call.ttft_ms ?? "", ttltMs: call.ttlt_ms, cutOff: String(call.cut_off) } }, [
-    el("span", { cls: "trace-label" }, [el("strong", { text: `Call ${call.number}` }), document.createTextNode(name ? ` ${name}` : "")]),
+    marked("span", { cls: "trace-label" }, call.label_text, [{ text: `Call ${call.number}`, tag: "strong" }]),
     track(call.offset_ms, total, parts),
-    el("span", { cls: "trace-facts", text: facts }),
+    el("span", { cls: "trace-facts", text: call.facts_text }),
     messages(call),
   ].filter(Boolean));
 }
 
 function gapRow(gap, total) {
   return el("li", { cls: `trace-row trace-gap trace-gap-${gap.kind}`, data: { kind: gap.kind } }, [
-    el("span", { cls: "trace-label" }, [el("span", { text: gap.kind === "tool" ? "Tool " : "" }), el("span", { text: gap.name || "(unnamed span)" })]),
+    el("span", { cls: "trace-label", text: gap.label_text }),
     track(gap.offset_ms, total, [[gap.duration_ms, "trace-other"]]),
-    el("span", { cls: "trace-facts", text: `${formatMs(gap.duration_ms)}${gap.error ? ` · error: ${gap.error}` : ""}` }),
+    el("span", { cls: "trace-facts", text: gap.facts_text }),
   ]);
 }
 
@@ -185,12 +163,8 @@ function summaryBlock(trace) {
   const group = (caption, rows, id, what) => {
     const wrap = table({
       caption, captionHidden: false,
-      head: [{ hidden: what }, "Calls", "TTFT p50 (timed)", "TTLT p50", "TTLT p90", "Prompt p50", "Output p50", "Cached"],
-      rows: rows.map((r) => cells(el("tr", { data: { name: r.name } }), [
-        r.name, formatCount(r.calls), r.ttft_known ? `${formatMs(r.ttft_p50_ms)} (${formatCount(r.ttft_known)})` : "–",
-        formatMs(r.ttlt_p50_ms), formatMs(r.ttlt_p90_ms), dash(r.prompt_p50_tokens, formatCount),
-        dash(r.output_p50_tokens, formatCount), r.cached_share === null ? "not reported" : `${Math.round(100 * r.cached_share)}%`,
-      ])),
+      head: [{ hidden: what }, ...trace.group_columns],
+      rows: rows.map((r) => cells(el("tr", { data: { name: r.name } }), [r.name, ...r.cells])),
       cls: "data-table trace-groups",
     });
     wrap.querySelector("table").id = id;

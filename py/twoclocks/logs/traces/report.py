@@ -5,7 +5,7 @@ Units: times are ms (``*_ms``); token counts are ints; shares are fractions in [
 
 from __future__ import annotations
 
-from ...advice import format_ms
+from ...advice import format_count, format_ms, format_share
 from ...counts import format_counted
 from .calls import TraceLog
 from .lessons import run_lessons, split_sentence
@@ -85,6 +85,86 @@ def read_lines(summary: dict) -> list:
     return lines
 
 
+SPLIT_PARTS = (("first_token_ms", "waiting for first tokens"), ("streaming_ms", "streaming"),
+               ("unsplit_ms", "model calls not timed to the first token"), ("other_ms", "everything else"))
+"""The parts of a run's wall time (:data:`twoclocks.logs.traces.runs.PARTS`) as its legend names them."""
+
+GROUP_COLUMNS = ("Calls", "TTFT p50 (timed)", "TTLT p50", "TTLT p90", "Prompt p50", "Output p50", "Cached")
+"""The summary tables' columns after the model's (or call name's)."""
+
+
+def _dash(value, fmt=format_count) -> str:
+    return "–" if value is None else fmt(value)
+
+
+def call_words(call: dict) -> dict:
+    """A timeline row's words: ``label_text`` ("Call 2 decide · gpt-4o") and ``facts_text`` (its
+    clocks, tokens, cap, finish and error, joined by " · ")."""
+    name = " · ".join(x for x in (call["name"], call["model"] if call["model"] != call["name"] else "") if x)
+    cached = "" if call["cached_tokens"] is None else f" ({format_count(call['cached_tokens'])} cached)"
+    facts = [
+        f"TTFT unknown ({call['ttft_unknown']})" if call["ttft_ms"] is None else f"TTFT {format_ms(call['ttft_ms'])}",
+        f"TTLT {format_ms(call['ttlt_ms'])}",
+        f"prompt {_dash(call['prompt_tokens'])}{cached}",
+        f"output {_dash(call['output_tokens'])}",
+        f"max_tokens {format_count(call['max_tokens'])}" if call["max_tokens"] else "",
+        f"finish {call['finish_reason']}" if call["finish_reason"] else "",
+        f"error: {call['error']}" if call["error"] else "",
+    ]
+    return {"label_text": f"Call {call['number']}" + (f" {name}" if name else ""),
+            "facts_text": " · ".join(fact for fact in facts if fact)}
+
+
+def gap_words(gap: dict) -> dict:
+    """A tool's (or other span's) row: ``label_text`` and ``facts_text`` (its time, its error)."""
+    name = gap["name"] or "(unnamed span)"
+    return {"label_text": f"Tool {name}" if gap["kind"] == "tool" else name,
+            "facts_text": format_ms(gap["duration_ms"]) + (f" · error: {gap['error']}" if gap["error"] else "")}
+
+
+def run_words(run: dict) -> dict:
+    """A run's heading (``title``), its entry in the run picker (``picker_text``), what its timeline
+    leaves out (``drawn_text``, "" when it draws every row) and its split's ``legend``
+    (``[{"part", "text"}]``, the parts that took any time)."""
+    total, calls = format_ms(run["split"]["total_ms"]), run["calls_total"]
+    drawn = ""
+    if calls > len(run["calls"]) or run["gaps_total"] > len(run["gaps"]):
+        drawn = (f"Drawn: the first {len(run['calls']):,} of {format_counted(calls, 'call')} and "
+                 f"{len(run['gaps']):,} of {format_counted(run['gaps_total'], 'other span')}; the split counts them all.")
+    return {"title": f"{run['label'][:1].upper()}{run['label'][1:]}: {total}, {format_counted(calls, 'model call')}",
+            "picker_text": f"{run['label']}: {total}, {format_counted(calls, 'call')}",
+            "drawn_text": drawn,
+            "legend": [{"part": part, "text": f"{words} {format_ms(run['split'][part])}"}
+                       for part, words in SPLIT_PARTS if run["split"][part]]}
+
+
+def group_cells(row: dict) -> list:
+    """A summary row's cells under :data:`GROUP_COLUMNS`, as written."""
+    return [
+        format_count(row["calls"]),
+        f"{format_ms(row['ttft_p50_ms'])} ({format_count(row['ttft_known'])})" if row["ttft_known"] else "–",
+        format_ms(row["ttlt_p50_ms"]), format_ms(row["ttlt_p90_ms"]),
+        _dash(row["prompt_p50_tokens"]), _dash(row["output_p50_tokens"]),
+        "not reported" if row["cached_share"] is None else format_share(row["cached_share"]),
+    ]
+
+
+def _add_words(summary: dict) -> None:
+    """The words the page lays out and the terminal prints, on the report's runs, rows and groups."""
+    shown = summary["runs"]
+    summary["picker_label"] = "Run" + (f" (the {len(shown):,} slowest of {summary['runs_total']:,})"
+                                       if len(shown) < summary["runs_total"] else "")
+    for run in shown:
+        run.update(run_words(run))
+        for call in run["calls"]:
+            call.update(call_words(call))
+        for gap in run["gaps"]:
+            gap.update(gap_words(gap))
+    summary["group_columns"] = list(GROUP_COLUMNS)
+    for row in summary["by_model"] + summary["by_name"]:
+        row["cells"] = group_cells(row)
+
+
 def trace_report(trace: TraceLog) -> dict:
     """The page's view of an app trace.
 
@@ -95,6 +175,9 @@ def trace_report(trace: TraceLog) -> dict:
         (per kind over every run: ``{"kind", "runs", "example": a lesson with its "run" and
         "run_label", "text" (not for ``fix_first``)}``) and
         ``verdict`` (one paragraph), ``lever`` (a single run's first lesson's lever, else None) and ``read_lines`` (:func:`read_lines`).
+        The page's words for its parts, written here once: ``picker_label``, ``group_columns``, each
+        shown run's :func:`run_words`, each call's :func:`call_words`, each other span's
+        :func:`gap_words` and each summary row's ``cells`` (:func:`group_cells`).
     """
     summary = trace_summary(trace)
     runs = summary["runs"]
@@ -106,4 +189,5 @@ def trace_report(trace: TraceLog) -> dict:
     summary["lever"] = runs[0]["lessons"][0]["lever"] if len(runs) == 1 and runs[0]["lessons"] else None
     summary["read_lines"] = read_lines(summary)
     summary["runs"] = runs[:MAX_RUNS_SHOWN]
+    _add_words(summary)
     return summary
