@@ -126,17 +126,20 @@ def guidellm_requests(rng, count, start, spacing, prompt=(200, 2000), output=(20
 
 
 def guidellm_window() -> None:
-    """Case 3: 30 requests listed, 3 warm-up (start 990 < start_time 1000), 2 cool-down (end after
-    1100); the totals count the 25 inside the measured window."""
+    """Case 3: 30 requests listed, 3 warm-up (ended before start_time 1000), 2 cool-down (started
+    after end_time 1100); the totals count the 25 that overlap the measured window, as GuideLLM's
+    own ``get_within_range`` does (0.4+ ``benchmark/schemas/generative/accumulator.py``): two of
+    the 25 straddle an edge of the window and are counted."""
     rng = random.Random(3)
     inside = guidellm_requests(rng, 25, 1001.0, 3.5)
+    for r, edge in ((inside[0], 1000.0), (inside[-1], 1100.0)):  # straddle an edge: still counted
+        r["request_start_time"] = round(edge - r["request_latency"] / 2, 6)
+        r["request_end_time"] = round(r["request_start_time"] + r["request_latency"], 6)
     warm = guidellm_requests(rng, 3, 990.0, 0.5)
     for r in warm:  # a cold server: the warm-up's first token is slow
         r["time_to_first_token_ms"] *= 3.6
         r["request_latency"] += r["time_to_first_token_ms"] * 2.6 / 3.6 / 1000
-    cool = guidellm_requests(rng, 2, 1099.0, 0.4)
-    for r in cool:
-        r["request_end_time"] = round(1100.5 + rng.random(), 6)
+    cool = guidellm_requests(rng, 2, 1100.2, 0.4)
     bench = {"type_": "generative_benchmark", "id_": "bench-w", "run_id": "run-w", "run_index": 0,
              "scheduler": {"strategy": {"type_": "constant", "rate": 0.3}},
              "start_time": 1000.0, "end_time": 1100.0, "duration": 100.0,
@@ -159,7 +162,8 @@ def guidellm_sampled() -> None:
     new = guidellm_requests(rng, 4, 2000.5, 2.0)
     bench = {"type_": "generative_benchmark", "id_": "b-05", "start_time": 2000.0,
              "end_time": 2030.0, "duration": 30.0, "config": {"sample_requests": 3},
-             "request_totals": {"successful": 12, "incomplete": 0, "errored": 0, "total": 12},
+             "metrics": {"request_totals": {"successful": 12, "incomplete": 0, "errored": 0,
+                                            "total": 12}},  # 0.4+: totals live under metrics
              "requests": {"successful": new, "incomplete": [], "errored": []}}
     write_json("guidellm_sampled_v05.json", {"metadata": {"version": 1}, "benchmarks": [bench]})
 

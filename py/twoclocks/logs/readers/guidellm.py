@@ -7,12 +7,16 @@ Shape: ``benchmarks[].requests.{successful,incomplete,errored}[]`` with ``prompt
 ``request_start_time``/``request_end_time`` and ``info.timings.request_start``/
 ``first_token_iteration``/``request_end``; the timestamps are a fallback for the times.
 
-The measured window: each benchmark's ``start_time``..``end_time``. Requests that started before it
-(warm-up) or ended after it (cool-down) are left out by default, counted as ``outside_window``,
-as GuideLLM's own totals leave them out.
+The measured window: each benchmark's ``start_time``..``end_time``. GuideLLM 0.4+ lists every
+completed request but counts only those that overlap the window (``get_within_range`` in
+``src/guidellm/benchmark/schemas/generative/accumulator.py``: ended at or after start_time,
+started at or before end_time); the others, wholly before it (warm-up) or after it (cool-down),
+are left out as GuideLLM's own totals leave them out, counted as ``outside_window``. (0.2/0.3 list
+only the requests they count, which all overlap the window.)
 
 Samples: when a benchmark lists fewer successful requests than its totals count
-(``request_totals``, ``run_stats.requests_made``; 0.2-era ``request_samples``, 0.5's
+(``request_totals``, 0.4+ ``metrics.request_totals``, ``run_stats.requests_made``; 0.2-era
+``request_samples``, 0.5's
 ``config.sample_requests``), the report holds a sample; a note says "N of M" and
 ``ParsedLog.sample_of`` is set so that percentiles say they come from the sample.
 
@@ -76,10 +80,9 @@ def read(source, log: ParsedLog, accepted: str = "") -> None:
                 log.skip("bad_line")
                 continue
             start, end = _span(r)
-            if window and start is not None and end is not None and (
-                start < window[0] - _SLACK_S or end > window[1] + _SLACK_S
-            ):
-                log.skip("outside_window", detail="warm-up" if start < window[0] else "cool-down")
+            side = _outside(window, start, end)
+            if side:
+                log.skip("outside_window", detail=side)
                 continue
             kept += 1
             spans.append((start, end))
@@ -103,9 +106,10 @@ def read(source, log: ParsedLog, accepted: str = "") -> None:
     outside = log.skipped.get("outside_window", 0)
     if outside:
         log.notes.append(
-            f"{outside:,} request(s) ran outside their benchmark's measured window (start_time to "
-            "end_time: warm-up or cool-down) and are left out, as GuideLLM's own totals leave "
-            "them out."
+            f"{outside:,} request(s) ran wholly outside their benchmark's measured window (ended "
+            "before start_time: warm-up, or started after end_time: cool-down) and are left out, "
+            "as GuideLLM's own totals leave them out; requests that overlap it are counted, as "
+            "GuideLLM counts them."
         )
     if sampled and total > listed:
         log.sample_of = total
@@ -158,6 +162,19 @@ def _window(bench: dict) -> tuple[float, float] | None:
     return None
 
 
+def _outside(window: tuple[float, float] | None, start: float | None, end: float | None) -> str | None:
+    """``"warm-up"`` for a request that ended before the measured window, ``"cool-down"`` for one
+    that started after it, else None: GuideLLM counts every request overlapping the window, and
+    one without a start time if it ended inside it (``get_within_range``)."""
+    if not window or end is None:
+        return None
+    if end < window[0] - _SLACK_S:
+        return "warm-up"
+    if (start if start is not None else end) > window[1] + _SLACK_S:
+        return "cool-down"
+    return None
+
+
 def _span(r: dict) -> tuple[float | None, float | None]:
     """A request's ``(start, end)`` in epoch seconds, from whichever schema the report uses."""
     timings = r.get("info", {}).get("timings") if isinstance(r.get("info"), dict) else None
@@ -170,8 +187,11 @@ def _span(r: dict) -> tuple[float | None, float | None]:
 
 
 def _successful_total(bench: dict) -> int | None:
-    """How many successful requests the benchmark ran, by its own totals, or None."""
+    """How many successful requests the benchmark ran, by its own totals (0.2/0.3 at the top,
+    0.4+ under ``metrics``), or None."""
+    metrics = bench.get("metrics") if isinstance(bench.get("metrics"), dict) else {}
     for holder, key in ((bench.get("request_totals"), "successful"),
+                        (metrics.get("request_totals"), "successful"),
                         ((bench.get("run_stats") or {}).get("requests_made"), "successful")):
         if isinstance(holder, dict):
             value = holder.get(key)
