@@ -113,7 +113,7 @@ def test_standard_input_is_read_with_a_dash(capsys, monkeypatch):
 def test_strings_from_a_file_cannot_move_the_cursor_or_rewrite_the_screen(capsys, tmp_path):
     source = (TRACES / "litellm_made_up_payloads.jsonl").read_text()
     hostile = tmp_path / "hostile.jsonl"
-    hostile.write_text(source.replace('"model":"gpt-4o-mini"', '"model":"gpt\\u001b[2J\\u001b[Hx\\r\\u202eevil"'))
+    hostile.write_text(source.replace('gpt-4o-mini-2024-07-18', 'gpt\\u001b[2J\\u001b[Hx\\r\\u202eevil'))
     code, out, err = run(capsys, hostile, "--quiet")
     assert code == EXIT_OK
     assert "\x1b" not in out + err and "\r" not in out and "\u202e" not in out

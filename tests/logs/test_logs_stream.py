@@ -18,8 +18,10 @@ from twoclocks.logs.readers import READERS, parsed, registry, stream, tables
 from twoclocks.logs.readers.source import decode
 
 ROOT = Path(__file__).parents[2]
-FIXTURES = sorted([*(ROOT / "tests" / "data" / "logs").iterdir(), *(ROOT / "tests" / "data" / "traces").iterdir(),
-                   ROOT / "site" / "sample-log.csv", ROOT / "site" / "sample-trace.json"])
+FIXTURES = sorted(path for path in [*(ROOT / "tests" / "data" / "logs").rglob("*"),
+                                    *(ROOT / "tests" / "data" / "traces").rglob("*"),
+                                    ROOT / "site" / "sample-log.csv", ROOT / "site" / "sample-trace.json"]
+                  if path.is_file())  # the real files in logs/real/ too
 
 
 def both_doors(data: bytes, **options) -> tuple[dict, dict]:
