@@ -8,7 +8,7 @@ import sys
 
 from harness import ROOT
 
-from twoclocks.snapshotmodules import LOG_TOOLS, WITH_LOG_TOOLS, model_modules
+from twoclocks.snapshotmodules import COMMAND_LINE, LOG_TOOLS, WITH_LOG_TOOLS, model_modules
 
 PACKAGE = ROOT / "py" / "twoclocks"
 
@@ -18,9 +18,11 @@ def test_every_module_of_the_model_wheel_is_listed():
     for path in PACKAGE.rglob("*.py"):
         parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
         name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-        if name != "twoclocks" and not name.startswith(LOG_TOOLS) and name not in WITH_LOG_TOOLS:
+        outside = name.startswith(LOG_TOOLS) or name in WITH_LOG_TOOLS or name.startswith(COMMAND_LINE)
+        if name != "twoclocks" and not outside:
             on_disk.add(name)
     assert set(model_modules()) == on_disk
+    assert on_disk and not any(name.startswith(COMMAND_LINE) for name in model_modules())  # the command never runs in the page
 
 
 def test_the_model_modules_import_without_the_log_tools():

@@ -132,7 +132,7 @@ def test_recognises_langsmith_files(path):
     assert langsmith.recognise(source(path))
 
 
-OTHERS = sorted(p for p in (DATA / "logs").iterdir() if p.suffix in (".json", ".jsonl", ".csv", ".tsv"))
+OTHERS = sorted(p for p in (DATA / "logs").rglob("*") if p.suffix in (".json", ".jsonl", ".csv", ".tsv"))
 OTHERS += sorted(p for p in TRACES.iterdir() if not p.name.startswith("langsmith_") and p.suffix != ".md")
 
 

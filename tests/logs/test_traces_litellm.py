@@ -67,6 +67,6 @@ def test_odd_payloads_never_raise(text):
 
 def test_recognises_its_files_and_refuses_every_other_fixture():
     """The reader claims its own fixtures and no benchmark log or other tool's trace."""
-    for path in sorted(TRACES.iterdir()) + sorted((DATA / "logs").iterdir()):
+    for path in sorted(TRACES.iterdir()) + sorted((DATA / "logs").rglob("*")):  # logs/real/ too
         if path.suffix in (".json", ".jsonl", ".csv", ".tsv"):
             assert litellm.recognise(_source(path)) == (path.name in MINE), path.name

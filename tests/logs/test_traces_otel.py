@@ -111,7 +111,7 @@ def test_recognise_accepts_every_otel_file(name):
     assert otel.recognise(_source(name))
 
 
-@pytest.mark.parametrize("path", sorted(p for p in (DATA / "logs").iterdir() if p.is_file()),
+@pytest.mark.parametrize("path", sorted(p for p in (DATA / "logs").rglob("*") if p.is_file()),
                          ids=lambda p: p.name)
 def test_recognise_refuses_every_benchmark_log(path):
     """No benchmark log in tests/data/logs is taken for a trace."""
