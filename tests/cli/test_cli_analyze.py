@@ -80,6 +80,7 @@ def one_line_error(capsys, *argv) -> str:
     code, out, err = run(capsys, *argv)
     assert code == EXIT_UNUSABLE, (code, out, err)
     assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert out == ""  # said once, on stderr
     return err
 
 

@@ -72,13 +72,13 @@ def report_file(name: str, analysis: dict, budgets: list, *, as_json: bool, head
     shown = "standard input" if name == STDIN else name
     if as_json:
         out.write(json.dumps(analysis, allow_nan=False) + "\n")
-    else:
+    if not analysis.get("ok"):  # the one line on stderr says it all; text on stdout would repeat it
+        say(f"{shown}: {analysis.get('error', 'could not be read')}")
+        return Outcome(readable=False)
+    if not as_json:
         write_lines(([f"== {shown} ==", ""] if heading else []) + analysis_lines(analysis, shown), out)
         if heading:
             out.write("\n")
-    if not analysis.get("ok"):
-        say(f"{shown}: {analysis.get('error', 'could not be read')}")
-        return Outcome(readable=False)
     exceeded, unchecked = check_budgets(budgets, analysis)
     for line in exceeded:
         say(f"{shown}: over budget: {line}")
