@@ -119,3 +119,9 @@ def test_strings_from_a_file_cannot_move_the_cursor_or_rewrite_the_screen(capsys
     assert code == EXIT_OK
     assert "\x1b" not in out + err and "\r" not in out and "\u202e" not in out
     assert "gpt\\x1b[2J\\x1b[Hx\\x0d\\u202eevil" in out
+
+
+def test_without_the_log_tools_wheel_analyze_says_so_in_one_line(capsys, monkeypatch):
+    monkeypatch.setitem(__import__("sys").modules, "twoclocks.logs", None)  # as if only the model's wheel
+    err = one_line_error(capsys, SAMPLE, "--quiet")
+    assert "the log tools are not installed" in err

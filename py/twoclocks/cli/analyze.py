@@ -50,8 +50,11 @@ def analyze_one(name: str, *, quiet: bool) -> dict:
     Raises:
         Unreadable: the path is missing, a directory or not readable.
     """
-    from ..logs import analyze_log_file  # the log tools: the second wheel (twoclocks-logs)
-
+    try:
+        from ..logs import analyze_log_file  # the log tools: the second wheel (twoclocks-logs)
+    except ImportError:
+        raise Unreadable("the log tools are not installed: install the twoclocks_logs wheel beside the "
+                         "twoclocks one (pip install dist/app-*/twoclocks*.whl installs both)") from None
     _open_check(name)
     shown = "standard input" if name == STDIN else name
     progress = Progress(shown, enabled=not quiet)
