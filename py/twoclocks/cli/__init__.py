@@ -109,12 +109,13 @@ def main(argv: list | None = None) -> int:
         budgets: list = []
         if argv[:1] == ["analyze"]:
             budgets, argv = split_budgets(argv)
+        parser = build_parser()
         try:
-            args = build_parser().parse_args(argv)
+            args = parser.parse_args(argv)
         except SystemExit as done:  # --help (0), or a wrong command line already reported (2)
             return done.code if isinstance(done.code, int) else EXIT_UNUSABLE
         if args.command is None:
-            build_parser().print_help()
+            parser.print_help()
             return EXIT_UNUSABLE
         return _analyze(args, budgets) if args.command == "analyze" else _call(args)
     except BudgetError as error:

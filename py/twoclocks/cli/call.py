@@ -40,7 +40,7 @@ def _help(entry: dict) -> str:
     return f"{words} Default: {default}.".replace("%", "%%")
 
 
-def _number(kind: str, key: str):
+def _number(kind: str):
     """An argparse type reading an int or float as people type it ("8000", "8,000", "8_000")."""
     def convert(text: str):
         clean = text.replace(",", "").replace("_", "").strip()
@@ -79,7 +79,7 @@ def add_call_options(parser: argparse.ArgumentParser) -> None:
             elif kind == "choice":
                 options.add_argument(*names, type=_choice(entry["limit"]["choices"]), metavar="ID", **common)
             else:
-                options.add_argument(*names, type=_number(kind, key), metavar="N", **common)
+                options.add_argument(*names, type=_number(kind), metavar="N", **common)
     parser.add_argument("--json", action="store_true",
                         help="print the model's whole report as JSON (the page's TwoClocks.report()).")
 
