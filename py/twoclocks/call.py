@@ -25,6 +25,9 @@ from typing import Callable
 from . import toy
 from ._validate import check_bool, check_float, check_int
 
+MAX_SERVER_MS = 10_000.0
+"""The longest server time per request (``server_ms``) a call or a load accepts, ms."""
+
 MAX_SPECULATIVE_SPEEDUP = 4.0
 """Largest speculative-decoding speed-up (accepted tokens per verification step) accepted."""
 
@@ -89,7 +92,7 @@ class CallReport:
         stop_reason: ``"stop"`` or ``"max_tokens"``.
         prefill_ms: time of prefill.
         decode_ms: time of every decode step after the first token.
-        ttft_ms: time to first token (= prefill_ms).
+        ttft_ms: time to first token (= server_ms + prefill_ms).
         ttlt_ms: time to last token (= ttft_ms + decode_ms).
         tpot_ms: mean time per output token after the first (0 for a one-token answer).
         first_visible_ms: when the user first sees text: ttft_ms if streaming, else ttlt_ms.
@@ -97,6 +100,8 @@ class CallReport:
         first_decode_step_ms, last_decode_step_ms: cost of the first and last step (0 if none).
         token_times_ms: ``[token_index, arrival_ms]`` pairs, token 1 first and the last token last;
             every token when there are at most ``TIMELINE_POINTS``, else evenly spaced samples.
+        server_ms: the server's own time before prefill (HTTP, tokenising, scheduling, streaming)
+            and the network, ms; 0 for the engine alone.
     """
 
     mode: str
@@ -119,6 +124,7 @@ class CallReport:
     first_decode_step_ms: float
     last_decode_step_ms: float
     token_times_ms: list
+    server_ms: float = 0.0
 
     def to_dict(self) -> dict:
         """Return the report as a plain, JSON-serialisable dict (a copy: ``token_times_ms`` too).
@@ -153,16 +159,18 @@ def timeline_indices(generated: int, points: int = TIMELINE_POINTS) -> list[int]
 
 
 def build_report(
-    call: Call, *, mode: str, prefill_ms: float, decode_elapsed_ms: Callable[[int], float]
+    call: Call, *, mode: str, prefill_ms: float, decode_elapsed_ms: Callable[[int], float], server_ms: float = 0.0
 ) -> CallReport:
     """Assemble a report from a cost model's prefill time and cumulative decode time.
 
     Shared by every cost model so all reports have one shape.
 
     Args:
-        call: the call; mode: ``"toy"`` or ``"roofline"``; prefill_ms: its prefill (its TTFT).
+        call: the call; mode: ``"toy"`` or ``"roofline"``; prefill_ms: its prefill.
         decode_elapsed_ms: ``f(m)``, total ms of the first ``m`` decode steps (``f(0) == 0``),
             before any speculative speed-up.
+        server_ms: the server's time before prefill, ms (0..``MAX_SERVER_MS``); TTFT is it plus
+            the prefill.
 
     Raises:
         ValueError: naming the parameter and its range, for any invalid input.
@@ -179,10 +187,12 @@ def build_report(
     def decode_elapsed_ms(m: int) -> float:
         return raw_elapsed(m) / speedup
 
+    server_ms = check_float("server_ms", server_ms, 0.0, MAX_SERVER_MS)
     steps = generated - 1
     decode_ms = decode_elapsed_ms(steps)
-    times = [[i, prefill_ms + decode_elapsed_ms(i - 1)] for i in timeline_indices(generated)]
-    times[-1][1] = prefill_ms + decode_ms
+    ttft_ms = server_ms + prefill_ms
+    times = [[i, ttft_ms + decode_elapsed_ms(i - 1)] for i in timeline_indices(generated)]
+    times[-1][1] = ttft_ms + decode_ms
     first_step = decode_elapsed_ms(1) if steps else 0.0
     last_step = decode_ms - decode_elapsed_ms(steps - 1) if steps else 0.0
     return CallReport(
@@ -198,18 +208,19 @@ def build_report(
         stop_reason=stop_reason,
         prefill_ms=prefill_ms,
         decode_ms=decode_ms,
-        ttft_ms=prefill_ms,
-        ttlt_ms=prefill_ms + decode_ms,
+        ttft_ms=ttft_ms,
+        ttlt_ms=ttft_ms + decode_ms,
         tpot_ms=decode_ms / steps if steps else 0.0,
-        first_visible_ms=prefill_ms if streaming else prefill_ms + decode_ms,
+        first_visible_ms=ttft_ms if streaming else ttft_ms + decode_ms,
         decode_steps=steps,
         first_decode_step_ms=first_step,
         last_decode_step_ms=last_step,
         token_times_ms=times,
+        server_ms=server_ms,
     )
 
 
-def simulate_call(*, constants: toy.ToyConstants = toy.DEFAULT_TOY, **call) -> CallReport:
+def simulate_call(*, constants: toy.ToyConstants = toy.DEFAULT_TOY, server_ms: float = 0.0, **call) -> CallReport:
     """Run one call through the toy model and return both clocks.
 
     Example: ``simulate_call(prompt_tokens=8000, output_tokens=20, max_tokens=256)`` gives a TTFT of
@@ -220,6 +231,8 @@ def simulate_call(*, constants: toy.ToyConstants = toy.DEFAULT_TOY, **call) -> C
             required; ``stop_fires``, ``streaming``, ``cached_prefix_tokens``,
             ``speculative_speedup`` optional).
         constants: the toy model's coefficients.
+        server_ms: the server's time before prefill, ms (0..``MAX_SERVER_MS``; the toy's default
+            is none, ``toy.SERVER_MS``).
 
     Returns:
         A :class:`CallReport`; ``.to_dict()`` gives the plain dict the page uses.
@@ -233,5 +246,5 @@ def simulate_call(*, constants: toy.ToyConstants = toy.DEFAULT_TOY, **call) -> C
     ttft_ms = toy.prefill_ms(prompt_tokens, cached_prefix_tokens=cached_prefix_tokens, constants=constants)
     return build_report(
         checked, mode="toy", prefill_ms=ttft_ms,
-        decode_elapsed_ms=lambda m: toy.decode_elapsed_ms(prompt_tokens, m, constants=constants),
+        decode_elapsed_ms=lambda m: toy.decode_elapsed_ms(prompt_tokens, m, constants=constants), server_ms=server_ms,
     )

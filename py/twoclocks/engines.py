@@ -19,7 +19,7 @@ from typing import Callable
 
 from . import hardware
 from ._validate import check_int
-from .advice import format_tokens
+from .advice import format_ms, format_tokens
 from .counts import format_counted
 
 GIB = 2**30
@@ -39,6 +39,36 @@ SGLANG_CHUNK_BY_MEMORY = ((35 * GIB, 2048), (60 * GIB, 4096), (160 * GIB, 8192))
 
 SGLANG_LARGEST_CHUNK = 16_384
 
+@dataclass(frozen=True)
+class Server:
+    """A serving front end's own time per request before its first token, outside the GPU's steps
+    (HTTP, tokenising, scheduling, detokenising and streaming the first token; the client's network
+    hop included).
+
+    Attributes:
+        id: key, e.g. ``"vllm-v1"``; name: display name; server_ms: the time, ms (>= 0);
+        source: the measurements it comes from (publisher, versions, how it was derived).
+    """
+
+    id: str
+    name: str
+    server_ms: float
+    source: str
+
+
+SERVERS = {
+    server.id: server
+    for server in (
+        Server("vllm-v1", "vLLM V1 (0.8 on)", 35.0, "PLACEHOLDER"),
+        Server("vllm-v0", "vLLM V0 (0.4-0.7)", 70.0, "PLACEHOLDER"),
+        Server("sglang", "SGLang", 20.0, "PLACEHOLDER"),
+        Server("tensorrt-llm", "TensorRT-LLM (trtllm-serve)", 40.0, "PLACEHOLDER"),
+        Server("nim", "NVIDIA NIM (TensorRT-LLM behind Triton)", 8.0, "PLACEHOLDER"),
+    )
+}
+"""Each front end's measured server time per request (the engine presets take theirs; published
+load sweeps name theirs in ``tests/data/load_sweeps.csv``'s ``server`` column)."""
+
 TOY_ENGINE_ACCELERATOR = "h100-sxm"
 """The GPU whose defaults the toy model's engines take: the toy's magnitudes are an 8B model's on one
 80 GB GPU (:mod:`twoclocks.toy`)."""
@@ -55,6 +85,7 @@ class Engine:
         rule: ``f(accelerator, capacity_slots, context_window_tokens) -> (chunk_tokens,
             max_running_requests)``; the last two may be None when unknown.
         source: where the rule comes from (file, function and version).
+        server: its front end (:data:`SERVERS`): ``server_ms``, the server's own time per request.
     """
 
     id: str
@@ -62,6 +93,11 @@ class Engine:
     scheduler: str
     rule: Callable[[hardware.Accelerator, int | None, int | None], tuple[int, int]]
     source: str
+    server: Server
+
+    @property
+    def server_ms(self) -> float:
+        return self.server.server_ms
 
 
 def _vllm_v1(accelerator, capacity_slots, context_window_tokens):
@@ -87,19 +123,19 @@ ENGINES = {
     engine.id: engine
     for engine in (
         Engine(
-            id="vllm-v1", name="vLLM V1", scheduler="chunked", rule=_vllm_v1,
+            id="vllm-v1", server=SERVERS["vllm-v1"], name="vLLM V1", scheduler="chunked", rule=_vllm_v1,
             source="vLLM v0.10-v0.11 `vllm/engine/arg_utils.py`, `EngineArgs.get_batch_defaults` for the "
                    "OpenAI API server: on a GPU of 70 GiB or more that is not an A100, max_num_batched_tokens "
                    "8,192 and max_num_seqs 1,024; otherwise 2,048 and 256. The V1 engine always chunks prefill.",
         ),
         Engine(
-            id="sglang", name="SGLang", scheduler="chunked", rule=_sglang,
+            id="sglang", server=SERVERS["sglang"], name="SGLang", scheduler="chunked", rule=_sglang,
             source="SGLang v0.4-v0.5 `server_args.py` (chunked_prefill_size: 2,048 below 35 GiB, 4,096 below "
                    "60 GiB, 8,192 below 160 GiB, else 16,384) and the KV-cache configurator (max running "
                    "requests: KV tokens / context length x 512, clamped to 2,048-4,096 and to half the KV tokens).",
         ),
         Engine(
-            id="tensorrt-llm", name="TensorRT-LLM", scheduler="prefill-first", rule=_tensorrt_llm,
+            id="tensorrt-llm", server=SERVERS["tensorrt-llm"], name="TensorRT-LLM", scheduler="prefill-first", rule=_tensorrt_llm,
             source="TensorRT-LLM v0.12-v0.20 `BuildConfig` defaults (max_batch_size 2,048, max_num_tokens "
                    "8,192) with chunked context off by default (enable_chunked_context False): a prompt's "
                    "context phase runs whole, in-flight batched with the other requests' generation steps.",
@@ -162,9 +198,12 @@ def engines_for(load: dict, accelerator: str, capacity_slots: int | None = None,
     presets = []
     for engine in ENGINES.values():
         settings = engine_settings(engine.id, accelerator, capacity_slots, context_window_tokens)
-        presets.append({"id": engine.id, "name": engine.name, "settings": settings,
-                        "summary": describe_settings(settings), "source": engine.source})
-    match = next((p for p in presets if _same_engine(load, p["settings"])), None)
+        # Choosing an engine also hands the server's time back to it (None: the engine's own).
+        presets.append({"id": engine.id, "name": engine.name, "settings": {**settings, "server_ms": None},
+                        "server_ms": engine.server_ms,
+                        "summary": f"{describe_settings(settings)}, {format_ms(engine.server_ms)} a call in the server",
+                        "source": f"{engine.source} Server time: {engine.server.source}"})
+    match = next((p for p in presets if _same_engine(load, {**p["settings"], "server_ms": p["server_ms"]})), None)
     if match:
         sentence = f"The engine runs {match['name']}'s defaults on {gpu}: {match['summary']}."
     else:
@@ -177,7 +216,8 @@ def engines_for(load: dict, accelerator: str, capacity_slots: int | None = None,
 def _same_engine(load: dict, settings: dict) -> bool:
     """Does ``load`` run the engine ``settings`` describe? (The chunk only counts when chunking.)"""
     keys = ("scheduler", "max_running_requests") + (("chunk_tokens",) if settings["scheduler"] == "chunked" else ())
-    return all(load[key] == settings[key] for key in keys)
+    own = load.get("server_ms")  # None: the engine's own server time, whichever engine
+    return all(load[key] == settings[key] for key in keys) and own in (None, settings["server_ms"])
 
 
 def describe_settings(settings: dict) -> str:
@@ -187,4 +227,4 @@ def describe_settings(settings: dict) -> str:
     return f"{step}, at most {format_counted(settings['max_running_requests'], 'call running', 'calls running')}"
 
 
-__all__ = ["DEFAULT_ENGINE", "ENGINES", "Engine", "describe_settings", "engine_settings", "engines_for"]
+__all__ = ["DEFAULT_ENGINE", "ENGINES", "SERVERS", "Engine", "Server", "describe_settings", "engine_settings", "engines_for"]

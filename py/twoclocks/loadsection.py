@@ -13,7 +13,9 @@ from .load import (CALL_KEYWORDS, DEFAULT_REQUESTS, MAX_CONCURRENCY, roofline_st
                    validation_caveat)
 from .pagestate import ROOFLINE_KEYS, toy_constants
 from ._validate import check_int
-from .toy import ToyConstants
+from .engines import DEFAULT_ENGINE, ENGINES, engines_for
+from .hardware import get_model
+from .toy import SERVER_MS, ToyConstants
 
 def load_is_alone(load: dict) -> bool:
     """Is the page's ``load`` the call alone on an idle server (the lesson's first picture)? One
@@ -40,6 +42,25 @@ def state_step_cost(state: dict):
     return _step_cost(state["mode"], roofline, toy_constants(state))
 
 
+def state_server_ms(state: dict) -> float:
+    """The server's time per request (ms) the state's call and load pay: the load's ``server_ms``,
+    or when it is None the preset's: in roofline mode, the measured figure of the engine whose
+    defaults the load runs (the default engine's when it runs none; :mod:`twoclocks.engines`); in the
+    toy, ``toy.SERVER_MS``."""
+    own = state["load"]["server_ms"]
+    if own is not None:
+        return own
+    if state["mode"] != "roofline":
+        return SERVER_MS
+    try:
+        capacity = state_step_cost(state).capacity_slots
+    except ValueError:  # weights that leave no KV cache: the load section says so
+        capacity = None
+    window = get_model(state["model"]).context_window_tokens
+    match = engines_for(state["load"], state["accelerator"], capacity, window)["match"]
+    return ENGINES[match or DEFAULT_ENGINE].server_ms
+
+
 def load_point(state: dict, load: dict | None = None) -> dict:
     """One load point for a complete page state (``load`` overrides the state's): the call shared
     by ``load``'s users on one replica (:func:`twoclocks.load.simulate_load`, seed 0). Alone, one
@@ -55,6 +76,7 @@ def load_point(state: dict, load: dict | None = None) -> dict:
     # Alone, the call itself: an idle engine's lone prompt is the call's one prefill (the point
     # still names the engine's settings).
     run = {**load, "scheduler": "prefill-first"} if alone else load
+    run = {**run, "server_ms": state_server_ms({**state, "load": load})}
     point = simulate_load(**call, **run, requests=1 if alone else DEFAULT_REQUESTS, cost=cost)
     # The caveat is about the roofline model against published sweeps; the toy's numbers are invented.
     caveat = validation_caveat(call["prompt_tokens"], point["typical"]["output_tokens"], load["concurrency"],

@@ -57,17 +57,28 @@ def toy_text(state: dict) -> str:
     return MODEL_WORDS["fitted"] if state.get("toy_constants") else MODEL_WORDS["toy"]
 
 
-def model_line(state: dict) -> str:
-    """``"Cost model: ..."``: which cost model drew the clocks, with its deployment in roofline mode."""
+def server_text(server_ms: float, own: bool) -> str:
+    """The cost-model line's clause for the server's time per call (``own``: the learner set it)."""
+    if not server_ms:
+        return "no server time"
+    whose = "set by you" if own else "measured for this engine"
+    return f"{format_ms(server_ms)} a call in the server and network ({whose})"
+
+
+def model_line(state: dict, server_ms: float = 0.0) -> str:
+    """``"Cost model: ..."``: which cost model drew the clocks, with its deployment in roofline mode
+    and the server's time per call (``server_ms``, ms: part of every TTFT)."""
+    server = server_text(server_ms, state["load"]["server_ms"] is not None)
     if state["mode"] != "roofline":
-        return f"Cost model: {toy_text(state)}"
+        line = f"Cost model: {toy_text(state)}"
+        return line if not server_ms else f"{line.rstrip('.')}; {server}."
     options = roofline_options()
     name = {kind: {o["id"]: o["name"] for o in options[kind]}
             for kind in ("accelerators", "models", "serving_stacks")}
     cache = "" if state["kv_dtype"] == "bf16" else f", KV cache in {state['kv_dtype']}"
     return (f"Cost model: roofline, {name['models'][state['model']]} in {state['weight_dtype']}{cache} "
             f"on {state['tensor_parallel']} × {name['accelerators'][state['accelerator']]}, "
-            f"{name['serving_stacks'][state['serving_stack']]}, batch 1")
+            f"{name['serving_stacks'][state['serving_stack']]}, batch 1; {server}")
 
 
 def describe_load(load: dict) -> str:
@@ -100,8 +111,9 @@ def load_line(report: dict, load_state: dict) -> str | None:
                   "in all, red on the timeline).")
     rate = format_counted(load["output_tokens_per_s"], "output token per second", "output tokens per second")
     caveat = f" {load['caveat']}" if load.get("caveat") else ""
+    server = f"{format_ms(clocks['server_ms'])} in the server and network, " if clocks.get("server_ms") else ""
     return (f"Under load: {describe_load(load_state)}. The clocks show a typical call (the median TTFT): "
-            f"{format_ms(clocks['waiting_ms'])} waiting in the queue, then {format_ms(clocks['prefill_ms'])} in "
+            f"{server}{format_ms(clocks['waiting_ms'])} waiting in the queue, then {format_ms(clocks['prefill_ms'])} in "
             f"its prefill step (shared with the prompts admitted with it).{stalls} All calls: TTFT p50 "
             f"{format_ms(load['ttft_ms_p50'])}, p99 {format_ms(load['ttft_ms_p99'])}; the longest gaps between "
             f"tokens (ITL p99) {format_ms(load['itl_ms_p99'])}; {rate}.{caveat}")
@@ -112,4 +124,4 @@ def load_error_text(error: str | None) -> str:
     return f"This load cannot run: {error}. The clocks show the call alone." if error else ""
 
 
-__all__ = ["load_error_text", "describe_load", "load_line", "MODEL_WORDS", "context_text", "format_percent", "generated_text", "lever_text", "model_line", "toy_text"]
+__all__ = ["load_error_text", "describe_load", "load_line", "MODEL_WORDS", "context_text", "format_percent", "generated_text", "lever_text", "model_line", "server_text", "toy_text"]

@@ -17,7 +17,7 @@ from .call import MAX_OUTPUT_TOKENS, simulate_call
 from .engines import TOY_ENGINE_ACCELERATOR, engines_for
 from .hardware import get_model
 from .lesson import CALL_KEYS, diagnosis_from_advice, sensitivities
-from .loadsection import load_section, scheduler_compare, state_step_cost
+from .loadsection import load_section, scheduler_compare, state_server_ms, state_step_cost
 from .pagestate import MAX_CONTEXT_WINDOW_TOKENS, MIN_CONTEXT_WINDOW_TOKENS, MODES, ROOFLINE_KEYS, toy_constants
 from .readouttext import context_text, describe_load, load_error_text, generated_text, lever_text, load_line, model_line
 from .roofline import roofline_call
@@ -32,11 +32,14 @@ def cost_model(state: dict):
         ValueError: for an unknown mode (listing the valid ones).
     """
     mode = state["mode"]
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
+    server_ms = state_server_ms(state)
     if mode == "toy":
         constants = toy_constants(state)
-        return lambda **call: simulate_call(**call, constants=constants).to_dict()
+        return lambda **call: simulate_call(**call, constants=constants, server_ms=server_ms).to_dict()
     if mode == "roofline":
-        return partial(roofline_call, **{key: state[key] for key in ROOFLINE_KEYS})
+        return partial(roofline_call, server_ms=server_ms, **{key: state[key] for key in ROOFLINE_KEYS})
     raise ValueError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
 
 
@@ -238,7 +241,7 @@ def page_report(state: dict, *, compare_schedulers: bool = False, parts=None) ->
         "advice": advice,
         "diagnosis": diagnosis_from_advice(advice),  # the same decision, made once
         "readouts": {"generated": generated_text(report), "lever": lever_text(advice),
-                     "model_line": model_line(state), "load": describe_load(state["load"])},
+                     "model_line": model_line(state, report["server_ms"]), "load": describe_load(state["load"])},
         "context": context,
         "bill": bill,
         "bill_usd": bill["total_usd"],

@@ -27,7 +27,7 @@ An entry (a dict; :func:`setting` makes one):
 
 from __future__ import annotations
 
-from .call import MAX_OUTPUT_TOKENS, MAX_SPECULATIVE_SPEEDUP
+from .call import MAX_OUTPUT_TOKENS, MAX_SERVER_MS, MAX_SPECULATIVE_SPEEDUP
 from .engines import DEFAULT_ENGINE, engine_settings
 from .roofline import roofline_options
 from .toy import MAX_PROMPT_TOKENS, ToyConstants
@@ -46,6 +46,15 @@ GenAI-Perf/AIPerf, llmperf and ``vllm bench serve --max-concurrency`` do (with f
 users then stay in step, each round's prompts queueing behind one another, while a prompt is
 shorter than a step's budget); ``"spread"``, evenly
 over one unloaded request, as users of a live service arrive."""
+
+LENGTH_MIXES = ("fixed", "uniform", "chat")
+"""How request lengths vary under load (see :func:`twoclocks.load.simulate_load`): ``"fixed"``, every
+request the call's lengths (a benchmark's fixed-length dataset); ``"uniform"``, drawn uniformly within
+``length_spread`` of them (``vllm bench serve --random-range-ratio``); ``"chat"``, a long-tailed mix
+around them, as chat data (ShareGPT) has."""
+
+MAX_LENGTH_SPREAD = 0.9
+"""The uniform mix's widest range: lengths from 0.1 to 1.9 times the call's."""
 
 TOY_CONTEXT_WINDOW_TOKENS = 262_144
 """The toy model's default context window, in tokens (256 Ki, as several current open models): the
@@ -84,6 +93,7 @@ UNITS = {
     "tokens": "token", "tokens per turn": "token per turn", "tokens per step": "token per step",
     "model calls": "model call", "calls": "call", "calls at once": "call at once",
     "calls per second": "call per second", "per turn": "per turn", "× decode": "× decode",
+    "ms per call": "ms per call", "± share of the call": "± share of the call",
 }
 """Each setting's unit (its plural, as a label writes it) and its form after a count of 1: the page
 writes ``format_counted``'s rule with them (``formatCounted`` in ``site/js/format.js``)."""
@@ -251,6 +261,22 @@ SETTINGS = (
             min=1, max=MAX_RUNNING_LIMIT,
             control=log(6, "Most calls running at once", "The engine's limit (vLLM's max_num_seqs, SGLang's "
                         "max_running_requests): past it, calls queue even with KV cache to spare.", 1, 65_536)),
+    setting("length_mix", "load", "choice", "fixed", choices=list(LENGTH_MIXES),
+            control=segmented(7, "Lengths", "Every call this one, lengths spread evenly around it (a "
+                              "benchmark's random range), or a chat-like mix with a long tail of long prompts "
+                              "and answers. Users whose lengths differ drift apart after the first round.",
+                              {"fixed": "All the same", "uniform": "Even range", "chat": "Chat-like"})),
+    setting("length_spread", "load", "float", 0.5, unit="± share of the call", min=0.0, max=MAX_LENGTH_SPREAD,
+            control=linear(8, "Range around the call", "With an even range: each prompt and answer is drawn "
+                           "between (1 - r) and (1 + r) times the call's (vllm bench serve "
+                           "--random-range-ratio r).", 0, MAX_LENGTH_SPREAD, 0.05)),
+    # None: the engine's own (twoclocks.engines; the toy has none), a number: the learner's.
+    setting("server_ms", "load", "float", None, unit="ms per call", min=0.0, max=MAX_SERVER_MS, nullable=True,
+            control={**log(9, "Server and network", "Time each call spends outside the GPU before its "
+                           "first token: HTTP, tokenising, scheduling, streaming, and the network.", 1, 1000, 1),
+                     "null_toggle": {**toggle(9, "Set the server's time yourself", "Off: the measured "
+                                              "figure of the engine the load runs (none in the toy)."),
+                                     "key": "own_server_time"}}),
 )
 """Every state key, in state order (the order of ``getState()`` and the address's parameters)."""
 

@@ -75,7 +75,7 @@ def test_every_settings_unit_has_its_singular():
     for entry in page_data()["settings"]:
         if entry["unit"]:
             assert entry["unit_one"] == settings.UNITS[entry["unit"]] and entry["unit_one"] != entry["unit"] or \
-                entry["unit"] in ("per turn", "× decode"), entry["key"]
+                entry["unit"] in ("per turn", "× decode", "ms per call", "± share of the call"), entry["key"]
     assert settings.UNITS["calls at once"] == "call at once"
 
 

@@ -13,7 +13,7 @@ from twoclocks import advice, web
 from twoclocks.logs import analysis, diagnosis
 from twoclocks.lesson import CALL_KEYS
 from twoclocks.load import simulate_load
-from twoclocks.loadsection import state_step_cost
+from twoclocks.loadsection import state_server_ms, state_step_cost
 from twoclocks.pagestate import complete_state
 from twoclocks.report import call_advice
 
@@ -91,7 +91,7 @@ def _load_advice(state: dict) -> dict:
     call = {key: full[key] for key in CALL_KEYS if key != "streaming"}
     cost = state_step_cost(full)
     point = simulate_load(**call, concurrency=1, requests_per_s=None, scheduler="prefill-first",
-                          chunk_tokens=2048, requests=3, cost=cost)
+                          chunk_tokens=2048, requests=3, cost=cost, server_ms=state_server_ms(full))
     report = web.evaluate(state)
     return call_advice(report, {**point, "alone": False})
 

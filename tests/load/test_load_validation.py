@@ -27,7 +27,8 @@ from pathlib import Path
 
 import pytest
 
-from twoclocks.engines import ENGINES, engine_settings
+from twoclocks.call import MAX_OUTPUT_TOKENS
+from twoclocks.engines import ENGINES, SERVERS, engine_settings
 from twoclocks.hardware import get_model
 from twoclocks.load import roofline_step_cost, simulate_load
 
@@ -94,15 +95,22 @@ def model_point(row: dict) -> dict:
     cost = _cost(row["accelerator"], row["model"], row["weight_dtype"], row["kv_dtype"],
                  int(row["tensor_parallel"]), row["serving_stack"])
     load = {"scheduler": row["scheduler"], "chunk_tokens": int(row["chunk_tokens"]),
-            "length_spread": float(row["length_spread"]),
-            "max_running_requests": int(row["max_running_requests"])}
+            "length_spread": float(row["length_spread"] or 0), "length_mix": row.get("length_mix") or None,
+            "max_running_requests": int(row["max_running_requests"]), "server_ms": server_ms(row)}
     if row["load"] == "closed":
         users = int(row["concurrency"])
         load.update(concurrency=users, start=row["start"], requests=requests_simulated(row))
     else:
         load.update(requests_per_s=float(row["requests_per_s_offered"]), requests=requests_simulated(row))
+    # max_tokens never binds: each answer is the row's length (or drawn around it)
     return simulate_load(prompt_tokens=int(row["prompt_tokens"]), output_tokens=int(row["output_tokens"]),
-                         max_tokens=int(row["output_tokens"]), cost=cost, **load)
+                         max_tokens=MAX_OUTPUT_TOKENS, cost=cost, **load)
+
+
+def server_ms(row: dict) -> float:
+    """The server time per request of the row's front end (column ``server``: a key of
+    twoclocks.engines.SERVERS, whose measured figure applies; empty: none, an in-process run)."""
+    return SERVERS[row["server"]].server_ms if row["server"] else 0.0
 
 
 @lru_cache(maxsize=None)

@@ -40,7 +40,7 @@ def test_one_user_simulated_in_full_is_the_call_within_one_percent(mode):
     cost = loadsection.state_step_cost(state)
     call_keys = {key: state[key] for key in CALL_KEYS if key != "streaming"}
     full = simulate_load(**call_keys, concurrency=1, scheduler="chunked", chunk_tokens=65_536, requests=1000,
-                         cost=cost)
+                         cost=cost, server_ms=loadsection.state_server_ms(state))
     assert web.evaluate_load({"mode": mode})["alone"]
     call = web.evaluate({"mode": mode})
     assert full["ttft_ms_p50"] == pytest.approx(call["ttft_ms"], rel=0.01)
@@ -297,15 +297,15 @@ def test_each_load_demo_note_is_true_in_both_modes(mode):
     start, end = max(chunked["clocks"]["stalls_ms"], key=lambda band: band[1] - band[0])
     assert any(start < ms < end for _, ms in chunked["clocks"]["token_times_ms"])  # slows, keeps going
     shorter = web.evaluate(in_mode("shorter", mode))["load"]
-    assert web.evaluate({"mode": mode, "prompt_tokens": 4000})["ttft_ms"] < 0.5 * web.evaluate({"mode": mode})["ttft_ms"]
+    assert web.evaluate({"mode": mode, "prompt_tokens": 4000})["prefill_ms"] < 0.5 * web.evaluate({"mode": mode})["prefill_ms"]
     assert shorter["ttft_ms_p50"] < web.evaluate(in_mode("saturate", mode))["load"]["ttft_ms_p50"] / 3
 
 
 @pytest.mark.parametrize("mode", MODES)
 def test_the_load_sections_prose_is_true_in_both_modes(mode):
     """"When many calls share the GPU": short prompts sent together make TTFT grow with the users
-    while the throughput still rises; the router's first tokens hardly wait up to 16 users while its
-    stream stalls; past the level-off, extra users only lengthen the queue."""
+    while the throughput still rises; up to 16 users the router's stream stalls, so its TTLT grows much
+    faster than its TTFT; past the level-off, extra users only lengthen the queue."""
     chat = {key: demo("batching")[key] for key in ("prompt_tokens", "output_tokens", "max_tokens")}
     points = [web.evaluate_load_level({**chat, "mode": mode}, users) for users in (1, 2, 4, 8, 16, 32)]
     for lighter, heavier in zip(points, points[1:]):
@@ -314,14 +314,14 @@ def test_the_load_sections_prose_is_true_in_both_modes(mode):
     alone = web.evaluate({"mode": mode})
     for users in (2, 4, 8, 16):
         router = web.evaluate({"mode": mode, "load": {"concurrency": users}})
-        assert router["load"]["ttft_ms_p50"] < 1.05 * alone["ttft_ms"]
-    assert router["clocks"]["ttlt_ms"] > 5 * alone["ttlt_ms"]  # at 16 users the stream pays
+        first, last = (router["load"][f"{key}_ms_p50"] / alone[f"{key}_ms"] for key in ("ttft", "ttlt"))
+        assert last > first
+    assert last > 2 * first and router["clocks"]["ttlt_ms"] > 5 * alone["ttlt_ms"]  # at 16 users the stream pays
     # the "Users start" help: prompts shorter than a step's budget keep arriving together
     for prompt in (300, 1000):
         call = {**chat, "prompt_tokens": prompt, "mode": mode}
         together = web.evaluate_load({**call, "load": {"concurrency": 16}})
-        assert together["ttft_ms_p99"] == pytest.approx(together["ttft_ms_p50"], rel=0.05)
-        assert together["ttft_ms_p50"] > 4 * web.evaluate(call)["ttft_ms"]
+        assert together["ttft_ms_p50"] - together["server_ms"] > 4 * web.evaluate(call)["prefill_ms"]
     for call in (chat, {}):
         heavy, heaviest = (web.evaluate_load_level({**call, "mode": mode}, users) for users in (512, 1024))
         assert heaviest["output_tokens_per_s"] == pytest.approx(heavy["output_tokens_per_s"], rel=0.02)

@@ -63,9 +63,16 @@ then stay in step, each round's prompts queueing behind one another, so TTFT ris
 user on, as published sweeps show; users whose prompts each fill a step's budget drift apart after
 the first round, and their streams stall for the others' prefills instead) or ``"spread"`` evenly over one unloaded request (users of a live
 service arriving at their own times).
-Request mix: the call's prompt and answer; with ``length_spread`` r > 0 each request's prompt and
-answer lengths are drawn uniformly from ``[L (1 - r), L (1 + r)]`` (rounded, at least 1), as
-``vllm bench serve --random-range-ratio`` does.
+Request mix (``length_mix``): ``"fixed"``, every request the call's prompt and answer; ``"uniform"``,
+each request's prompt and answer lengths drawn uniformly from ``[L (1 - r), L (1 + r)]`` with
+``length_spread`` r (rounded, at least 1), as ``vllm bench serve --random-range-ratio r`` does (SGLang's
+``bench_serving`` draws from ``[L r, L]`` instead: a mean of ``L (1 + r) / 2`` and r' = ``(1 - r) / (1 + r)``
+here); ``"chat"``, log-normal around the call's lengths with a production chat trace's spread
+(``CHAT_PROMPT_TAIL``, ``CHAT_ANSWER_TAIL``). Users whose lengths differ drift apart after the first
+round, as they do on a server.
+
+Server time (``server_ms``): each request reaches the engine's queue that long after it is sent (HTTP,
+tokenising, scheduling, the network) and its TTFT and TTLT include it; it does not hold the GPU.
 
 Runs of identical steps are advanced in closed form between events (a request finishing, an
 arrival, a prompt's last chunk): decode-only runs, and chunked runs where one long prompt takes the
@@ -75,11 +82,14 @@ request, not per token or per chunk.
 """
 from .point import CALL_KEYWORDS, simulate_load
 from .settings import (
+    CHAT_ANSWER_TAIL,
+    CHAT_PROMPT_TAIL,
     DEFAULT_LOAD,
     DEFAULT_REQUESTS,
     ITL_PARTS,
     KNEE_TTFT_FACTOR,
     KV_MEMORY_FRACTION,
+    LENGTH_MIXES,
     MAX_CHUNK_TOKENS,
     MAX_CONCURRENCY,
     MAX_LENGTH_SPREAD,
@@ -104,11 +114,14 @@ from .stepcost import StepCost, roofline_step_cost, toy_step_cost
 from .sweep import load_sweep, mark_knee, past_knee, sweep_knee
 
 __all__ = [
+    "CHAT_ANSWER_TAIL",
+    "CHAT_PROMPT_TAIL",
     "DEFAULT_LOAD",
     "DEFAULT_REQUESTS",
     "ITL_PARTS",
     "KNEE_TTFT_FACTOR",
     "KV_MEMORY_FRACTION",
+    "LENGTH_MIXES",
     "MAX_CHUNK_TOKENS",
     "MAX_CONCURRENCY",
     "MAX_LENGTH_SPREAD",

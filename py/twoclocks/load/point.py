@@ -6,19 +6,34 @@ second (``*_per_s``).
 
 from __future__ import annotations
 
+import math
 import random
 
 from ..call import MAX_SPECULATIVE_SPEEDUP, Call, generated_tokens
+from ..settings import LENGTH_MIXES
+from ..toy import MAX_PROMPT_TOKENS
 from .._validate import check_float, check_int
-from .settings import DEFAULT_REQUESTS, MAX_RUNNING_LIMIT, MAX_RUNNING_REQUESTS, check_load
+from .settings import (CHAT_ANSWER_TAIL, CHAT_PROMPT_TAIL, DEFAULT_REQUESTS, MAX_RUNNING_LIMIT, MAX_RUNNING_REQUESTS,
+                       MAX_SERVER_MS, check_load)
 from .simulation import Simulation
 from .stepcost import StepCost, toy_step_cost
 
 
-def _spread(rng: random.Random, length: int, spread: float) -> int:
-    if spread == 0:
-        return length
-    return max(1, round(rng.uniform(length * (1 - spread), length * (1 + spread))))
+def _lengths(rng: random.Random, mix: str, mean: int, spread: float, count: int, longest: int, tail: tuple) -> list:
+    """``count`` lengths (tokens, 1..``longest``) around ``mean`` drawn as ``mix`` says
+    (:data:`LENGTH_MIXES`); ``tail`` is the chat mix's ``(coefficient of variation, cap as a
+    multiple of the mean)``."""
+    if mix == "fixed" or (mix == "uniform" and spread == 0):
+        return [min(mean, longest)] * count
+    if mix == "uniform":
+        draw = lambda: rng.uniform(mean * (1 - spread), mean * (1 + spread))  # noqa: E731
+    else:
+        variation, cap = tail
+        sigma = math.sqrt(math.log1p(variation * variation))
+        mu = math.log(mean) - sigma * sigma / 2  # the log-normal's mean is then ``mean``
+        longest = min(longest, max(1, round(mean * cap)))
+        draw = lambda: rng.lognormvariate(mu, sigma)  # noqa: E731
+    return [min(longest, max(1, round(draw()))) for _ in range(count)]
 
 
 CALL_KEYWORDS = ("prompt_tokens", "output_tokens", "max_tokens", "stop_fires", "cached_prefix_tokens",
@@ -45,6 +60,8 @@ def simulate_load(
     cost: StepCost | None = None,
     start: str = "spread",
     max_running_requests: int = MAX_RUNNING_REQUESTS,
+    length_mix: str | None = None,
+    server_ms: float = 0.0,
 ) -> dict:
     """Simulate ``requests`` copies of one call on a shared replica and return one load point.
 
@@ -60,8 +77,17 @@ def simulate_load(
         requests_per_s: open-loop Poisson arrival rate, 0.01..1,000 per second, or None (closed loop).
         scheduler: ``"prefill-first"`` or ``"chunked"``.
         chunk_tokens: the chunked scheduler's per-step token budget, 16..65,536.
-        length_spread: 0..0.9; each request's prompt and answer are drawn uniformly from
-            ``[L (1 - r), L (1 + r)]``.
+        length_spread: 0..0.9, the uniform mix's ``r``: each request's prompt and answer are drawn
+            uniformly from ``[L (1 - r), L (1 + r)]`` (``vllm bench serve --random-range-ratio r``).
+        length_mix: how lengths vary from request to request (:data:`LENGTH_MIXES`): ``"fixed"``
+            (every request the call), ``"uniform"`` (``length_spread``) or ``"chat"`` (long-tailed
+            around the call's lengths, as chat data: ``CHAT_PROMPT_TAIL``, ``CHAT_ANSWER_TAIL``);
+            None (the default) is ``"uniform"`` when ``length_spread`` > 0, else ``"fixed"``.
+            Answers never exceed ``max_tokens``. A closed loop's users start together and drift
+            apart as their lengths differ, as on a server.
+        server_ms: the server's own time per request before the engine's queue (HTTP, tokenising,
+            scheduling, detokenising, streaming) and the network, ms, 0..``MAX_SERVER_MS``: part of
+            every TTFT and TTLT; it does not hold the GPU.
         requests: requests simulated, 1..20,000.
         seed: seeds the arrivals and the lengths, 0..2**32 - 1; the same seed gives the same numbers.
         cost: a :class:`StepCost`; default ``toy_step_cost()``.
@@ -95,9 +121,13 @@ def simulate_load(
     cost = toy_step_cost() if cost is None else cost
     if not isinstance(cost, StepCost):
         raise ValueError(f"cost must be a StepCost; got {type(cost).__name__}")
+    mix = ("uniform" if spread > 0 else "fixed") if length_mix is None else length_mix
+    if mix not in LENGTH_MIXES:
+        raise ValueError(f"length_mix must be one of {', '.join(LENGTH_MIXES)}; got {length_mix!r}")
+    server = check_float("server_ms", server_ms, 0.0, MAX_SERVER_MS)
     rng = random.Random(seed)
-    prompts = [_spread(rng, n, spread) for _ in range(count)]
-    answers = [_spread(rng, generated, spread) for _ in range(count)]
+    prompts = _lengths(rng, mix, n, spread, count, MAX_PROMPT_TOKENS, CHAT_PROMPT_TAIL)
+    answers = _lengths(rng, mix, generated, spread, count, max_tokens, CHAT_ANSWER_TAIL)
     largest = max(p + a for p, a in zip(prompts, answers))
     if largest > cost.capacity_slots:
         raise ValueError(
@@ -112,7 +142,8 @@ def simulate_load(
             clock += rng.expovariate(rate) * 1e3
             arrivals.append(clock)
     running = check_int("max_running_requests", max_running_requests, 1, MAX_RUNNING_LIMIT)
-    sim = Simulation(cost, prompts, answers, k, scheduler, chunk, speedup, concurrency, arrivals, start, running)
+    sim = Simulation(cost, prompts, answers, k, scheduler, chunk, speedup, concurrency, arrivals, start, running,
+                     server)
     sim.run()
-    return {**sim.summary(concurrency, rate, scheduler, chunk, cost), "start": start}
+    return {**sim.summary(concurrency, rate, scheduler, chunk, cost), "start": start, "length_mix": mix}
 

@@ -16,6 +16,10 @@ from ..call import timeline_indices
 from .settings import ITL_PARTS, MAX_RUNNING_REQUESTS, PREFILL_BATCH_TOKENS
 
 
+MIXED = [False]
+BUDGET = [None]
+
+
 def _run_parts(elapsed: Callable[[int], float], steps: int, speedup: float) -> tuple[list, float, float]:
     """For a run whose first ``count`` steps take ``elapsed(count) / speedup`` ms: ``(parts, total,
     first)``, where parts are ``(mean step ms, steps)`` of up to ``ITL_PARTS`` equal parts of steps
@@ -56,8 +60,11 @@ class Simulation:
     slots to read) plus a heap of finish steps, so a decode run costs O(1) however many streams."""
 
     def __init__(self, cost, prompts, answers, cached, scheduler, chunk, speedup, concurrency, arrivals,
-                 start="spread", max_running=MAX_RUNNING_REQUESTS):
+                 start="spread", max_running=MAX_RUNNING_REQUESTS, server_ms=0.0):
         self.max_running = max_running
+        # The server's own time per request (HTTP, tokenising, scheduling, streaming) and the
+        # network: a request reaches the engine's queue this long after it was sent.
+        self.server_ms = server_ms
         self.cost, self.prompts, self.answers = cost, prompts, answers
         self.cached, self.chunked, self.chunk, self.speedup = cached, scheduler == "chunked", chunk, speedup
         self.count = len(prompts)
@@ -86,8 +93,9 @@ class Simulation:
             users = min(concurrency, self.count)
             alone = 0.0 if start == "together" else self._alone_ms()
             arrivals = [alone * user / users for user in range(users)]
-        self.scheduled = arrivals  # arrival times known in advance, ascending
-        self.next_arrival = 0
+        # (time the request reaches the queue, order sent): known arrivals and closed-loop resends
+        self.entries = [(when + server_ms, order) for order, when in enumerate(arrivals)]
+        self.sent = len(arrivals)
         self.issued = 0
 
     def _alone_ms(self) -> float:
@@ -99,20 +107,19 @@ class Simulation:
         start = min(self.cached, prompt - 1)
         prefill = self.cost.mixed_ms(prompt - start, 0, 0, 1, self.cost.pair_work(start, prompt), prompt)
         decode = self.cost.decode_run_ms(1, prompt + 1, answer - 1) / self.speedup if answer > 1 else 0.0
-        return prefill + decode
+        return self.server_ms + prefill + decode
 
-    def _issue(self, when: float) -> None:
-        if self.issued == self.count:  # a closed loop with more users than requests
-            return
-        self.arrival[self.issued] = when
-        self.waiting.append(self.issued)
-        self.issued += 1
+    def _next_entry(self) -> float:
+        return self.entries[0][0] if self.entries else math.inf
 
     def _take_arrivals(self) -> None:
-        times = self.scheduled
-        while self.next_arrival < len(times) and times[self.next_arrival] <= self.now:
-            self._issue(times[self.next_arrival])
-            self.next_arrival += 1
+        """Queue every request that has reached the engine by now (requests in the order they reach it)."""
+        while self.entries and self.entries[0][0] <= self.now:
+            when, _ = heapq.heappop(self.entries)
+            if self.issued < self.count:  # a closed loop with more users than requests sends no more
+                self.arrival[self.issued] = when - self.server_ms
+                self.waiting.append(self.issued)
+                self.issued += 1
 
     def _fits(self, request: int) -> bool:
         need = self.prompts[request] + self.answers[request]
@@ -140,7 +147,7 @@ class Simulation:
         while self.finished < self.count:
             self._take_arrivals()
             if not self.waiting and not self.prefilling and not self.decodes:
-                self.now = max(self.now, self.scheduled[self.next_arrival])
+                self.now = max(self.now, self._next_entry())
                 continue
             if self.chunked:
                 if self._chunk_run():
@@ -163,7 +170,7 @@ class Simulation:
         while self.waiting:
             request = self.waiting[0]
             start, end = self._prefill_range(request)
-            if batch and tokens + end - start > PREFILL_BATCH_TOKENS or not self._fits(request):
+            if batch and tokens + end - start + (self.decodes if MIXED[0] else 0) > (BUDGET[0] or PREFILL_BATCH_TOKENS) or not self._fits(request):
                 break
             self.waiting.popleft()
             self._admit(request)
@@ -221,7 +228,7 @@ class Simulation:
     def _mixed_step(self, chunks: list) -> None:
         """One step with prompt work (and, when chunked, every running decode)."""
         cost = self.cost
-        decodes = self.decodes if self.chunked else 0
+        decodes = self.decodes if (self.chunked or MIXED[0]) else 0
         decode_slots = self.decode_slots if decodes else 0
         tokens, pair_work, prefill_slots, finishing = decodes, 0.0, 0, []
         for request, start, end in chunks:
@@ -243,6 +250,8 @@ class Simulation:
                 self.prefill_positions -= self.prefilling.popleft()[1]
             if decodes:
                 self._tokens_out(1)
+        elif decodes:
+            self._tokens_out(1)
         for request in finishing:
             self._first_token(request)
 
@@ -286,17 +295,17 @@ class Simulation:
         self.finished += 1
         self.running -= 1
         self.reserved -= self.prompts[request] + self.answers[request]
-        if self.closed and self.issued < self.count:
-            self._issue(self.now)
+        if self.closed and self.sent < self.count:
+            heapq.heappush(self.entries, (self.now + self.server_ms, self.sent))
+            self.sent += 1
 
     def _decode_run(self) -> None:
         """Advance decode-only steps in closed form up to the next event."""
         steps = self.finish_heap[0][0] - self.decode_step
         run = self.cost.decode_run_ms
         decodes, slots, speedup = self.decodes, self.decode_slots, self.speedup
-        times = self.scheduled
-        if self.next_arrival < len(times):
-            gap = times[self.next_arrival] - self.now
+        gap = self._next_entry() - self.now
+        if gap < math.inf:
             if run(decodes, slots, steps) / speedup > gap:
                 low, high = 1, steps  # the first step count that reaches the arrival
                 while low < high:
@@ -314,7 +323,8 @@ class Simulation:
         """The request whose TTFT is nearest the p50, as the clocks draw one call; on a tie, the one
         whose TTLT is nearest the p50 TTLT (many requests that never wait share one TTFT, and the
         earliest of them started before the load built up: its stream met fewer prefills), then the
-        earliest: ``waiting_ms``, ``prefill_wait_ms`` (of the wait, the time the engine ran other
+        earliest: ``server_ms`` (the server's own time and the network, before the queue),
+        ``waiting_ms`` (in the engine's queue), ``prefill_wait_ms`` (of the wait, the time the engine ran other
         requests' prefill), ``prefill_ms``, ``ttft_ms``, ``ttlt_ms``, ``prompt_tokens``,
         ``output_tokens``, ``stalls_ms`` (``[start, end]`` of every step with prompt work during its
         stream, from its arrival), ``stalled_ms`` (their total) and ``token_times_ms``
@@ -329,10 +339,11 @@ class Simulation:
         pauses = [] if self.chunked else stalls
         tokens = timeline_indices(answer)  # a long answer is sampled, as an idle call's is
         times = [first] + _spaced(first, done, pauses, answer - 1, [token - 1 for token in tokens[1:]])
-        admit = self.admit[request]
-        behind = math.fsum(min(b, admit) - max(a, start) for a, b in self.busy if a < admit and b > start)
+        admit, queued = self.admit[request], start + self.server_ms
+        behind = math.fsum(min(b, admit) - max(a, queued) for a, b in self.busy if a < admit and b > queued)
         return {
-            "waiting_ms": self.admit[request] - start,
+            "server_ms": self.server_ms,
+            "waiting_ms": admit - queued,
             "prefill_wait_ms": behind,
             "prefill_ms": first - self.admit[request],
             "ttft_ms": first - start,
@@ -345,7 +356,7 @@ class Simulation:
         }
 
     def summary(self, concurrency, rate, scheduler, chunk, cost) -> dict:
-        queue = [self.admit[i] - self.arrival[i] for i in range(self.count)]
+        queue = [self.admit[i] - self.arrival[i] - self.server_ms for i in range(self.count)]
         prefill = [self.first[i] - self.admit[i] for i in range(self.count)]
         ttft = [self.first[i] - self.arrival[i] for i in range(self.count)]
         ttlt = [self.done[i] - self.arrival[i] for i in range(self.count)]
@@ -370,6 +381,7 @@ class Simulation:
             "ttft_ms_p50": quantiles["ttft"][50],
             "ttft_ms_p99": quantiles["ttft"][99],
             "ttft_ms_mean": math.fsum(ttft) / self.count,
+            "server_ms": self.server_ms,
             "queue_ms_p50": quantiles["queue"][50],
             "queue_ms_p99": quantiles["queue"][99],
             "prefill_ms_p50": quantiles["prefill"][50],

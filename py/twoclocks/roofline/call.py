@@ -23,7 +23,7 @@ def _attainable(setup: Deployment, intensity: float) -> float:
 
 
 
-def roofline_call(*, params: RooflineParams | None = None, **keywords) -> dict:
+def roofline_call(*, params: RooflineParams | None = None, server_ms: float = 0.0, **keywords) -> dict:
     """Run one batch-1 call through the roofline model and return both clocks and the roofline view.
 
     Example: Llama 3.1 8B in bf16 on one H100 SXM with an 8,000-token prompt and a 20-token answer
@@ -45,6 +45,10 @@ def roofline_call(*, params: RooflineParams | None = None, **keywords) -> dict:
             ``"eager"``):
             whose utilisations and fixed costs to use.
         params: utilisations and fixed costs overriding the serving stack's (see :class:`RooflineParams`).
+        server_ms: the server's time per request before prefill (HTTP, tokenising, scheduling,
+            streaming) and the network, ms, 0..``MAX_SERVER_MS``: part of TTFT. 0 (the default) is the
+            engine alone, as in-process benchmarks time it; the page passes the engine's measured
+            figure (:mod:`twoclocks.engines`).
 
     Returns:
         ``CallReport.to_dict()`` (with ``mode == "roofline"``) plus:
@@ -100,7 +104,8 @@ def roofline_call(*, params: RooflineParams | None = None, **keywords) -> dict:
     def decode_elapsed_ms(steps: int) -> float:
         return sum_max_linear(c0, c1, m0, m1, n + 1, n + steps) + steps * fixed_ms
 
-    report = build_report(call, mode="roofline", prefill_ms=prefill_ms, decode_elapsed_ms=decode_elapsed_ms).to_dict()
+    report = build_report(call, mode="roofline", prefill_ms=prefill_ms, decode_elapsed_ms=decode_elapsed_ms,
+                          server_ms=server_ms).to_dict()
 
     bandwidth = acc.bandwidth_bytes_per_s
     ridge = peak / bandwidth
