@@ -79,8 +79,10 @@ def load_point(state: dict, load: dict | None = None) -> dict:
     run = {**run, "server_ms": state_server_ms({**state, "load": load})}
     point = simulate_load(**call, **run, requests=1 if alone else DEFAULT_REQUESTS, cost=cost)
     # The caveat is about the roofline model against published sweeps; the toy's numbers are invented.
+    roofline = state["mode"] == "roofline"
+    deployment = {key: state[key] for key in ("weight_dtype", "accelerator", "tensor_parallel")} if roofline else None
     caveat = validation_caveat(call["prompt_tokens"], point["typical"]["output_tokens"], load["concurrency"],
-                               load["requests_per_s"], load["start"]) if state["mode"] == "roofline" else None
+                               load["requests_per_s"], load["start"], deployment) if roofline and not alone else None
     return {**point, "scheduler": load["scheduler"], "alone": alone, "caveat": caveat}
 
 

@@ -119,9 +119,22 @@ def load_line(report: dict, load_state: dict) -> str | None:
             f"tokens (ITL p99) {format_ms(load['itl_ms_p99'])}; {rate}.{caveat}")
 
 
+def ttft_split_text(clocks: dict) -> str:
+    """What the first token waited for, in order: ``"35 ms in the server and network, 3.0 ms
+    waiting in the queue, 11 ms in prefill"`` ("" for prefill alone: the clocks say it). ``clocks``
+    holds ``prefill_ms`` and optionally ``server_ms`` and ``waiting_ms`` (ms)."""
+    server, waiting = clocks.get("server_ms") or 0.0, clocks.get("waiting_ms") or 0.0
+    if not server and not waiting:
+        return ""
+    parts = [f"{format_ms(server)} in the server and network" if server else "",
+             f"{format_ms(waiting)} waiting in the queue" if waiting else "",
+             f"{format_ms(clocks['prefill_ms'])} in prefill"]
+    return ", ".join(part for part in parts if part)
+
+
 def load_error_text(error: str | None) -> str:
     """The line under the clocks when the load cannot run ("" when it runs or none is set)."""
     return f"This load cannot run: {error}. The clocks show the call alone." if error else ""
 
 
-__all__ = ["load_error_text", "describe_load", "load_line", "MODEL_WORDS", "context_text", "format_percent", "generated_text", "lever_text", "model_line", "server_text", "toy_text"]
+__all__ = ["load_error_text", "describe_load", "load_line", "MODEL_WORDS", "context_text", "format_percent", "generated_text", "lever_text", "model_line", "server_text", "toy_text", "ttft_split_text"]

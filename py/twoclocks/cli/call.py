@@ -102,8 +102,8 @@ def call_lines(report: dict) -> list:
     the two clocks (the typical loaded call's when a load is set, as the lab shows), the advice,
     the lever, the context window and the cost model."""
     shown = {**report, **report["clocks"]} if report.get("clocks") else report
-    waiting = shown.get("waiting_ms") or 0
-    waited = f" ({format_ms(waiting)} of it waiting in the queue)" if waiting else ""
+    split = report["readouts"]["ttft_split"]
+    waited = f" ({split})" if split else ""
     lines = [
         f"TTFT {format_ms(shown['ttft_ms']):>10}   time to first token{waited}",
         f"TTLT {format_ms(shown['ttlt_ms']):>10}   time to last token",

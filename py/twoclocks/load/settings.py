@@ -65,24 +65,42 @@ PROMPT_HEAVY_RATIO = 5
 PROMPT_HEAVY_USERS = 25
 """From this many users starting together, a prompt-heavy load is where the model's TTFT is known to
 run high: published sweeps (``tests/data/load_sweeps.csv``: 2,000-token prompts with 200-token
-answers at 100-250 users, 7,000/1,000 at 25-100) measured it up to 4.6x lower."""
+answers at 100-250 users, 7,000/1,000 at 25-100) measured it up to 3.4x lower."""
 
 
-def validation_caveat(prompt_tokens: int, output_tokens: int, concurrency: int, requests_per_s, start: str):
-    """The sentence the page shows when a load is in a regime where the model is known to be off
-    against published sweeps, or None.
+SLOW_DECODE_DEPLOYMENTS = (("fp8", "h100-sxm", 1), ("fp8", "h100-sxm", 8), ("bf16", "a100-80gb", 8))
+"""``(weight dtype, accelerator, tensor parallel)`` where published sweeps measured decode steps slower
+than the model's at every batch size (``tests/data/load_sweeps.csv``, NVIDIA NIM): fp8 weights on one
+H100 (Llama 3 8B, 11-27 % slower) and on eight (Llama 3 70B, 4-24 %), and 8-way tensor parallel on
+A100s in 16 bits (Llama 3 70B, 0-23 %); 2 and 4 H100s in fp8 and 8 in fp16 are within 10 %."""
+
+
+def validation_caveat(prompt_tokens: int, output_tokens: int, concurrency: int, requests_per_s, start: str,
+                      deployment: dict | None = None):
+    """The sentences the page shows when a load is in a regime where the model is known to be off
+    against published sweeps (docs/validation.md), or None.
 
     Args:
         prompt_tokens, output_tokens: one request's lengths (tokens, >= 1).
         concurrency: closed-loop users (1..1,024); requests_per_s: the open loop's rate or None.
         start: ``"together"`` or ``"spread"``.
+        deployment: ``{"weight_dtype", "accelerator", "tensor_parallel"}`` in roofline mode, or None.
     """
+    caveats = []
     heavy = prompt_tokens >= PROMPT_HEAVY_RATIO * output_tokens
-    if requests_per_s is not None or start != "together" or concurrency < PROMPT_HEAVY_USERS or not heavy:
-        return None
-    return ("Read this TTFT as an upper bound: for prompt-heavy loads with many users starting together, "
-            "published sweeps measured it up to 4.6x lower (engines interleave those prompts with decode "
-            "steps; the model makes each wait for the others' prefills).")
+    if requests_per_s is None and start == "together" and concurrency >= PROMPT_HEAVY_USERS and heavy:
+        caveats.append("Read this TTFT as an upper bound: for prompt-heavy loads with many users starting "
+                       "together, published sweeps measured it up to 3.4x lower (engines interleave those "
+                       "prompts with decode steps; the model makes each wait for the others' prefills).")
+    if deployment and _slow_decode(deployment):
+        caveats.append("Read the gaps between tokens as a lower bound: on this deployment published sweeps "
+                       "measured decode steps up to 27 % slower than the model's at every batch size.")
+    return " ".join(caveats) or None
+
+
+def _slow_decode(deployment: dict) -> bool:
+    key = (deployment["weight_dtype"], deployment["accelerator"], deployment["tensor_parallel"])
+    return key in SLOW_DECODE_DEPLOYMENTS
 
 
 SWEEP_CONCURRENCY = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)

@@ -1,0 +1,134 @@
+"""Issue 39: the server's time per request and the load's length mixes, in the model and the page's
+report (twoclocks.load.simulate_load, twoclocks.engines.SERVERS, twoclocks.web.evaluate)."""
+
+from __future__ import annotations
+
+import statistics
+
+import pytest
+
+from twoclocks import web
+from twoclocks.engines import DEFAULT_ENGINE, ENGINES, SERVERS
+from twoclocks.load import CHAT_PROMPT_TAIL, simulate_load, validation_caveat
+from twoclocks.load import point as load_point_module
+from twoclocks.load.settings import SLOW_DECODE_DEPLOYMENTS
+from twoclocks.toy import SERVER_MS as TOY_SERVER_MS
+
+CALL = {"prompt_tokens": 1000, "output_tokens": 200, "max_tokens": 400}
+
+
+def test_every_engine_preset_has_a_sourced_server_time():
+    for engine in ENGINES.values():
+        assert engine.server is SERVERS[engine.id] and engine.server_ms > 0
+    for server in SERVERS.values():
+        assert server.source and "PLACEHOLDER" not in server.source and 0 < server.server_ms < 200
+
+
+def test_server_time_is_part_of_every_first_and_last_token_and_holds_no_gpu():
+    bare = simulate_load(**CALL, concurrency=1, requests=3)
+    served = simulate_load(**CALL, concurrency=1, requests=3, server_ms=40.0)
+    assert served["ttft_ms_p50"] == pytest.approx(bare["ttft_ms_p50"] + 40.0)
+    assert served["ttlt_ms_p50"] == pytest.approx(bare["ttlt_ms_p50"] + 40.0)
+    assert served["typical"]["server_ms"] == 40.0 and served["queue_ms_p50"] == pytest.approx(0.0)
+    typical = served["typical"]
+    assert typical["ttft_ms"] == pytest.approx(typical["server_ms"] + typical["waiting_ms"] + typical["prefill_ms"])
+    # an open loop: the arrivals are the same, so the GPU's work is, and every request pays 40 ms more
+    open_bare = simulate_load(**CALL, requests_per_s=0.5, requests=50)
+    open_served = simulate_load(**CALL, requests_per_s=0.5, requests=50, server_ms=40.0)
+    assert open_served["ttft_ms_mean"] == pytest.approx(open_bare["ttft_ms_mean"] + 40.0, rel=1e-6)
+    assert open_served["itl_ms_mean"] == pytest.approx(open_bare["itl_ms_mean"], rel=1e-6)
+
+
+def test_a_closed_loops_users_send_again_after_the_server_returns_their_answer():
+    """Each user's cycle is its whole TTLT, server time included: fewer calls per second."""
+    bare = simulate_load(**CALL, concurrency=4, requests=40, start="together")
+    served = simulate_load(**CALL, concurrency=4, requests=40, start="together", server_ms=500.0)
+    assert served["requests_per_s_served"] < bare["requests_per_s_served"]
+
+
+@pytest.mark.parametrize("bad", [-1.0, 10_001.0, float("nan"), "35"])
+def test_a_bad_server_time_is_refused_by_name(bad):
+    with pytest.raises(ValueError, match="server_ms"):
+        simulate_load(**CALL, server_ms=bad)
+    with pytest.raises(ValueError, match="server_ms"):
+        web.evaluate({"load": {"server_ms": bad}})
+
+
+def test_roofline_calls_pay_the_engine_the_load_runs_and_the_toy_none():
+    roofline = web.evaluate({"mode": "roofline"})
+    assert roofline["server_ms"] == ENGINES[DEFAULT_ENGINE].server_ms
+    assert roofline["ttft_ms"] == pytest.approx(roofline["server_ms"] + roofline["prefill_ms"])
+    assert f"{roofline['server_ms']:.0f} ms a call in the server and network" in roofline["readouts"]["model_line"]
+    sglang = ENGINES["sglang"]
+    report = web.evaluate({"mode": "roofline", "load": next(p["settings"] for p in roofline["engines"]["presets"]
+                                                             if p["id"] == "sglang")})
+    assert report["engines"]["match"] == "sglang" and report["server_ms"] == sglang.server_ms
+    toy = web.evaluate({})
+    assert toy["server_ms"] == TOY_SERVER_MS == 0 and toy["ttft_ms"] == toy["prefill_ms"]
+    own = web.evaluate({"load": {"server_ms": 25.0}})
+    assert own["server_ms"] == 25.0 and own["ttft_ms"] == pytest.approx(toy["ttft_ms"] + 25.0)
+    assert "set by you" in own["readouts"]["model_line"]
+    assert own["readouts"]["ttft_split"].startswith("25 ms in the server and network")
+
+
+def test_a_set_server_time_is_no_engines_default_unless_it_is_that_engines():
+    roofline = web.evaluate({"mode": "roofline", "load": {"server_ms": 1.0}})
+    assert roofline["engines"]["match"] is None
+    figure = ENGINES[DEFAULT_ENGINE].server_ms
+    assert web.evaluate({"mode": "roofline", "load": {"server_ms": figure}})["engines"]["match"] == DEFAULT_ENGINE
+
+
+def _lengths(mix, spread=0.5, count=4000):
+    import random
+    rng = random.Random(1)
+    tail = CHAT_PROMPT_TAIL
+    return load_point_module._lengths(rng, mix, 1000, spread, count, 10**6, tail)
+
+
+def test_each_length_mix_draws_what_it_says():
+    assert set(_lengths("fixed")) == {1000}
+    uniform = _lengths("uniform", 0.5)
+    assert min(uniform) >= 500 and max(uniform) <= 1500 and statistics.mean(uniform) == pytest.approx(1000, rel=0.03)
+    chat = sorted(_lengths("chat"))
+    variation, cap = CHAT_PROMPT_TAIL
+    assert statistics.mean(chat) == pytest.approx(1000, rel=0.06)  # the call's length is the mean
+    assert statistics.pstdev(chat) / statistics.mean(chat) == pytest.approx(variation, rel=0.2)
+    assert chat[len(chat) // 2] < 900 and max(chat) <= 1000 * cap  # long-tailed: the median below the mean
+
+
+def test_answers_never_pass_max_tokens_and_the_mix_is_reported():
+    point = simulate_load(**CALL, concurrency=8, requests=400, length_mix="chat")
+    assert point["length_mix"] == "chat"
+    assert simulate_load(**CALL, length_spread=0.3)["length_mix"] == "uniform"  # the old keyword alone
+    with pytest.raises(ValueError, match="length_mix"):
+        simulate_load(**CALL, length_mix="zipf")
+    with pytest.raises(ValueError, match="length_mix"):
+        web.evaluate({"load": {"length_mix": "zipf"}})
+
+
+def test_users_with_mixed_lengths_drift_apart_and_stop_queueing_in_step():
+    """Users starting together with equal short prompts queue behind each other round after round; with
+    a range of lengths they drift apart after the first round and their first tokens wait less."""
+    call = {"prompt_tokens": 1000, "output_tokens": 1000, "max_tokens": 2000}
+    fixed = simulate_load(**call, concurrency=16, requests=400, start="together", scheduler="chunked",
+                          chunk_tokens=4096, length_mix="fixed")
+    mixed = simulate_load(**call, concurrency=16, requests=400, start="together", scheduler="chunked",
+                          chunk_tokens=4096, length_mix="uniform", length_spread=0.5)
+    assert mixed["ttft_ms_p50"] < 0.5 * fixed["ttft_ms_p50"]
+
+
+def test_the_page_state_takes_the_new_load_keys():
+    report = web.evaluate({"load": {"concurrency": 8, "length_mix": "chat", "server_ms": 30.0}})
+    assert report["load"]["length_mix"] == "chat" and report["clocks"]["server_ms"] == 30.0
+    assert "30 ms in the server and network" in report["readouts"]["load_line"]
+
+
+def test_the_decode_caveat_names_the_deployments_sweeps_found_slow():
+    for dtype, accelerator, parallel in SLOW_DECODE_DEPLOYMENTS:
+        deployment = {"weight_dtype": dtype, "accelerator": accelerator, "tensor_parallel": parallel}
+        assert "gaps between tokens" in validation_caveat(1000, 200, 8, None, "together", deployment)
+    fine = {"weight_dtype": "bf16", "accelerator": "h100-sxm", "tensor_parallel": 8}
+    assert validation_caveat(1000, 200, 8, None, "together", fine) is None
+    report = web.evaluate({"mode": "roofline", "weight_dtype": "fp8", "load": {"concurrency": 8}})
+    assert "gaps between tokens" in report["readouts"]["load_line"]
+    assert web.evaluate({"mode": "roofline", "weight_dtype": "fp8"})["load"]["caveat"] is None  # alone
