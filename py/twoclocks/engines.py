@@ -21,6 +21,7 @@ from . import hardware
 from ._validate import check_int
 from .advice import format_ms, format_tokens
 from .counts import format_counted
+from .toy import SERVER_MS
 
 GIB = 2**30
 
@@ -207,10 +208,11 @@ def engines_for(load: dict, accelerator: str, capacity_slots: int | None = None,
     Args:
         load: a checked ``load`` state (:func:`twoclocks.load.check_load_state`).
         accelerator, capacity_slots, context_window_tokens: as :func:`engine_settings`.
-        toy: the toy model (its GPU is ``TOY_ENGINE_ACCELERATOR``'s; the sentence says so).
+        toy: the toy model (its GPU is ``TOY_ENGINE_ACCELERATOR``'s, and no server time,
+            ``toy.SERVER_MS``; the sentence says so).
 
     Returns:
-        ``{"presets": [{"id", "name", "settings", "summary", "source"}], "match": id or None,
+        ``{"presets": [{"id", "name", "settings", "server_ms", "summary", "source"}], "match": id or None,
         "sentence": str}``: ``sentence`` says which engine's defaults the load runs, or that it runs
         none of them and what the default engine would pick.
     """
@@ -218,10 +220,13 @@ def engines_for(load: dict, accelerator: str, capacity_slots: int | None = None,
     presets = []
     for engine in ENGINES.values():
         settings = engine_settings(engine.id, accelerator, capacity_slots, context_window_tokens)
+        # The toy has no server in front of its engine (toy.SERVER_MS): its presets say what it runs.
+        server_ms = SERVER_MS if toy else engine.server_ms
+        server = f"{format_ms(server_ms)} a call in the server" if server_ms else "no server time in the toy"
         # Choosing an engine also hands the server's time back to it (None: the engine's own).
         presets.append({"id": engine.id, "name": engine.name, "settings": {**settings, "server_ms": None},
-                        "server_ms": engine.server_ms,
-                        "summary": f"{describe_settings(settings)}, {format_ms(engine.server_ms)} a call in the server",
+                        "server_ms": server_ms,
+                        "summary": f"{describe_settings(settings)}, {server}",
                         "source": f"{engine.source} Server time: {engine.server.source}"})
     match = next((p for p in presets if _same_engine(load, {**p["settings"], "server_ms": p["server_ms"]})), None)
     if match:

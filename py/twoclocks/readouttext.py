@@ -132,9 +132,28 @@ def ttft_split_text(clocks: dict) -> str:
     return ", ".join(part for part in parts if part)
 
 
+def clocks_text(clocks: dict, prefill_share: float) -> str:
+    """The clocks in words, after the dials' positions in the canvas's text alternative: when the
+    first and the last token came, TTFT's time in the server and network and in the queue, and the
+    first token's share of the wait. ``clocks``: what the clocks draw (a call report, or under load
+    the typical call, ``report["clocks"]``); ``prefill_share``: TTFT / TTLT (``advice``'s).
+
+    ``"First token after 867 ms (35 ms of it in the server and network, 587 ms waiting in the
+    queue); last token after 4.36 s; the first token is 20% of the wait."``
+    """
+    phases = ((clocks.get("server_ms") or 0.0, "in the server and network"),
+              (clocks.get("waiting_ms") or 0.0, "waiting in the queue"))
+    said = [f"{format_ms(ms)}{'' if i else ' of it'} {words}"
+            for i, (ms, words) in enumerate((ms, words) for ms, words in phases if ms)]
+    split = f" ({', '.join(said)})" if said else ""
+    first = "the first token" if said else "prefill"  # alone with no server time, TTFT is prefill
+    return (f"First token after {format_ms(clocks['ttft_ms'])}{split}; last token after "
+            f"{format_ms(clocks['ttlt_ms'])}; {first} is {format_percent(prefill_share)} of the wait.")
+
+
 def load_error_text(error: str | None) -> str:
     """The line under the clocks when the load cannot run ("" when it runs or none is set)."""
     return f"This load cannot run: {error}. The clocks show the call alone." if error else ""
 
 
-__all__ = ["load_error_text", "describe_load", "load_line", "MODEL_WORDS", "context_text", "format_percent", "generated_text", "lever_text", "model_line", "server_text", "toy_text", "ttft_split_text"]
+__all__ = ["clocks_text", "load_error_text", "describe_load", "load_line", "MODEL_WORDS", "context_text", "format_percent", "generated_text", "lever_text", "model_line", "server_text", "toy_text", "ttft_split_text"]

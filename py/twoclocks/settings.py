@@ -262,14 +262,16 @@ SETTINGS = (
             control=log(6, "Most calls running at once", "The engine's limit (vLLM's max_num_seqs, SGLang's "
                         "max_running_requests): past it, calls queue even with KV cache to spare.", 1, 65_536)),
     setting("length_mix", "load", "choice", "fixed", choices=list(LENGTH_MIXES),
-            control=segmented(7, "Lengths", "Every call this one, lengths spread evenly around it (a "
-                              "benchmark's random range), or a chat-like mix with a long tail of long prompts "
-                              "and answers. Users whose lengths differ drift apart after the first round.",
+            control=segmented(7, "Lengths", "All the same: every call is this one. Even range: each "
+                              "prompt and answer drawn evenly around this call's (a benchmark's random "
+                              "range). Chat-like: a long tail of long prompts and answers around them, as in "
+                              "chat data. Users whose lengths differ drift apart after the first round.",
                               {"fixed": "All the same", "uniform": "Even range", "chat": "Chat-like"})),
     setting("length_spread", "load", "float", 0.5, unit="± share of the call", min=0.0, max=MAX_LENGTH_SPREAD,
-            control=linear(8, "Range around the call", "With an even range: each prompt and answer is drawn "
-                           "between (1 - r) and (1 + r) times the call's (vllm bench serve "
-                           "--random-range-ratio r).", 0, MAX_LENGTH_SPREAD, 0.05)),
+            # The page shows it with the even range only (site/js/loadview.js): no other mix reads it.
+            control=linear(8, "Range around the call", "As vllm bench serve --random-range-ratio r: each "
+                           "prompt and answer is drawn between 1 - r and 1 + r times the call's.",
+                           0, MAX_LENGTH_SPREAD, 0.05)),
     # None: the engine's own (twoclocks.engines; the toy has none), a number: the learner's.
     setting("server_ms", "load", "float", None, unit="ms per call", min=0.0, max=MAX_SERVER_MS, nullable=True,
             control={**log(9, "Server and network", "Time each call spends outside the GPU before its "

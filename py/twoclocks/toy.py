@@ -65,13 +65,13 @@ class ToyConstants:
 
 
 DEFAULT_TOY = ToyConstants()
+"""The constants the lesson page uses."""
 
 SERVER_MS = 0.0
 """The toy's server time per request when the load sets none (``load.server_ms`` None): none. The
 toy's figures are the engine's own work in the lesson's round numbers (704 ms for an 8,000-token
 prompt); a learner who sets ``server_ms`` adds a server in front of it (roofline mode takes the
 measured figure of the engine the load runs, :mod:`twoclocks.engines`)."""
-"""The constants the lesson page uses."""
 
 
 def prefill_ms(

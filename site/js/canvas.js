@@ -68,7 +68,7 @@ function readPalette(canvas) {
   return {
     ink: read("--ink"), muted: read("--muted"), face: read("--panel"), line: read("--line"),
     prefill: read("--prefill"), decode: read("--decode"), bg: read("--bg"),
-    waiting: read("--waiting"), error: read("--error"),
+    waiting: read("--waiting"), error: read("--error"), server: read("--server"),
   };
 }
 

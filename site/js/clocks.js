@@ -1,12 +1,13 @@
-// The canvas of the two clocks: two dials (TTFT, TTLT) over a timeline bar (a prefill block, then
-// one tick per decoded token; under load a waiting block first and the stalls over the ticks). It
-// draws a report from Python (report.clocks under load); it computes no latency.
+// The canvas of the two clocks: two dials (TTFT, TTLT) over a timeline bar (the server's time, a
+// prefill block, then one tick per decoded token; under load a waiting block between the server and
+// prefill, and the stalls over the ticks). It draws a report from Python (report.clocks under load);
+// it computes no latency.
 //
 // Both dials share one fixed logarithmic scale, SCALE (10 ms to 10 min), that never changes: a
 // longer time always fills more of its dial, so the longer clock is seen at a glance from a chat
 // reply's milliseconds to an overloaded call's minutes, and a clock whose time did not change is
 // drawn identically after any other change. The wedge from the scale's start to the hand is split
-// into the phases (waiting, prefill, decode) on the same scale, so TTLT's wedge contains TTFT's.
+// into the phases (server, waiting, prefill, decode) on the same scale, so TTLT's wedge contains TTFT's.
 // The timeline below is the one picture scaled linearly to the call: it shows the phases' shares.
 import { CanvasView, copyLayer, hatch, labelCollides, layerFor, placeLabel, prepareCanvas } from "./canvas.js";
 import { MARKS as SCALE_MARKS, SCALE, dialSize } from "./dialscale.js";
@@ -40,14 +41,22 @@ function sector(ctx, x, y, r, fromDeg, toDeg, fill) {
   ctx.fill();
 }
 
-/** The degrees of the dial each phase (waiting, prefill, decode) covers, up to the hand. */
-function phaseDegrees(waitingMs, ttftMs, handMs) {
+/** Where each phase of TTFT ends, ms from the call's start: the server's time (and the network),
+ * the wait in the engine's queue, then prefill (Python's report: ttft_ms = their sum). */
+const phaseEnds = (report) => {
+  const server = report.server_ms ?? 0;
+  return { server, waiting: server + (report.waiting_ms ?? 0), prefill: report.ttft_ms };
+};
+
+/** The degrees of the dial each phase (server, waiting, prefill, decode) covers, up to the hand. */
+function phaseDegrees(ends, handMs) {
   const deg = (ms) => dialSize(ms) * SWEEP_DEG;
   const span = (from, to) => {
     const end = Math.min(to, handMs);
     return end > from ? [deg(from), deg(end)] : null;
   };
-  return { waiting: span(0, waitingMs), prefill: span(waitingMs, ttftMs), decode: span(ttftMs, handMs) };
+  return { server: span(0, ends.server), waiting: span(ends.server, ends.waiting),
+    prefill: span(ends.waiting, ends.prefill), decode: span(ends.prefill, handMs) };
 }
 
 function drawFace(ctx, colors, { x, y, r }) {
@@ -128,13 +137,13 @@ function drawNotch(ctx, color, { x, y, r }, deg, filled) {
 
 /** Under the scale: a dial's face and its phases' wedges up to the hand. */
 function drawWedges(ctx, colors, fills, dial) {
-  const { x, y, r, waitingMs, ttftMs, endMs, shownMs } = dial;
+  const { x, y, r, ends, endMs, shownMs } = dial;
   const handMs = Math.min(shownMs, endMs);
   drawFace(ctx, colors, dial);
-  const phases = phaseDegrees(waitingMs, ttftMs, handMs);
-  if (phases.waiting) sector(ctx, x, y, r - 1, ...phases.waiting, fills.waiting);
-  if (phases.prefill) sector(ctx, x, y, r - 1, ...phases.prefill, fills.prefill);
-  if (phases.decode) sector(ctx, x, y, r - 1, ...phases.decode, fills.decode);
+  const phases = phaseDegrees(ends, handMs);
+  for (const phase of ["server", "waiting", "prefill", "decode"]) {
+    if (phases[phase]) sector(ctx, x, y, r - 1, ...phases[phase], fills[phase]);
+  }
 }
 
 // Both dials' scales (rims, ticks and labels) are the same at every draw on a canvas of one size,
@@ -205,15 +214,21 @@ function drawTimeline(ctx, colors, fills, report, box, shownMs) {
   const { x0, x1, y, h } = box;
   const total = Math.max(report.ttlt_ms, 1e-9);
   const xAt = (ms) => x0 + (Math.min(ms, total) / total) * (x1 - x0);
-  const waitingMs = report.waiting_ms ?? 0;
-  const waitingEnd = xAt(Math.min(waitingMs, shownMs));
-  const prefillEnd = xAt(Math.min(report.ttft_ms, shownMs));
   ctx.fillStyle = colors.face;
   ctx.fillRect(x0, y, x1 - x0, h);
-  ctx.fillStyle = fills.waiting;
-  ctx.fillRect(x0, y, waitingEnd - x0, h);
-  ctx.fillStyle = fills.prefill;
-  ctx.fillRect(waitingEnd, y, prefillEnd - waitingEnd, h);
+  // TTFT's phases in the order a request meets them: the server (and the network), the engine's
+  // queue, prefill; each drawn as far as a replay has got. The canvas keeps where each was drawn
+  // ([left, right] CSS pixels), as it keeps its labels' boxes, for the tests.
+  const drawn = { y, h, phases: {} };
+  let from = x0;
+  for (const [phase, endMs] of Object.entries(phaseEnds(report))) {
+    const to = xAt(Math.min(endMs, shownMs));
+    ctx.fillStyle = fills[phase];
+    ctx.fillRect(from, y, to - from, h);
+    drawn.phases[phase] = [from, to];
+    from = to;
+  }
+  ctx.canvas.drawnTimeline = drawn;
   drawStalls(ctx, colors, report.stalls_ms ?? [], { y, h, xAt, shownMs });
   ctx.strokeStyle = colors.decode;
   ctx.lineWidth = 1.5;
@@ -278,12 +293,16 @@ function labelTimeline(ctx, colors, report, { x0, x1, y, h, xAt }) {
   ctx.textBaseline = "bottom";
   ctx.fillStyle = colors.ink;
   ctx.textAlign = "left";
-  const waitingX = xAt(report.waiting_ms ?? 0);
-  const waitingLabel = "waiting";
-  const prefillLabel = "prefill";
-  if (waitingX - x0 > ctx.measureText(waitingLabel).width + 12) ctx.fillText(waitingLabel, x0, y - 6);
-  const prefillLeft = waitingX - x0 > ctx.measureText(waitingLabel).width + 12 ? waitingX + 4 : x0;
-  if (firstX - prefillLeft > ctx.measureText(prefillLabel).width + 12) ctx.fillText(prefillLabel, prefillLeft, y - 6);
+  // Each phase of TTFT named over its segment where the name fits in it (the first one from the
+  // timeline's start, the others 4 px into theirs); a segment too narrow for its name goes unnamed
+  // (the legend below the canvas names every colour).
+  let startX = x0;
+  for (const [phase, endMs] of Object.entries(phaseEnds(report))) {
+    const endX = xAt(endMs);
+    const left = startX === x0 ? x0 : startX + 4;
+    if (endX - left > ctx.measureText(phase).width + 6) ctx.fillText(phase, left, y - 6);
+    startX = endX;
+  }
   // The decode label: after the first token where it fits, else against the timeline's end; shorter
   // ("decode") or not at all where it would meet the labels before it.
   for (const decodeLabel of [`decode · ${formatTokens(report.output_tokens)}`, "decode"]) {
@@ -352,13 +371,14 @@ export class ClocksView extends CanvasView {
     const dialRow = Math.min(210, Math.max(120, width * 0.34));
     const height = dialRow + 100;
     const { ctx, colors } = prepareCanvas(canvas, width, height);
-    const fills = { waiting: colors.waiting, prefill: hatch(ctx, colors.prefill, colors.face), decode: colors.decode };
+    const fills = { server: colors.server, waiting: colors.waiting, prefill: hatch(ctx, colors.prefill, colors.face),
+      decode: colors.decode };
     // Each dial, its scale's labels and its title (with the waiting share: 40 px under the dial) keep
     // clear of the timeline's labels, and of the other dial's labels.
     // (on a canvas narrower than 300 px the scale's labels that would meet are dropped instead).
     const r = Math.round(Math.min((dialRow - 42) / 2, width / 4 - (width < 300 ? 14 : width < 500 ? 36 : 50)));
     const common = { y: r + 12, r, labelGap: 5, room: width / 2 - 8, canvasWidth: width, waitingMs: report.waiting_ms ?? 0, waitingShare: report.advice?.waiting_share ?? 0,
-      ttftMs: report.ttft_ms, shownMs: this.shownMs, playing: this.shownMs !== Infinity };
+      ends: phaseEnds(report), shownMs: this.shownMs, playing: this.shownMs !== Infinity };
     const dials = [{ ...common, x: width / 4, title: "TTFT", endMs: report.ttft_ms },
       { ...common, x: (3 * width) / 4, title: "TTLT", endMs: report.ttlt_ms }];
     for (const dial of dials) drawWedges(ctx, colors, fills, dial);

@@ -2,7 +2,7 @@
 // the clocks are what the learner watches. Under load the clocks, their readouts and Play show the
 // typical loaded call Python picked (report.clocks) over the call's other fields; alone, the call.
 import { ClocksView } from "./clocks.js";
-import { setAttr } from "./dom.js";
+import { setAttr, setHidden } from "./dom.js";
 import { describeClocks, showReadouts } from "./readouts.js";
 
 const ANNOUNCE_AFTER_MS = 700; // the live region speaks once the learner stops dragging
@@ -29,6 +29,7 @@ export class ClocksPanel {
     this.shown = shown;
     if (!this.isPlaying()) this.clocks.show(shown);
     showReadouts(shown);
+    setHidden(document.querySelector(".legend-server"), !shown.server_ms); // its colour is on the clocks
     clearTimeout(this.announceTimer);
     this.announce.dataset.pending = "true"; // until it has spoken (tests wait on it)
     this.announceTimer = setTimeout(() => {

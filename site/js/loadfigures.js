@@ -11,7 +11,9 @@ function showLoadLine(report) {
   setText(error, report.readouts.load_error);
   setHidden(document.querySelector(".legend-load"), !report.clocks);
   const [ttft, ttlt, , tpot] = document.querySelectorAll("#clocks-wrap .dt-more");
-  setText(ttft, report.clocks ? ", waiting plus prefill" : ", mostly prefill");
+  const server = (report.clocks ?? report).server_ms > 0; // TTFT's phases, as the timeline draws them
+  setText(ttft, report.clocks ? (server ? ", server, waiting and prefill" : ", waiting plus prefill")
+    : (server ? ", server plus prefill" : ", mostly prefill"));
   setText(ttlt, report.clocks ? ", plus the stream" : ", prefill plus decode");
   setText(tpot, report.clocks ? ", mean per token" : ", one step");
   setHidden(line, !report.clocks);

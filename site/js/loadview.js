@@ -1,5 +1,5 @@
-// "When many calls share the GPU", its controls: the load controls (in the lab, beside the clocks)
-// and the engine select. The words that describe a load are Python's (report.readouts.load), the
+// "When many calls share the GPU", its controls: the load controls (in the lab, beside the clocks),
+// the engine select, and the switch between the engine's own server time and the learner's. The words that describe a load are Python's (report.readouts.load), the
 // section's figures are loadfigures.js, its latency vs throughput curve loadsweep.js; Python computes
 // every figure (twoclocks/load.py).
 import { buildControls } from "./controls.js";
@@ -39,21 +39,28 @@ function buildEngineSelect(onPick) {
         options.every((o, i) => select.options[i].text === o.text && select.options[i].value === o.value);
       if (!same) select.replaceChildren(...options);
       select.value = engines.match ?? CUSTOM_ENGINE;
-      setText(row.querySelector(".help"), `${engines.sentence} Choosing an engine sets the three settings below as it would.`);
+      setText(row.querySelector(".help"), `${engines.sentence} Choosing an engine sets the three settings below as it ` +
+        "would, and gives the server's time back to the engine's own.");
     },
   };
 }
 
 /** The load controls of `table` (controls.js's controlTable of BUILD.settings' load group, with its
- * `open_loop` switch) in `container`. `onLoad(load)` gets the new `load` state. Returns
- * {sync(load), showEngines(report.engines), setLocked(bool)}. */
+ * `open_loop` and `own_server_time` switches) in `container`. `onLoad(load)` gets the new `load`
+ * state. Returns {sync(load), show(report), setLocked(bool)}: `show` is a view of main.js's list. */
 export function buildLoadControls(container, table, limits, onLoad) {
   let lastRate = DEFAULT_RATE_PER_S;
+  // The server time the learner's own starts from: the last one set, else the figure the clocks
+  // use now (Python's, report.server_ms: the engine's measured one, none in the toy), so switching
+  // to one's own moves nothing until the slider does.
+  let lastServer = 0;
   let current = null;
-  const fieldLimits = { ...limits, open_loop: { kind: "bool" } };
+  const fieldLimits = { ...limits, open_loop: { kind: "bool" }, own_server_time: { kind: "bool" } };
   const onChange = (key, value) => {
     if (key === "requests_per_s") lastRate = value;
-    const change = key === "open_loop" ? { requests_per_s: value ? lastRate : null } : { [key]: value };
+    if (key === "server_ms") lastServer = value;
+    const change = key === "open_loop" ? { requests_per_s: value ? lastRate : null }
+      : key === "own_server_time" ? { server_ms: value ? lastServer : null } : { [key]: value };
     onLoad({ ...current, ...change });
   };
   const controls = buildControls({ default: container }, table, fieldLimits, onChange);
@@ -65,16 +72,26 @@ export function buildLoadControls(container, table, limits, onLoad) {
       controls.setLocked(locked);
       engines.select.disabled = locked;
     },
-    showEngines: (report) => engines.show(report),
+    /** A report with its `engines` part (main.js's partView): the engine select, and the server
+     * time the clocks use (where the learner has set none). */
+    show(report) {
+      engines.show(report.engines);
+      if (current?.server_ms === null) lastServer = report.server_ms;
+    },
     sync(load) {
       current = load;
       if (load.requests_per_s !== null) lastRate = load.requests_per_s;
+      if (load.server_ms !== null) lastServer = load.server_ms;
       const open = load.requests_per_s !== null;
-      controls.sync({ ...load, open_loop: open, requests_per_s: load.requests_per_s ?? lastRate });
+      const own = load.server_ms !== null;
+      controls.sync({ ...load, open_loop: open, requests_per_s: load.requests_per_s ?? lastRate,
+        own_server_time: own, server_ms: load.server_ms ?? lastServer });
       setHidden(row("concurrency"), open);
       setHidden(row("start"), open);
       setHidden(row("requests_per_s"), !open);
       setHidden(row("chunk_tokens"), load.scheduler !== "chunked");
+      setHidden(row("length_spread"), load.length_mix !== "uniform"); // the range of an even mix only
+      setHidden(row("server_ms"), !own); // off: the engine's own figure, named in the cost-model line
     },
   };
 }

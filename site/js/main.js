@@ -134,7 +134,7 @@ const views = [
     section: $("agent"), canvas: $("agent-canvas"), totals: $("agent-totals"), table: $("agent-table"), error: $("agent-error"),
   })),
   partView("engines", loadFiguresView), // its sentence names the engine the load runs
-  partView("engines", { show: (report) => loadControls.showEngines(report.engines) }),
+  partView("engines", loadControls), // the engine select, and the server time its switch starts from
   loadSweep,
 ];
 

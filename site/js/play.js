@@ -70,7 +70,9 @@ export class Player {
     const visible = report.streaming || shownMs >= report.ttlt_ms ? arrived : 0;
     this.screenText.textContent = answerText(visible, report);
     this.screen.scrollTop = this.screen.scrollHeight; // a phone's two-line screen shows the newest text
-    const phase = shownMs < (report.waiting_ms ?? 0) ? "waiting: queued behind other calls" :
+    const server = report.server_ms ?? 0; // TTFT's phases in order: server, queue, prefill
+    const phase = shownMs < server ? "server: in the server and network" :
+      shownMs < server + (report.waiting_ms ?? 0) ? "waiting: queued behind other calls" :
       shownMs < report.ttft_ms ? "prefill: reading the prompt" :
       shownMs < report.ttlt_ms ? `decode: token ${formatNumber(arrived)}` : "done";
     const rate = speed > 1 ? ` · played ${speed.toFixed(speed < 10 ? 1 : 0)}× faster` : "";

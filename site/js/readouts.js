@@ -74,15 +74,14 @@ export function describeAgentModel(state) {
 }
 
 /** The canvas's text alternative and the live announcement, from what the dials show: the shared
- * scale, then how far round each dial is (its size), then both clocks and the prefill share. */
+ * scale, then how far round each dial is (its size), then Python's words for the clocks (both
+ * clocks, TTFT's time in the server and in the queue, the first token's share: readouts.clocks). */
 export function describeClocks(report, drawn) {
   const dial = (name, clock) => `${name} ${formatMs(clock.ms)}, ` +
     (clock.ms > drawn.scale.max_ms ? "past the end of the scale" : `${formatPercent(clock.size)} of the way round`);
   const scale = drawn ? `Two gauges on one logarithmic scale, marked at ${SCALE_WORDS}: ` +
     `${dial("TTFT", drawn.ttft)}; ${dial("TTLT", drawn.ttlt)}. ` : "";
-  const waiting = report.waiting_ms ? ` (${formatMs(report.waiting_ms)} of it waiting in the queue)` : "";
-  return `${scale}First token after ${formatMs(report.ttft_ms)}${waiting}; last token after ${formatMs(report.ttlt_ms)}; ` +
-    `${waiting ? "the first token" : "prefill"} is ${formatPercent(report.advice.prefill_share)} of the wait.`;
+  return `${scale}${report.readouts.clocks}`;
 }
 
 // The text above as views for main.js's list, each `show(report, state)`.

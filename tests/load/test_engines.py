@@ -61,3 +61,22 @@ def test_the_report_says_which_engine_the_page_runs():
     applied = web.evaluate({"mode": "roofline", "accelerator": "l4", "model": "qwen2.5-0.5b",
                             "load": vllm["settings"]})["engines"]
     assert applied["match"] == "vllm-v1"
+
+
+def test_each_engines_server_time_is_the_one_its_preset_gives_the_call():
+    """Roofline mode: each preset names its engine's measured server time, and the call pays the
+    one of the engine the load runs; the toy has none, and its presets say so."""
+    roofline = web.evaluate({"mode": "roofline"})
+    presets = roofline["engines"]["presets"]
+    assert [p["server_ms"] for p in presets] == [engine.server_ms for engine in ENGINES.values()]
+    assert all(p["settings"]["server_ms"] is None for p in presets)  # choosing one hands the time back
+    matched = next(p for p in presets if p["id"] == roofline["engines"]["match"])
+    assert roofline["server_ms"] == matched["server_ms"] > 0
+    toy = web.evaluate({})
+    assert toy["server_ms"] == 0 and {p["server_ms"] for p in toy["engines"]["presets"]} == {0}
+    assert "no server time in the toy" in toy["engines"]["sentence"]
+    # a server time of one's own is no engine's default, until an engine is chosen again
+    own = web.evaluate({"load": {"server_ms": 35.0}})["engines"]
+    assert own["match"] is None
+    chosen = web.evaluate({"load": {"server_ms": 35.0, **own["presets"][0]["settings"]}})
+    assert chosen["engines"]["match"] == own["presets"][0]["id"] and chosen["server_ms"] == 0

@@ -5,6 +5,7 @@ throughput curve computed level by level."""
 from __future__ import annotations
 
 import pytest
+from harness import ROOT, run_in_node
 from pagewait import DEADLINE_MS, format_ms, settle, wait_ready
 
 from twoclocks import web
@@ -123,6 +124,18 @@ def test_the_address_carries_the_load(browser, server):
     page.wait_for_url("**requests_per_s=2.5**", timeout=DEADLINE_MS)
     assert "load.concurrency=48" in page.url and page.is_visible("#load-requests_per_s-slider")
     assert not page.is_visible("#load-concurrency-slider")
+    # the length mix, its range and the server's time (issue 39): read, shown, and written back
+    page.goto(f"{server}?load.concurrency=16&load.length_mix=uniform&load.length_spread=0.3&load.server_ms=80")
+    wait_ready(page)
+    assert page.evaluate("() => window.TwoClocks.getState().load") == {
+        **web.DEFAULT_STATE["load"], "concurrency": 16, "length_mix": "uniform", "length_spread": 0.3, "server_ms": 80}
+    assert page.is_checked("#length_mix-uniform") and page.input_value("#load-length_spread-number") == "0.3"
+    assert page.is_checked("#load-own_server_time-toggle") and page.input_value("#load-server_ms-number") == "80"
+    assert report(page)["clocks"]["server_ms"] == 80
+    page.evaluate("() => window.TwoClocks.setState({load: {length_mix: 'chat', server_ms: null}})")
+    page.wait_for_url("**load.length_mix=chat**", timeout=DEADLINE_MS)
+    assert "load.length_spread=0.3" in page.url and "server_ms" not in page.url
+    assert not page.is_visible("#load-length_spread-slider") and not page.is_visible("#load-server_ms-slider")
     page.close()
 
 
@@ -230,7 +243,7 @@ def test_the_engine_select_applies_an_engines_defaults_for_this_gpu(browser, ser
     settle(page)
     load = page.evaluate("() => window.TwoClocks.getState().load")
     assert {key: load[key] for key in vllm["settings"]} == vllm["settings"] == {
-        "scheduler": "chunked", "chunk_tokens": 2048, "max_running_requests": 256}
+        "scheduler": "chunked", "chunk_tokens": 2048, "max_running_requests": 256, "server_ms": None}
     now = report(page)["engines"]
     assert now["match"] == "vllm-v1" and page.input_value("#load-engine-select") == "vllm-v1"
     assert now["sentence"] in page.text_content("#load-now")
@@ -305,3 +318,109 @@ def test_switching_the_scheduler_shows_both_schedulers_by_the_clocks(lesson):
     assert seen["visible"] and seen["after"]["scheduler"] == "chunked (1,024 tokens a step)"
     assert (seen["before"]["ms"], seen["after"]["ms"]) == (expected["before"]["itl_ms_p99"], expected["after"]["itl_ms_p99"])
     assert_in_view_with_the_clocks(seen)  # the sticky clocks, with the controls beside them
+
+
+_COLOR = """(name) => { const probe = document.createElement("canvas").getContext("2d");
+  probe.fillStyle = getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+  probe.fillRect(0, 0, 1, 1); return [...probe.getImageData(0, 0, 1, 1).data].slice(0, 3); }"""
+
+_TIMELINE = """() => {
+  const canvas = document.getElementById("clocks-canvas");
+  const { y, h, phases } = canvas.drawnTimeline;
+  const ratio = canvas.width / canvas.clientWidth;
+  const middle = ([left, right]) => { // the colour in the middle of a segment (none if it is empty)
+    if (right - left < 2) return null;
+    const data = canvas.getContext("2d").getImageData(Math.round((left + right) / 2 * ratio), Math.round((y + h / 2) * ratio), 1, 1).data;
+    return [data[0], data[1], data[2]];
+  };
+  return { phases, colors: Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, middle(v)])),
+           labels: canvas.drawnLabels.map((l) => [l.text, l.left]), words: canvas.getAttribute("aria-label"),
+           legend: document.querySelector(".legend-server").checkVisibility() };
+}"""
+
+
+def _near(a, b) -> bool:
+    return a is not None and sum((x - y) ** 2 for x, y in zip(a, b)) < 40 ** 2
+
+
+def test_the_server_time_is_the_timelines_first_segment_then_the_queue_then_prefill(lesson):
+    """TTFT's phases are drawn in the order a request meets them, each as wide as its share of the
+    call: the server and network (its own colour, named where it fits), the queue, then prefill; the
+    legend and the text alternative name the server; the toy's call alone has none."""
+    server_color, waiting_color = lesson.evaluate(_COLOR, "--server"), lesson.evaluate(_COLOR, "--waiting")
+    settle(lesson)
+    seen = lesson.evaluate(_TIMELINE)
+    left, right = seen["phases"]["server"]
+    assert right == left and seen["colors"]["server"] is None and not seen["legend"]
+    assert "server" not in seen["words"]
+    settle(lesson, {"mode": "roofline", "load": {"server_ms": 200}})  # alone: the call's own TTFT
+    got, seen = report(lesson), lesson.evaluate(_TIMELINE)
+    x0 = seen["phases"]["server"][0]
+    end = lambda phase: seen["phases"][phase][1] - x0  # noqa: E731
+    assert got["server_ms"] == 200 and end("server") / end("prefill") == pytest.approx(200 / got["ttft_ms"], abs=0.01)
+    assert _near(seen["colors"]["server"], server_color) and seen["legend"]
+    labels = dict(seen["labels"])
+    assert labels["server"] == pytest.approx(x0, abs=2) and labels["server"] < labels["prefill"]
+    assert "200 ms of it in the server and network" in seen["words"]
+    settle(lesson, {"mode": "roofline", "load": {"server_ms": None, "concurrency": 16}})
+    clocks, seen = report(lesson)["clocks"], lesson.evaluate(_TIMELINE)
+    assert clocks["server_ms"] > 0 and clocks["waiting_ms"] > 0
+    share = lambda ms: ms / clocks["ttlt_ms"]  # noqa: E731
+    width = (seen["phases"]["prefill"][1] - x0) / share(clocks["ttft_ms"])  # the timeline's whole width
+    assert end("server") == pytest.approx(width * share(clocks["server_ms"]), abs=1)
+    assert end("waiting") == pytest.approx(width * share(clocks["server_ms"] + clocks["waiting_ms"]), abs=1)
+    assert _near(seen["colors"]["server"], server_color) and _near(seen["colors"]["waiting"], waiting_color)
+    assert f"{format_ms(clocks['server_ms'])} of it in the server and network" in seen["words"]
+
+
+def test_the_length_and_server_controls_set_the_load_and_move_the_clocks(lesson):
+    """The length mix's buttons set it (the range shows only with the even range, the one mix that
+    reads it); the server switch starts from the figure the clocks use, its number moves TTFT by the
+    difference, and choosing an engine hands the time back to the engine."""
+    settle(lesson, {"load": {"concurrency": 16}})
+    assert not lesson.is_visible("#load-length_spread-slider") and not lesson.is_visible("#load-server_ms-slider")
+    fixed = report(lesson)["load"]["ttft_ms_p50"]
+    lesson.click("#length_mix-uniform")
+    settle(lesson)
+    assert lesson.is_visible("#load-length_spread-slider")
+    lesson.fill("#load-length_spread-number", "0.8")
+    lesson.press("#load-length_spread-number", "Enter")
+    settle(lesson)
+    load = lesson.evaluate("() => window.TwoClocks.getState().load")
+    assert (load["length_mix"], load["length_spread"]) == ("uniform", 0.8)
+    lesson.click("#length_mix-chat")
+    settle(lesson)
+    assert lesson.evaluate("() => window.TwoClocks.getState().load.length_mix") == "chat"
+    assert not lesson.is_visible("#load-length_spread-slider")
+    chat = report(lesson)
+    assert chat["load"]["ttft_ms_p50"] != fixed
+    assert float(lesson.get_attribute("#ttft-ms", "data-ms")) == chat["clocks"]["ttft_ms"]
+    settle(lesson, {"mode": "roofline", "load": {**web.DEFAULT_STATE["load"]}})
+    before = report(lesson)
+    lesson.check("#load-own_server_time-toggle")
+    settle(lesson)
+    assert lesson.evaluate("() => window.TwoClocks.getState().load.server_ms") == before["server_ms"] > 0
+    assert report(lesson)["ttft_ms"] == before["ttft_ms"]  # the switch alone moves nothing
+    lesson.fill("#load-server_ms-number", "200")
+    lesson.press("#load-server_ms-number", "Enter")
+    settle(lesson)
+    moved = float(lesson.get_attribute("#ttft-ms", "data-ms"))
+    assert moved == pytest.approx(before["ttft_ms"] + 200 - before["server_ms"])
+    assert lesson.input_value("#load-engine-select") == "custom"
+    lesson.select_option("#load-engine-select", before["engines"]["match"])
+    settle(lesson)
+    assert lesson.evaluate("() => window.TwoClocks.getState().load.server_ms") is None
+    assert not lesson.is_checked("#load-own_server_time-toggle") and not lesson.is_visible("#load-server_ms-slider")
+    assert float(lesson.get_attribute("#ttft-ms", "data-ms")) == before["ttft_ms"]
+
+
+def test_play_names_the_server_time_then_the_queue_then_prefill():
+    """Play's line says which phase of TTFT the replay is in, in the timeline's order."""
+    call_report = {"server_ms": 35, "waiting_ms": 100, "ttft_ms": 200, "ttlt_ms": 400, "streaming": True,
+                   "answer_tokens": 2, "token_times_ms": [[1, 200], [2, 400]]}
+    call = ("([report, ms]) => { const line = { textContent: '' }; const player = new m.Player({ button: {},"
+            " screen: { scrollHeight: 0 }, screenText: { textContent: '' }, clockLine: line, clocks: { show() {} },"
+            " onFinish() {} }); player.render(report, ms, 1); return line.textContent.split(' · ')[1]; }")
+    phases = run_in_node(ROOT / "site" / "js" / "play.js", call, [[call_report, ms] for ms in (10, 100, 150, 300)])
+    assert phases == ["server: in the server and network", "waiting: queued behind other calls",
+                      "prefill: reading the prompt", "decode: token 1"]

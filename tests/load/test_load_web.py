@@ -383,3 +383,24 @@ def test_the_clocks_call_is_typical_of_its_ttlt_too(mode):
     report = web.evaluate(in_mode("stall", mode))
     assert report["clocks"]["ttft_ms"] == pytest.approx(report["load"]["ttft_ms_p50"])
     assert report["clocks"]["ttlt_ms"] == pytest.approx(report["load"]["ttlt_ms_p50"], rel=0.005)
+
+
+@pytest.mark.parametrize("mode", ["toy", "roofline"])
+def test_the_clocks_words_name_the_server_and_the_queue_as_the_clocks_draw_them(mode):
+    """``readouts.clocks`` (the canvas's text alternative) says TTFT's parts in the order the
+    timeline draws them: the server and network, then the queue; with neither, TTFT is prefill."""
+    own = {"mode": mode, "load": {"server_ms": 50.0}}
+    alone = web.evaluate(own)
+    assert alone["server_ms"] == 50.0
+    assert alone["readouts"]["clocks"] == (
+        f"First token after {format_ms(alone['ttft_ms'])} (50 ms of it in the server and network); last token "
+        f"after {format_ms(alone['ttlt_ms'])}; the first token is {round(alone['advice']['prefill_share'] * 100)}% "
+        "of the wait.")
+    loaded = web.evaluate({**own, "load": {"server_ms": 50.0, "concurrency": 64}})
+    clocks = loaded["clocks"]
+    assert clocks["server_ms"] == 50.0 and clocks["waiting_ms"] > 0
+    assert (f"(50 ms of it in the server and network, {format_ms(clocks['waiting_ms'])} waiting in the queue); "
+            f"last token after {format_ms(clocks['ttlt_ms'])}") in loaded["readouts"]["clocks"]
+    bare = web.evaluate({"mode": mode, "load": {"server_ms": 0.0}})
+    assert bare["readouts"]["clocks"].startswith(f"First token after {format_ms(bare['ttft_ms'])}; last token")
+    assert "prefill is" in bare["readouts"]["clocks"]
