@@ -112,8 +112,9 @@ def load_line(report: dict, load_state: dict) -> str | None:
     rate = format_counted(load["output_tokens_per_s"], "output token per second", "output tokens per second")
     caveat = f" {load['caveat']}" if load.get("caveat") else ""
     server = f"{format_ms(clocks['server_ms'])} in the server and network, " if clocks.get("server_ms") else ""
+    waited = f"{format_ms(clocks['waiting_ms'])} waiting in the queue, then " if clocks["waiting_ms"] else "no wait in the queue, then "
     return (f"Under load: {describe_load(load_state)}. The clocks show a typical call (the median TTFT): "
-            f"{server}{format_ms(clocks['waiting_ms'])} waiting in the queue, then {format_ms(clocks['prefill_ms'])} in "
+            f"{server}{waited}{format_ms(clocks['prefill_ms'])} in "
             f"its prefill step (shared with the prompts admitted with it).{stalls} All calls: TTFT p50 "
             f"{format_ms(load['ttft_ms_p50'])}, p99 {format_ms(load['ttft_ms_p99'])}; the longest gaps between "
             f"tokens (ITL p99) {format_ms(load['itl_ms_p99'])}; {rate}.{caveat}")
