@@ -262,10 +262,9 @@ SETTINGS = (
             control=log(6, "Most calls running at once", "The engine's limit (vLLM's max_num_seqs, SGLang's "
                         "max_running_requests): past it, calls queue even with KV cache to spare.", 1, 65_536)),
     setting("length_mix", "load", "choice", "fixed", choices=list(LENGTH_MIXES),
-            control=segmented(7, "Lengths", "All the same: every call is this one. Even range: each "
-                              "prompt and answer drawn evenly around this call's (a benchmark's random "
-                              "range). Chat-like: a long tail of long prompts and answers around them, as in "
-                              "chat data. Users whose lengths differ drift apart after the first round.",
+            control=segmented(7, "Lengths", "Even range: lengths drawn evenly around this call's (a "
+                              "benchmark's random range). Chat-like: a long tail, as chat data has. Users "
+                              "whose lengths differ drift apart.",
                               {"fixed": "All the same", "uniform": "Even range", "chat": "Chat-like"})),
     setting("length_spread", "load", "float", 0.5, unit="± share of the call", min=0.0, max=MAX_LENGTH_SPREAD,
             # The page shows it with the even range only (site/js/loadview.js): no other mix reads it.
@@ -274,8 +273,8 @@ SETTINGS = (
                            0, MAX_LENGTH_SPREAD, 0.05)),
     # None: the engine's own (twoclocks.engines; the toy has none), a number: the learner's.
     setting("server_ms", "load", "float", None, unit="ms per call", min=0.0, max=MAX_SERVER_MS, nullable=True,
-            control={**log(9, "Server and network", "Time each call spends outside the GPU before its "
-                           "first token: HTTP, tokenising, scheduling, streaming, and the network.", 1, 1000, 1),
+            control={**log(9, "Server and network", "Each call's time outside the GPU before its first "
+                           "token: HTTP, tokenising, scheduling, the network.", 1, 1000, 1),
                      "null_toggle": {**toggle(9, "Set the server's time yourself", "Off: the measured "
                                               "figure of the engine the load runs (none in the toy)."),
                                      "key": "own_server_time"}}),
