@@ -42,23 +42,29 @@ def state_step_cost(state: dict):
     return _step_cost(state["mode"], roofline, toy_constants(state))
 
 
-def state_server_ms(state: dict) -> float:
-    """The server's time per request (ms) the state's call and load pay: the load's ``server_ms``,
-    or when it is None the preset's: in roofline mode, the measured figure of the engine whose
-    defaults the load runs (the default engine's when it runs none; :mod:`twoclocks.engines`); in the
-    toy, ``toy.SERVER_MS``."""
+def state_server(state: dict) -> tuple[float, str]:
+    """The server's time per request (ms) the state's call and load pay, and whose it is in words:
+    the load's ``server_ms`` ("set by you"), or when it is None the preset's: in roofline mode, the
+    measured figure of the engine whose defaults the load runs ("measured for vLLM V1"), or of the
+    default engine when it runs none (:mod:`twoclocks.engines`); in the toy, ``toy.SERVER_MS``."""
     own = state["load"]["server_ms"]
     if own is not None:
-        return own
+        return own, "set by you"
     if state["mode"] != "roofline":
-        return SERVER_MS
+        return SERVER_MS, "none in the toy"
     try:
         capacity = state_step_cost(state).capacity_slots
     except ValueError:  # weights that leave no KV cache: the load section says so
         capacity = None
     window = get_model(state["model"]).context_window_tokens
     match = engines_for(state["load"], state["accelerator"], capacity, window)["match"]
-    return ENGINES[match or DEFAULT_ENGINE].server_ms
+    engine = ENGINES[match or DEFAULT_ENGINE]
+    return engine.server_ms, f"measured for {engine.name}" + ("" if match else ", the default engine")
+
+
+def state_server_ms(state: dict) -> float:
+    """The server's time per request (ms) the state's call and load pay (:func:`state_server`)."""
+    return state_server(state)[0]
 
 
 def load_point(state: dict, load: dict | None = None) -> dict:

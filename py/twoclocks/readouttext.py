@@ -57,18 +57,19 @@ def toy_text(state: dict) -> str:
     return MODEL_WORDS["fitted"] if state.get("toy_constants") else MODEL_WORDS["toy"]
 
 
-def server_text(server_ms: float, own: bool) -> str:
-    """The cost-model line's clause for the server's time per call (``own``: the learner set it)."""
+def server_text(server_ms: float, whose: str) -> str:
+    """The cost-model line's clause for the server's time per call (``whose``: where it comes from,
+    :func:`twoclocks.loadsection.state_server`)."""
     if not server_ms:
         return "no server time"
-    whose = "set by you" if own else "measured for this engine"
     return f"{format_ms(server_ms)} a call in the server and network ({whose})"
 
 
-def model_line(state: dict, server_ms: float = 0.0) -> str:
+def model_line(state: dict, server_ms: float = 0.0, whose: str = "set by you") -> str:
     """``"Cost model: ..."``: which cost model drew the clocks, with its deployment in roofline mode
-    and the server's time per call (``server_ms``, ms: part of every TTFT)."""
-    server = server_text(server_ms, state["load"]["server_ms"] is not None)
+    and the server's time per call (``server_ms``, ms: part of every TTFT; ``whose``, where it comes
+    from)."""
+    server = server_text(server_ms, whose)
     if state["mode"] != "roofline":
         line = f"Cost model: {toy_text(state)}"
         return line if not server_ms else f"{line.rstrip('.')}; {server}."

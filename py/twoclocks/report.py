@@ -17,7 +17,7 @@ from .call import MAX_OUTPUT_TOKENS, simulate_call
 from .engines import TOY_ENGINE_ACCELERATOR, engines_for
 from .hardware import get_model
 from .lesson import CALL_KEYS, diagnosis_from_advice, sensitivities
-from .loadsection import load_section, scheduler_compare, state_server_ms, state_step_cost
+from .loadsection import load_section, scheduler_compare, state_server, state_server_ms, state_step_cost
 from .pagestate import MAX_CONTEXT_WINDOW_TOKENS, MIN_CONTEXT_WINDOW_TOKENS, MODES, ROOFLINE_KEYS, toy_constants
 from .readouttext import (clocks_text, context_text, describe_load, load_error_text, generated_text, lever_text,
                           load_line, model_line, ttft_split_text)
@@ -244,7 +244,7 @@ def page_report(state: dict, *, compare_schedulers: bool = False, parts=None) ->
         "advice": advice,
         "diagnosis": diagnosis_from_advice(advice),  # the same decision, made once
         "readouts": {"generated": generated_text(report), "lever": lever_text(advice),
-                     "model_line": model_line(state, report["server_ms"]), "load": describe_load(state["load"])},
+                     "model_line": model_line(state, *state_server(state)), "load": describe_load(state["load"])},
         "context": context,
         "bill": bill,
         "bill_usd": bill["total_usd"],

@@ -51,6 +51,7 @@ function showSchedulerCompare(report) {
 // [name, p50 key, p99 key, mean key or null]: the means are what AIPerf, GenAI-Perf and llmperf print
 const FIGURES = [
   ["TTFT", "ttft_ms_p50", "ttft_ms_p99", "ttft_ms_mean"],
+  ["of which in the server and network", "server_ms", "server_ms", null], // shown when there is any
   ["of which waiting in the queue", "queue_ms_p50", "queue_ms_p99", null],
   ["of which prefill", "prefill_ms_p50", "prefill_ms_p99", null],
   ["TPOT (each call's mean time per token)", "tpot_ms_p50", "tpot_ms_p99", "itl_ms_mean"],
@@ -68,7 +69,7 @@ function showLoadFigures(report) {
   setHidden(document.getElementById("load-figures").closest(".table-scroll"), !load); // no stale figures
   setText(document.getElementById("load-kv"), load ? `KV cache: ${load.kv_cache_source}.` : "");
   if (!load) return;
-  const rows = FIGURES.map(([name, p50, p99, mean]) =>
+  const rows = FIGURES.filter(([, p50]) => p50 !== "server_ms" || load.server_ms > 0).map(([name, p50, p99, mean]) =>
     [name, formatMs(load[p50]), formatMs(load[p99]), mean ? formatMs(load[mean]) : ""]);
   rows.push(["Output tokens per second, all calls", formatNumber(load.output_tokens_per_s), "", ""]);
   rows.push(["Calls running at once, on average", formatNumber(load.running_mean, 1), "", ""]);

@@ -6,6 +6,7 @@ import pytest
 
 from twoclocks.advice import format_ms
 from twoclocks.cli import EXIT_OK, EXIT_UNUSABLE, main
+from twoclocks.engines import ENGINES
 from twoclocks.settings import SETTINGS
 from twoclocks.web import evaluate
 
@@ -75,3 +76,18 @@ def test_every_call_setting_has_its_option_and_the_settings_help(capsys):
         if entry["group"] in ("call", "serving", "mode", "hardware", "load") and entry["kind"] != "object":
             assert f"--{entry['key'].replace('_', '-')}" in out
             assert " ".join(entry["control"]["help"].split()) in out if entry["control"] else True
+
+
+
+def test_a_decimal_comma_is_refused_not_read_as_a_whole_number(capsys):
+    code, _, err = run(capsys, "--server-ms", "0,5")
+    assert code == EXIT_UNUSABLE and "write decimals with a point (0.5)" in err
+    assert run(capsys, "--prompt", "8,000")[0] == EXIT_OK  # a thousands separator still reads
+
+
+def test_engine_applies_that_engines_defaults_and_server_time(capsys):
+    report = json.loads(run(capsys, "--gpu", "h100-sxm", "--concurrency", "4", "--engine", "sglang", "--json")[1])
+    assert report["server_ms"] == ENGINES["sglang"].server_ms
+    assert "measured for SGLang" in report["readouts"]["model_line"]
+    own = json.loads(run(capsys, "--gpu", "h100-sxm", "--engine", "sglang", "--server-ms", "7", "--json")[1])
+    assert own["server_ms"] == 7  # an option given too wins

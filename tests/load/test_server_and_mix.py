@@ -132,3 +132,12 @@ def test_the_decode_caveat_names_the_deployments_sweeps_found_slow():
     report = web.evaluate({"mode": "roofline", "weight_dtype": "fp8", "load": {"concurrency": 8}})
     assert "gaps between tokens" in report["readouts"]["load_line"]
     assert web.evaluate({"mode": "roofline", "weight_dtype": "fp8"})["load"]["caveat"] is None  # alone
+
+
+def test_the_held_out_deployment_is_caveated_under_load():
+    """Issue 39's regime 3 (70B on 8 x A100 40GB): a held-out sweep measured both clocks below the
+    model's, and the page says so under the clocks."""
+    state = {"mode": "roofline", "model": "llama-3.1-70b", "accelerator": "a100-40gb", "tensor_parallel": 8,
+             "prompt_tokens": 213, "output_tokens": 213, "max_tokens": 1024,
+             "load": {"requests_per_s": 16.0, "length_mix": "chat"}}
+    assert "upper bounds at high load" in web.evaluate(state)["readouts"]["load_line"]

@@ -9,9 +9,11 @@ few short names stand beside the long ones (``--prompt``, ``--output``, ``--gpu`
 from __future__ import annotations
 
 import argparse
+import re
 import json
 
 from ..advice import format_ms
+from ..engines import ENGINES
 from ..settings import SETTINGS
 
 GROUPS = ("call", "serving", "mode", "hardware", "load")
@@ -35,15 +37,26 @@ def _help(entry: dict) -> str:
     elif "min" in limit:
         words += f" {limit['min']:,} to {limit['max']:,} {entry['unit']}".rstrip() + "."
     default = entry["default"]
+    off = (control.get("null_toggle") or {}).get("help", "")
+    if default is None and off.startswith("Off: "):  # what None means, as the page's switch says
+        words += f" Without it: {off.removeprefix('Off: ')}"
     default = ("none" if default is None else ("on" if default else "off") if isinstance(default, bool)
                else f"{default:,}" if isinstance(default, (int, float)) else default)
     return f"{words} Default: {default}.".replace("%", "%%")
 
 
+THOUSANDS = re.compile(r"[+-]?\d{1,3}(,\d{3})+(\.\d*)?")
+"""A number whose commas group thousands ("8,000", "1,024.5"); any other comma is a decimal comma."""
+
+
 def _number(kind: str):
-    """An argparse type reading an int or float as people type it ("8000", "8,000", "8_000")."""
+    """An argparse type reading an int or float as people type it ("8000", "8,000", "8_000"); a
+    decimal comma ("0,5") is refused, never read as 5."""
     def convert(text: str):
-        clean = text.replace(",", "").replace("_", "").strip()
+        clean = text.strip()
+        if "," in clean and not THOUSANDS.fullmatch(clean):
+            raise argparse.ArgumentTypeError(f"{text!r}: write decimals with a point ({clean.replace(',', '.')})")
+        clean = clean.replace(",", "").replace("_", "")
         try:
             return int(clean) if kind == "int" else float(clean)
         except ValueError:
@@ -80,6 +93,10 @@ def add_call_options(parser: argparse.ArgumentParser) -> None:
                 options.add_argument(*names, type=_choice(entry["limit"]["choices"]), metavar="ID", **common)
             else:
                 options.add_argument(*names, type=_number(kind), metavar="N", **common)
+    parser.add_argument("--engine", type=_choice(list(ENGINES)), metavar="ID", default=None,
+                        help="run this serving engine's defaults on the GPU (scheduler, chunk budget, running "
+                             "limit and its measured server time), as the page's Engine defaults select does; "
+                             "load options given too win. One of: " + ", ".join(ENGINES) + ".")
     parser.add_argument("--json", action="store_true",
                         help="print the model's whole report as JSON (the page's TwoClocks.report()).")
 
@@ -125,7 +142,13 @@ def run_call(args: argparse.Namespace, out) -> dict:
     """Evaluate the call; return the report (raises ValueError with the model's own message)."""
     from ..web import evaluate
 
-    report = evaluate(state_from(args), parts=["sensitivities"])
+    state = state_from(args)
+    if getattr(args, "engine", None):
+        # the engine's defaults on this GPU and model, as the page's select applies them
+        presets = evaluate(state, parts=["engines"])["engines"]["presets"]
+        chosen = next(preset for preset in presets if preset["id"] == args.engine)
+        state["load"] = {**chosen["settings"], **state.get("load", {})}
+    report = evaluate(state, parts=["sensitivities"])
     if args.json:
         out.write(json.dumps(report, allow_nan=False) + "\n")
     return report
