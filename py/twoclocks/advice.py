@@ -6,7 +6,7 @@ fractions in [0, 1].
 Everything that recommends a lever decides it here, with :func:`decide`: the diagnosis under the
 clocks, "what to cut first", a scenario's takeaway, the load section (the typical request's clocks),
 the agent loop's advice (:func:`advise_agent`) and a log's verdict (:mod:`twoclocks.traffic`, on the
-log's medians). So the same evidence gets the same lever everywhere on the page.
+log's medians): the same evidence gets the same lever everywhere on the page.
 
 The decision follows the seed's guide ("If first token is slow and prompt is huge: packing and
 cache. If first token is fine and the stream crawls: output length, stop rules ... If both are slow:
@@ -270,8 +270,17 @@ def _copies_of_prompt(prompt: str, what: str, lever: str) -> str:
             "more capacity or fewer users per replica helps too.")
 
 
+def _prefill_takes(prompt: str, first: str, server_ms: float, waiting_ms: float) -> str:
+    """"prefill of the 8,000-token prompt takes 704 ms", or what of it the server and queue took."""
+    if (before := server_ms + waiting_ms) < 0.5:  # nothing the page would show in whole ms
+        return f"prefill of {prompt} takes {first}"
+    where = {(True, True): "in the server and the queue", (False, True): "in the queue"}.get(
+        (bool(server_ms), bool(waiting_ms)), "in the server and network")
+    return f"the first token takes {first} ({format_ms(before)} of it {where}, the rest prefill of {prompt})"
+
+
 def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms: float = 0.0,
-                   prompt: str, answer: str, subject: str = "call") -> str:
+                   prompt: str, answer: str, subject: str = "call", server_ms: float = 0.0) -> str:
     """The advice's first sentence for a :func:`decide` result: where the wait goes and what to do.
 
     Args:
@@ -281,10 +290,12 @@ def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms
             (median)").
         answer: the tokens after the first as a noun phrase ("the other 19 tokens").
         subject: what the clocks time ("call", "median request").
+        server_ms: of ``ttft_ms``, the server's own time before the queue, ms.
     """
     label, lever = decision["label"], decision["lever"]
     share, decode = decision["prefill_share"], decision["decode_ms"]
     first, stream = format_ms(ttft_ms), format_ms(decode)
+    prefill_takes = _prefill_takes(prompt, first, server_ms, waiting_ms)
     if decision["behind_prompts"] and label in ("both", "prefill"):
         then = f", and decoding {answer} takes {stream} more (slow from {format_limit(SLOW_STREAM_MS)})" \
             if label == "both" else ""
@@ -299,15 +310,15 @@ def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms
                     f"queued behind other requests (slow from {format_limit(SLOW_FIRST_TOKEN_MS)}), and "
                     f"decoding {answer} takes {stream} more (slow from {format_limit(SLOW_STREAM_MS)}), "
                     f"so first {WAITING_FIX}; if the stream is still slow then, {OUTPUT_FIX}.")
-        return (f"Both clocks are slow: prefill of {prompt} takes {first} (slow from "
+        return (f"Both clocks are slow: {prefill_takes} (slow from "
                 f"{format_limit(SLOW_FIRST_TOKEN_MS)}) and decoding {answer} another {stream} (slow from "
                 f"{format_limit(SLOW_STREAM_MS)}), so {BOTH_FIX}.")
     if label == "prefill" and lever == "waiting":
         return (f"The first token is slow and mostly waits: {format_ms(waiting_ms)} of its {first} is "
                 f"spent queued behind other requests, and its prefill step takes "
-                f"{format_ms(ttft_ms - waiting_ms)}, so {WAITING_FIX}.")
+                f"{format_ms(ttft_ms - waiting_ms - server_ms)}, so {WAITING_FIX}.")
     if label == "prefill":
-        return (f"The first token is slow: prefill of {prompt} takes {first} of the {format_ms(ttlt_ms)} "
+        return (f"The first token is slow: {prefill_takes.replace('the first token takes', 'it takes', 1)} of the {format_ms(ttlt_ms)} "
                 f"{subject} ({format_share(share)}; slow from {format_limit(SLOW_FIRST_TOKEN_MS)}), so {PROMPT_FIX}.")
     if label == "decode" and decision["stream_slow"] and lever == "prompt":
         return (f"The stream is slow: the first token is out after {first}, then decoding {answer} "
@@ -348,6 +359,7 @@ def advise_call(
     waiting_ms: float = 0.0,
     prefill_wait_ms: float = 0.0,
     stalled_ms: float = 0.0,
+    server_ms: float = 0.0,
 ) -> dict:
     """Advice for one call: which clock is slow, the lever that comes first, and the sentences.
 
@@ -363,6 +375,7 @@ def advise_call(
         prefill_wait_ms: of ``waiting_ms``, the time the engine ran other requests' prefill, ms
             (see :func:`decide`).
         stalled_ms: of the stream, the time in steps running other requests' prefill, ms.
+        server_ms: of ``ttft_ms``, the server's own time before the queue, ms (not prefill).
 
     Returns:
         ``{"lever": one of LEVERS, "label": one of CLOCKS, "text": the full diagnosis, "short": the
@@ -378,7 +391,7 @@ def advise_call(
     decision = decide(ttft_ms=ttft_ms, ttlt_ms=ttlt_ms, missing_stop=missing_stop,
                       truncated=truncated, waiting_ms=waiting_ms, prefill_wait_ms=prefill_wait_ms,
                       stalled_ms=stalled_ms)
-    text = clock_sentence(decision, ttft_ms=ttft_ms, ttlt_ms=ttlt_ms, waiting_ms=waiting_ms,
+    text = clock_sentence(decision, ttft_ms=ttft_ms, ttlt_ms=ttlt_ms, waiting_ms=waiting_ms, server_ms=server_ms,
                           prompt=f"the {prompt_tokens:,}-token prompt",
                           answer=f"the other {format_tokens(generated_tokens - 1)}")
     if missing_stop:

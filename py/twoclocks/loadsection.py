@@ -127,7 +127,7 @@ def chunking_sentence(chunked: dict, whole: dict) -> str:
     Chunking spares the other calls' streams (none stops for a whole prefill), and its price is
     paid by each call's own prompt: spread over steps shared with the running streams, its first
     token comes later. Its last token need not: in the page's chunked demo (toy model) the p50
-    TTFT grows from 704 ms to 729 ms (+4%) while the p50 TTLT falls from 18.9 s to 18.4 s (−3%), as
+    TTFT grows from 730 ms to 755 ms (+3%) while the p50 TTLT falls from 18.9 s to 18.4 s (−3%), as
     its own stream no longer stops for the other prompts' whole prefills; the words follow the
     figures' signs either way.
 

@@ -299,7 +299,7 @@ def call_advice(report: dict, load: dict | None) -> dict:
     under load, on the clocks of the typical request the page then draws (its TTFT includes the wait
     in the queue, passed as ``waiting_ms``), so the load section never decides on its own."""
     clocks = {"ttft_ms": report["ttft_ms"], "ttlt_ms": report["ttlt_ms"], "waiting_ms": 0.0, "prefill_wait_ms": 0.0,
-              "stalled_ms": 0.0}
+              "stalled_ms": 0.0, "server_ms": report["server_ms"]}
     if load is not None and not load["alone"]:
         typical = load["typical"]
         clocks = {key: typical[key] for key in clocks}

@@ -141,3 +141,13 @@ def test_the_held_out_deployment_is_caveated_under_load():
              "prompt_tokens": 213, "output_tokens": 213, "max_tokens": 1024,
              "load": {"requests_per_s": 16.0, "length_mix": "chat"}}
     assert "upper bounds at high load" in web.evaluate(state)["readouts"]["load_line"]
+
+
+def test_the_diagnosis_never_calls_the_servers_time_prefill():
+    """With a server time, the first token's time is not all prefill, and the advice says so."""
+    report = web.evaluate({"load": {"server_ms": 500.0}})
+    text = report["advice"]["text"]
+    assert "500 ms of it in the server and network, the rest prefill of the 8,000-token prompt" in text
+    assert f"prefill of the 8,000-token prompt takes {report['readouts']['ttft_split'][:0]}" not in text.replace(
+        "the rest prefill of the 8,000-token prompt", "")
+    assert "prefill of the 8,000-token prompt takes" in web.evaluate({"prompt_tokens": 20000})["advice"]["text"]

@@ -112,9 +112,14 @@ class Simulation:
     def _next_entry(self) -> float:
         return self.entries[0][0] if self.entries else math.inf
 
-    def _take_arrivals(self) -> None:
-        """Queue every request that has reached the engine by now (requests in the order they reach it)."""
-        while self.entries and self.entries[0][0] <= self.now:
+    def _take_arrivals(self, idle: bool) -> None:
+        """Queue every request that reached the engine before now (in the order they reach it). A busy
+        engine plans its next step the moment the last one ends, so a request reaching it at that
+        very moment (a closed-loop user with no server time, resending as its answer ends) waits for
+        the step after: it takes a request some time to arrive, and treating the tie as "first"
+        would let identical users interleave perfectly, a knife edge any server time breaks. An
+        idle engine takes it at once."""
+        while self.entries and (self.entries[0][0] < self.now or idle and self.entries[0][0] <= self.now):
             when, _ = heapq.heappop(self.entries)
             if self.issued < self.count:  # a closed loop with more users than requests sends no more
                 self.arrival[self.issued] = when - self.server_ms
@@ -145,7 +150,7 @@ class Simulation:
 
     def run(self) -> None:
         while self.finished < self.count:
-            self._take_arrivals()
+            self._take_arrivals(idle=not self.waiting and not self.prefilling and not self.decodes)
             if not self.waiting and not self.prefilling and not self.decodes:
                 self.now = max(self.now, self._next_entry())
                 continue
