@@ -252,31 +252,29 @@ SETTINGS = (
             control=log(5, "Chunk budget", "Tokens one engine step may compute: the running streams' next "
                         "tokens first, prompt chunks take the rest.", 16, 65_536)),
     setting("start", "load", "choice", "together", choices=list(STARTS),
-            control=segmented(2, "Users start", "Benchmark tools start every user at once, so the first "
-                              "prompts queue behind one another; with equal lengths, prompts shorter than a "
-                              "step's budget keep arriving together, round after round. Users of a live "
-                              "service arrive at their own times.",
+            control=segmented(2, "Users start", "Benchmark tools start every user at once: the first "
+                              "prompts queue behind one another, and equal short prompts keep arriving "
+                              "together. Users of a live service arrive at their own times.",
                               {"together": "Together", "spread": "At their own times"})),
     setting("max_running_requests", "load", "int", _ENGINE["max_running_requests"], unit="calls",
             min=1, max=MAX_RUNNING_LIMIT,
             control=log(6, "Most calls running at once", "The engine's limit (vLLM's max_num_seqs, SGLang's "
                         "max_running_requests): past it, calls queue even with KV cache to spare.", 1, 65_536)),
     setting("length_mix", "load", "choice", "fixed", choices=list(LENGTH_MIXES),
-            control=segmented(7, "Lengths", "Even range: lengths drawn evenly around this call's (a "
-                              "benchmark's random range). Chat-like: a long tail, as chat data has. Users "
-                              "whose lengths differ drift apart.",
+            control=segmented(7, "Lengths", "Even range: a benchmark's random range around this call. "
+                              "Chat-like: a long tail. Users whose lengths differ drift apart.",
                               {"fixed": "All the same", "uniform": "Even range", "chat": "Chat-like"})),
     setting("length_spread", "load", "float", 0.5, unit="± share of the call", min=0.0, max=MAX_LENGTH_SPREAD,
             # The page shows it with the even range only (site/js/loadview.js): no other mix reads it.
-            control=linear(8, "Range around the call", "As vllm bench serve --random-range-ratio r: each "
-                           "prompt and answer is drawn between 1 - r and 1 + r times the call's.",
+            control=linear(8, "Range around the call", "Lengths from 1 - r to 1 + r times the call's (vllm "
+                           "bench serve --random-range-ratio r).",
                            0, MAX_LENGTH_SPREAD, 0.05)),
     # None: the engine's own (twoclocks.engines; the toy has none), a number: the learner's.
     setting("server_ms", "load", "float", None, unit="ms per call", min=0.0, max=MAX_SERVER_MS, nullable=True,
-            control={**log(9, "Server and network", "Each call's time outside the GPU before its first "
-                           "token: HTTP, tokenising, scheduling, the network.", 1, 1000, 1),
-                     "null_toggle": {**toggle(9, "Set the server's time yourself", "Off: the measured "
-                                              "figure of the engine the load runs (none in the toy)."),
+            control={**log(9, "Server and network", "Time outside the GPU before the first token: HTTP, "
+                           "tokenising, scheduling, network.", 1, 1000, 1),
+                     "null_toggle": {**toggle(9, "Set the server's time yourself", "Off: the engine's "
+                                              "measured figure (none in the toy)."),
                                      "key": "own_server_time"}}),
 )
 """Every state key, in state order (the order of ``getState()`` and the address's parameters)."""

@@ -45,9 +45,8 @@ TERMS = (
          "and the whole KV cache.",
          "The second phase of a call: the model writes the answer one token at a time, one step per token."),
     Term("g-ttft", "TTFT", ("TTFT", "time to first token"),
-         "Time to first token: from sending the request to the first token of the answer. Mostly prefill "
-         "on a long prompt, plus the server's own time (HTTP, tokenising, the network) and any wait in "
-         "its queue.",
+         "Time to first token: from sending the request to the first token of the answer. Mostly prefill, "
+         "plus the server's own time and any wait in its queue.",
          "Time to first token: from sending the request to the arrival of the answer's first token."),
     Term("g-ttlt", "TTLT", ("TTLT", "time to last token"),
          "Time to last token: TTFT plus every decode step, the moment the answer is complete. Also called "
