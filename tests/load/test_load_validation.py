@@ -542,3 +542,20 @@ def test_ours_is_at_least_as_good_as_inference_lab(variant):
     ours, theirs = accuracy(head_to_head(variant)), accuracy(head_to_head(variant), "lab_")
     assert ours["ttft_within_2x"] >= theirs["ttft_within_2x"], (ours, theirs)
     assert ours["itl_median_error"] <= theirs["itl_median_error"], (ours, theirs)
+
+
+def test_eight_way_tensor_parallel_decode_holds_at_every_batch():
+    """Issue 39: the decode step's all-reduce and cache-read terms checked at 8 GPUs under load, not only
+    at batch 1. On every closed 8-GPU sweep (NIM's Llama 3 70B on 8 A100s and 8 H100s) the model's ITL
+    at the most users is within 1.4x of the measured, and its growth from one user to the most within
+    1.6x of the measured growth (1.0-1.5x today: the batch terms grow a little fast at long contexts); at
+    one user within 1.7x (0.62x for 7,000-token prompts: one stream's cache reads run fast in the model
+    at 8 GPUs); over all 8-GPU levels the ITL median |error| is at most 20 % (14 % today)."""
+    eight = [levels for levels in table().values() if levels[0]["tensor_parallel"] == "8" and levels[0]["load"] == "closed"]
+    assert len(eight) >= 18
+    for levels in eight:
+        first, last = levels[0], levels[-1]
+        assert within(last["itl_ratio"], 1.4) and within(first["itl_ratio"], 1.7), first["sweep"]
+        growth = (last["model_itl_ms"] / first["model_itl_ms"]) / (last["measured_itl"] / first["measured_itl"])
+        assert within(growth, 1.6), first["sweep"]
+    assert accuracy([r for levels in eight for r in levels])["itl_median_error"] <= 0.20
