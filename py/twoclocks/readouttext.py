@@ -112,26 +112,30 @@ def load_line(report: dict, load_state: dict) -> str | None:
                   "in all, red on the timeline).")
     rate = format_counted(load["output_tokens_per_s"], "output token per second", "output tokens per second")
     caveat = f" {load['caveat']}" if load.get("caveat") else ""
-    server = f"{format_ms(clocks['server_ms'])} in the server and network, " if clocks.get("server_ms") else ""
-    waited = f"{format_ms(clocks['waiting_ms'])} waiting in the queue, then " if clocks["waiting_ms"] else "no wait in the queue, then "
+    before = before_prefill(clocks) + ([] if clocks["waiting_ms"] else ["no wait in the queue"])
     return (f"Under load: {describe_load(load_state)}. The clocks show a typical call (the median TTFT): "
-            f"{server}{waited}{format_ms(clocks['prefill_ms'])} in "
+            f"{', '.join(before)}, then {format_ms(clocks['prefill_ms'])} in "
             f"its prefill step (shared with the prompts admitted with it).{stalls} All calls: TTFT p50 "
             f"{format_ms(load['ttft_ms_p50'])}, p99 {format_ms(load['ttft_ms_p99'])}; the longest gaps between "
             f"tokens (ITL p99) {format_ms(load['itl_ms_p99'])}; {rate}.{caveat}")
+
+
+def before_prefill(clocks: dict, of_it: bool = False) -> list:
+    """What came before the first token's prefill, in order, as ``"35 ms in the server and network"``,
+    ``"3.0 ms waiting in the queue"`` (the phases that took any time; ``of_it``: the first reads "35 ms
+    of it ..."). ``clocks`` holds ``server_ms`` and ``waiting_ms`` (ms), either absent for none. The one
+    list every TTFT split on the page says."""
+    phases = ((clocks.get("server_ms"), "in the server and network"), (clocks.get("waiting_ms"), "waiting in the queue"))
+    took = [(ms, words) for ms, words in phases if ms]
+    return [f"{format_ms(ms)}{' of it' if of_it and not i else ''} {words}" for i, (ms, words) in enumerate(took)]
 
 
 def ttft_split_text(clocks: dict) -> str:
     """What the first token waited for, in order: ``"35 ms in the server and network, 3.0 ms
     waiting in the queue, 11 ms in prefill"`` ("" for prefill alone: the clocks say it). ``clocks``
     holds ``prefill_ms`` and optionally ``server_ms`` and ``waiting_ms`` (ms)."""
-    server, waiting = clocks.get("server_ms") or 0.0, clocks.get("waiting_ms") or 0.0
-    if not server and not waiting:
-        return ""
-    parts = [f"{format_ms(server)} in the server and network" if server else "",
-             f"{format_ms(waiting)} waiting in the queue" if waiting else "",
-             f"{format_ms(clocks['prefill_ms'])} in prefill"]
-    return ", ".join(part for part in parts if part)
+    before = before_prefill(clocks)
+    return ", ".join([*before, f"{format_ms(clocks['prefill_ms'])} in prefill"]) if before else ""
 
 
 def clocks_text(clocks: dict, prefill_share: float) -> str:
@@ -143,10 +147,7 @@ def clocks_text(clocks: dict, prefill_share: float) -> str:
     ``"First token after 867 ms (35 ms of it in the server and network, 587 ms waiting in the
     queue); last token after 4.36 s; the first token is 20% of the wait."``
     """
-    phases = ((clocks.get("server_ms") or 0.0, "in the server and network"),
-              (clocks.get("waiting_ms") or 0.0, "waiting in the queue"))
-    said = [f"{format_ms(ms)}{'' if i else ' of it'} {words}"
-            for i, (ms, words) in enumerate((ms, words) for ms, words in phases if ms)]
+    said = before_prefill(clocks, of_it=True)
     split = f" ({', '.join(said)})" if said else ""
     first = "the first token" if said else "prefill"  # alone with no server time, TTFT is prefill
     return (f"First token after {format_ms(clocks['ttft_ms'])}{split}; last token after "
@@ -158,4 +159,4 @@ def load_error_text(error: str | None) -> str:
     return f"This load cannot run: {error}. The clocks show the call alone." if error else ""
 
 
-__all__ = ["clocks_text", "load_error_text", "describe_load", "load_line", "MODEL_WORDS", "context_text", "format_percent", "generated_text", "lever_text", "model_line", "server_text", "toy_text", "ttft_split_text"]
+__all__ = ["clocks_text", "load_error_text", "describe_load", "load_line", "MODEL_WORDS", "context_text", "format_percent", "generated_text", "lever_text", "model_line", "server_text", "toy_text", "ttft_split_text", "before_prefill"]

@@ -10,11 +10,10 @@ import math
 import random
 
 from ..call import MAX_SPECULATIVE_SPEEDUP, Call, generated_tokens
-from ..settings import LENGTH_MIXES
 from ..toy import MAX_PROMPT_TOKENS
 from .._validate import check_float, check_int
 from .settings import (CHAT_ANSWER_TAIL, CHAT_PROMPT_TAIL, DEFAULT_REQUESTS, MAX_RUNNING_LIMIT, MAX_RUNNING_REQUESTS,
-                       MAX_SERVER_MS, check_load)
+                       check_load)
 from .simulation import Simulation
 from .stepcost import StepCost, toy_step_cost
 
@@ -115,16 +114,13 @@ def simulate_load(
     generated, _ = generated_tokens(output_tokens, max_tokens, stop_fires)
     n, k = Call(prompt_tokens, output_tokens, max_tokens, stop_fires, cached_prefix_tokens=cached_prefix_tokens).prompt()
     speedup = check_float("speculative_speedup", speculative_speedup, 1.0, MAX_SPECULATIVE_SPEEDUP)
-    concurrency, rate, chunk, spread, count, seed = check_load(
-        concurrency, requests_per_s, scheduler, chunk_tokens, length_spread, requests, seed, start
+    concurrency, rate, chunk, spread, count, seed, mix, server = check_load(
+        concurrency, requests_per_s, scheduler, chunk_tokens, length_spread, requests, seed, start, length_mix,
+        server_ms,
     )
     cost = toy_step_cost() if cost is None else cost
     if not isinstance(cost, StepCost):
         raise ValueError(f"cost must be a StepCost; got {type(cost).__name__}")
-    mix = ("uniform" if spread > 0 else "fixed") if length_mix is None else length_mix
-    if mix not in LENGTH_MIXES:
-        raise ValueError(f"length_mix must be one of {', '.join(LENGTH_MIXES)}; got {length_mix!r}")
-    server = check_float("server_ms", server_ms, 0.0, MAX_SERVER_MS)
     rng = random.Random(seed)
     prompts = _lengths(rng, mix, n, spread, count, MAX_PROMPT_TOKENS, CHAT_PROMPT_TAIL)
     answers = _lengths(rng, mix, generated, spread, count, max_tokens, CHAT_ANSWER_TAIL)

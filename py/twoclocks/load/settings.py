@@ -125,7 +125,10 @@ KNEE_TTFT_FACTOR = 2.0
 
 
 def check_load(concurrency, requests_per_s, scheduler, chunk_tokens, length_spread, requests, seed,
-                start="spread"):
+                start="spread", length_mix=None, server_ms=0.0):
+    """Every load keyword checked in one place; returns ``(concurrency, requests_per_s, chunk_tokens,
+    length_spread, requests, seed, length_mix, server_ms)`` with the mix resolved (None: ``"uniform"``
+    when ``length_spread`` > 0, else ``"fixed"``; raises ValueError naming a bad one)."""
     concurrency = check_int("concurrency", concurrency, 1, MAX_CONCURRENCY)
     if start not in STARTS:
         raise ValueError(f"start must be one of {', '.join(STARTS)}; got {start!r}")
@@ -137,7 +140,11 @@ def check_load(concurrency, requests_per_s, scheduler, chunk_tokens, length_spre
     length_spread = check_float("length_spread", length_spread, 0.0, MAX_LENGTH_SPREAD)
     requests = check_int("requests", requests, MIN_REQUESTS, MAX_REQUESTS)
     seed = check_int("seed", seed, 0, 2**32 - 1)
-    return concurrency, requests_per_s, chunk_tokens, length_spread, requests, seed
+    mix = ("uniform" if length_spread > 0 else "fixed") if length_mix is None else length_mix
+    if mix not in LENGTH_MIXES:
+        raise ValueError(f"length_mix must be one of {', '.join(LENGTH_MIXES)}; got {length_mix!r}")
+    server_ms = check_float("server_ms", server_ms, 0.0, MAX_SERVER_MS)
+    return concurrency, requests_per_s, chunk_tokens, length_spread, requests, seed, mix, server_ms
 
 
 def check_load_state(load: object) -> dict:
@@ -150,13 +157,9 @@ def check_load_state(load: object) -> dict:
         return dict(DEFAULT_LOAD)
     check_settings(load, DEFAULT_LOAD, "load must be an object of load settings", "load setting")
     merged = {**DEFAULT_LOAD, **load}
-    check_load(merged["concurrency"], merged["requests_per_s"], merged["scheduler"],
-                merged["chunk_tokens"], 0.0, DEFAULT_REQUESTS, 0, merged["start"])
+    check_load(merged["concurrency"], merged["requests_per_s"], merged["scheduler"], merged["chunk_tokens"],
+               merged["length_spread"], DEFAULT_REQUESTS, 0, merged["start"], merged["length_mix"],
+               0.0 if merged["server_ms"] is None else merged["server_ms"])  # None: the engine's own
     check_int("max_running_requests", merged["max_running_requests"], 1, MAX_RUNNING_LIMIT)
-    if merged["length_mix"] not in LENGTH_MIXES:
-        raise ValueError(f"length_mix must be one of {', '.join(LENGTH_MIXES)}; got {merged['length_mix']!r}")
-    check_float("length_spread", merged["length_spread"], 0.0, MAX_LENGTH_SPREAD)
-    if merged["server_ms"] is not None:
-        check_float("server_ms", merged["server_ms"], 0.0, MAX_SERVER_MS)
     return merged
 
