@@ -108,13 +108,15 @@ def requests_simulated(row: dict) -> int:
     return max(CLOSED_REQUESTS, 4 * int(row["concurrency"])) if row["load"] == "closed" else OPEN_REQUESTS
 
 
-def model_point(row: dict) -> dict:
-    """The simulation's load point for one published level."""
+def model_point(row: dict, warm: bool = True) -> dict:
+    """The simulation's load point for one published level; ``warm``: with the prompts the run found
+    in the prefix cache (column ``cached_requests``, empty: none), else on a cold server."""
     cost = _cost(row["accelerator"], row["model"], row["weight_dtype"], row["kv_dtype"],
                  int(row["tensor_parallel"]), row["serving_stack"])
     load = {"scheduler": row["scheduler"], "chunk_tokens": int(row["chunk_tokens"]),
             "length_spread": float(row["length_spread"] or 0), "length_mix": row.get("length_mix") or None,
-            "max_running_requests": int(row["max_running_requests"]), "server_ms": server_ms(row)}
+            "max_running_requests": int(row["max_running_requests"]), "server_ms": server_ms(row),
+            "cached_requests": int(row.get("cached_requests") or 0) if warm else 0}
     if row["load"] == "closed":
         users = int(row["concurrency"])
         load.update(concurrency=users, start=row["start"], requests=requests_simulated(row))
@@ -132,13 +134,14 @@ def server_ms(row: dict) -> float:
 
 
 @lru_cache(maxsize=None)
-def table(path: Path = SWEEPS_CSV) -> dict:
-    """``{sweep: [row with the model's figures and the ratios, ...]}``, rows in ascending load."""
+def table(path: Path = SWEEPS_CSV, warm: bool = True) -> dict:
+    """``{sweep: [row with the model's figures and the ratios, ...]}``, rows in ascending load
+    (``warm``: see :func:`model_point`)."""
     with path.open(newline="") as handle:
         rows = list(csv.DictReader(handle))
     sweeps = defaultdict(list)
     for row in rows:
-        point = model_point(row)
+        point = model_point(row, warm)
         ttft, itl, _ = like_with_like(row, point)
         measured_tokens = float(row["measured_output_tokens_per_s"] or "nan")
         sweeps[row["sweep"]].append({
@@ -164,21 +167,28 @@ def all_rows() -> list:
 
 UNSEEN_CSV = SWEEPS_CSV.with_name("load_sweeps_unseen.csv")
 """Published sweeps held out (issue 39's unseen regimes, found while looking for sweeps): never used to
-choose a figure, reported apart, against the issue's targets for sweeps the model has not seen."""
+choose a figure, reported apart, against the issue's targets for sweeps the model has not seen. Each
+level is run twice: as the benchmark ran it (the prompts an earlier level on the same server had sent
+already in its prefix cache, column ``cached_requests``) and cold, as a user who did not know would
+set it up."""
 
 UNSEEN_TTFT_ERROR, UNSEEN_TTFT_WITHIN_2X, UNSEEN_ITL_ERROR = 0.35, 0.75, 0.15
 
 
-def unseen_rows() -> list:
-    return [row for levels in table(UNSEEN_CSV).values() for row in levels]
+def unseen_rows(warm: bool = True) -> list:
+    return [row for levels in table(UNSEEN_CSV, warm).values() for row in levels]
 
 
 def unseen_line() -> str:
-    """The held-out sweeps' one line in docs/validation.md."""
-    a = accuracy(unseen_rows())
-    return (f"Held out: {len(table(UNSEEN_CSV))} sweep, {len(unseen_rows())} levels: TTFT median |error| "
-            f"{a['ttft_median_error']:.0%}, {a['ttft_within_2x']:.0%} of levels within 2x; ITL median |error| "
-            f"{a['itl_median_error']:.0%}")
+    """The held-out sweeps' lines in docs/validation.md: as run, and cold."""
+    lines = []
+    for warm, how in ((True, "as run (prompts sent by an earlier level in the prefix cache)"),
+                      (False, "cold (no prompt cached)")):
+        a = accuracy(unseen_rows(warm))
+        lines.append(f"Held out, {how}: {len(table(UNSEEN_CSV))} sweeps, {len(unseen_rows())} levels: TTFT median "
+                     f"|error| {a['ttft_median_error']:.1%}, {a['ttft_within_2x']:.0%} of levels within 2x; ITL "
+                     f"median |error| {a['itl_median_error']:.0%}")
+    return "\n".join(lines)
 
 
 def error(ratio: float) -> float:
@@ -315,25 +325,49 @@ def test_print_validation_table():
     print(markdown_summary())
     print(markdown_regimes())
     print(unseen_line())
-    for row in unseen_rows():
-        print(f"unseen {row['sweep']:46} {row['level']:6g} TTFT {float(row['measured_ttft_ms']):8.1f} "
-              f"{row['model_ttft_ms']:8.1f} {row['ttft_ratio']:5.2f}  ITL {row['measured_itl']:6.2f} "
-              f"{row['model_itl_ms']:6.2f} {row['itl_ratio']:5.2f}")
+    for row, cold in zip(unseen_rows(), unseen_rows(warm=False)):
+        print(f"unseen {row['sweep'][:46]:46} {row['level']:6g} TTFT {float(row['measured_ttft_ms']):8.1f} "
+              f"{row['model_ttft_ms']:8.1f} {row['ttft_ratio']:5.2f} (cold {cold['ttft_ratio']:5.2f})  ITL "
+              f"{row['measured_itl']:6.2f} {row['model_itl_ms']:6.2f} {row['itl_ratio']:5.2f} "
+              f"(cold {cold['itl_ratio']:5.2f})")
     assert all(r["model_ttft_ms"] > 0 and r["model_itl_ms"] > 0 for r in all_rows())
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the held-out vLLM sweep of Llama 3.3 70B on 8 x A100 40GB (surajssd/llm-k8s) re-sent the same 200 ShareGPT "
-    "prompts at each rate to one server, whose prefix cache (on by default in vLLM V1) then probably held them: its later rates' "
-    "TTFT (50-60 ms, 360 ms for all 200 at once) is below what their prefills cost cold (the model 0.15-2.9 s); "
-    "its ITL at 16 requests/s and above runs 36-38 % high in the model (the mean per request; the median gap is "
-    "within 3 %)"))
-def test_unseen_sweeps_meet_the_unseen_targets():
-    """Issue 39's targets for sweeps the model was not fitted on: TTFT median |error| <= 35 % with at
-    least 75 % within 2x, ITL median |error| <= 15 %."""
+UNSEEN_GUARD_TTFT_ERROR = 0.36
+"""What the held-out sweeps hold today as run (35.5 %), just above the target: a guard, not a target."""
+
+
+def test_unseen_sweeps_as_run_hold_what_they_hold():
+    """As the benchmarks ran (each level's prompts that an earlier level had sent to the same server
+    already in its prefix cache): at least 75 % of the levels' TTFT within 2x and ITL median |error|
+    at most 15 % (issue 39's targets for unseen sweeps); TTFT median |error| at most the guard."""
     a = accuracy(unseen_rows())
-    assert a["ttft_median_error"] <= UNSEEN_TTFT_ERROR and a["ttft_within_2x"] >= UNSEEN_TTFT_WITHIN_2X
-    assert a["itl_median_error"] <= UNSEEN_ITL_ERROR
+    assert a["ttft_within_2x"] >= UNSEEN_TTFT_WITHIN_2X and a["itl_median_error"] <= UNSEEN_ITL_ERROR
+    assert a["ttft_median_error"] <= UNSEEN_GUARD_TTFT_ERROR
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "as run, the TTFT median |error| is 35.5 % (target 35 %: vLLM V1's 35 ms server time is high for the A100 40GB host, "
+    "whose cached prompts' TTFT is 50-60 ms; all 200 prompts at once measure 360 ms, the model 85 ms); cold, the later "
+    "levels cost the model their whole prefill: vLLM's run re-sent the same 200 ShareGPT prompts at each rate (the model "
+    "0.15-2.9 s cold), SGLang's cookbook re-sent its first 10-80 prompts (measured mean TTFT 246 and 633 ms at 100 and "
+    "64 users; the model's first round of 64 cold 4,000-token prompts alone takes seconds)"))
+def test_unseen_sweeps_meet_the_unseen_targets():
+    """Issue 39's targets for sweeps the model was not fitted on, as run and cold: TTFT median |error|
+    <= 35 % with at least 75 % within 2x, ITL median |error| <= 15 %."""
+    for warm in (True, False):
+        a = accuracy(unseen_rows(warm))
+        assert a["ttft_median_error"] <= UNSEEN_TTFT_ERROR and a["ttft_within_2x"] >= UNSEEN_TTFT_WITHIN_2X
+        assert a["itl_median_error"] <= UNSEEN_ITL_ERROR
+
+
+def test_eight_way_decode_on_a100_40gb_matches_the_held_out_gaps():
+    """Issue 39's regime 3 (70B on 8 x A100 40GB, vLLM, up to all 200 ShareGPT prompts at once): with
+    the prompts cached as the benchmark ran, every level's mean gap per request is within 10 % of the
+    measured one (decode at that batch is not too slow in the model)."""
+    rows = [row for row in unseen_rows() if row["sweep"].startswith("llmk8s")]
+    assert len(rows) == 4 and all(abs(row["itl_ratio"] - 1) <= 0.10 for row in rows), [
+        round(row["itl_ratio"], 2) for row in rows]
 
 
 def test_unseen_sweeps_are_not_in_the_fitted_set():

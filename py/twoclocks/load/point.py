@@ -61,6 +61,7 @@ def simulate_load(
     max_running_requests: int = MAX_RUNNING_REQUESTS,
     length_mix: str | None = None,
     server_ms: float = 0.0,
+    cached_requests: int = 0,
 ) -> dict:
     """Simulate ``requests`` copies of one call on a shared replica and return one load point.
 
@@ -87,6 +88,10 @@ def simulate_load(
         server_ms: the server's own time per request before the engine's queue (HTTP, tokenising,
             scheduling, detokenising, streaming) and the network, ms, 0..``MAX_SERVER_MS``: part of
             every TTFT and TTLT; it does not hold the GPU.
+        cached_requests: 0..``requests``: the first this many requests sent find their whole prompt
+            in the prefix cache (all but its last token is read, not computed), as when a benchmark
+            re-sends its seeded prompts to a server that ran them before (prefix caching is on by
+            default in vLLM V1 and SGLang); 0, the default, is a cold server.
         requests: requests simulated, 1..20,000.
         seed: seeds the arrivals and the lengths, 0..2**32 - 1; the same seed gives the same numbers.
         cost: a :class:`StepCost`; default ``toy_step_cost()``.
@@ -138,8 +143,9 @@ def simulate_load(
             clock += rng.expovariate(rate) * 1e3
             arrivals.append(clock)
     running = check_int("max_running_requests", max_running_requests, 1, MAX_RUNNING_LIMIT)
+    warm = check_int("cached_requests", cached_requests, 0, count)
     sim = Simulation(cost, prompts, answers, k, scheduler, chunk, speedup, concurrency, arrivals, start, running,
-                     server)
+                     server, warm)
     sim.run()
     return {**sim.summary(concurrency, rate, scheduler, chunk, cost), "start": start, "length_mix": mix}
 

@@ -16,10 +16,6 @@ from ..call import timeline_indices
 from .settings import ITL_PARTS, MAX_RUNNING_REQUESTS, PREFILL_BATCH_TOKENS
 
 
-MIXED = [False]
-BUDGET = [None]
-
-
 def _run_parts(elapsed: Callable[[int], float], steps: int, speedup: float) -> tuple[list, float, float]:
     """For a run whose first ``count`` steps take ``elapsed(count) / speedup`` ms: ``(parts, total,
     first)``, where parts are ``(mean step ms, steps)`` of up to ``ITL_PARTS`` equal parts of steps
@@ -60,8 +56,9 @@ class Simulation:
     slots to read) plus a heap of finish steps, so a decode run costs O(1) however many streams."""
 
     def __init__(self, cost, prompts, answers, cached, scheduler, chunk, speedup, concurrency, arrivals,
-                 start="spread", max_running=MAX_RUNNING_REQUESTS, server_ms=0.0):
+                 start="spread", max_running=MAX_RUNNING_REQUESTS, server_ms=0.0, cached_requests=0):
         self.max_running = max_running
+        self.cached_requests = cached_requests  # the first sent, whole prompts in the prefix cache
         # The server's own time per request (HTTP, tokenising, scheduling, streaming) and the
         # network: a request reaches the engine's queue this long after it was sent.
         self.server_ms = server_ms
@@ -136,9 +133,11 @@ class Simulation:
         self.admit[request] = self.now
 
     def _prefill_range(self, request: int) -> tuple[int, int]:
-        """Positions the prompt computes: all but the cached prefix, and always the last token."""
+        """Positions the prompt computes: all but the cached prefix (the whole prompt for the first
+        ``cached_requests``), and always the last token."""
         length = self.prompts[request]
-        return min(self.cached, length - 1), length
+        cached = length if request < self.cached_requests else self.cached
+        return min(cached, length - 1), length
 
     def _advance(self, elapsed: float, slots_mean: float) -> None:
         self.running_area += self.running * elapsed
@@ -175,7 +174,7 @@ class Simulation:
         while self.waiting:
             request = self.waiting[0]
             start, end = self._prefill_range(request)
-            if batch and tokens + end - start + (self.decodes if MIXED[0] else 0) > (BUDGET[0] or PREFILL_BATCH_TOKENS) or not self._fits(request):
+            if batch and tokens + end - start > PREFILL_BATCH_TOKENS or not self._fits(request):
                 break
             self.waiting.popleft()
             self._admit(request)
@@ -233,7 +232,7 @@ class Simulation:
     def _mixed_step(self, chunks: list) -> None:
         """One step with prompt work (and, when chunked, every running decode)."""
         cost = self.cost
-        decodes = self.decodes if (self.chunked or MIXED[0]) else 0
+        decodes = self.decodes if self.chunked else 0
         decode_slots = self.decode_slots if decodes else 0
         tokens, pair_work, prefill_slots, finishing = decodes, 0.0, 0, []
         for request, start, end in chunks:
