@@ -77,11 +77,9 @@ has space")."""
 BOTH_FIX = ("cut both: the prompt (pack only what helps, cache a stable prefix, summarise dumps) and "
             "the output (length, stop rules)")
 
-WAITING_FIX = (
-    "add serving capacity (more replicas or GPUs), lower the concurrency each replica takes, or "
-    "turn on chunked prefill so a new prompt does not stall the batch; a shorter prompt shortens "
-    "the queue only as far as the queue waits on other prompts' prefills"
-)
+WAITING_FIX = ("add serving capacity (more replicas or GPUs), lower the concurrency each replica takes, or "
+               "turn on chunked prefill so a new prompt does not stall the batch; a shorter prompt shortens "
+               "the queue only as far as the queue waits on other prompts' prefills")
 """The lever when first tokens were waiting (a queue, or other requests' prefills) rather than
 prefilling, in a log or under the page's load: capacity, concurrency, chunked prefill; never the
 prompt alone."""
@@ -90,10 +88,7 @@ FIX = {"prompt": PROMPT_FIX, "output": OUTPUT_FIX, "stop": STOP_FIX, "both": BOT
        "waiting": WAITING_FIX, "room": ROOM_FIX}
 """The fix each lever names, as one imperative clause."""
 
-SHORT = {
-    **{lever: f"{fix}." for lever, fix in FIX.items()},
-    "none": "nothing yet: neither clock is slow.",
-}
+SHORT = {**{lever: f"{fix}." for lever, fix in FIX.items()}, "none": "nothing yet: neither clock is slow."}
 """The lever as one short imperative, after "What to cut first for this call: " (a call whose
 clocks are both fine gets :func:`short_for`'s qualified form)."""
 
@@ -279,8 +274,8 @@ def _prefill_takes(prompt: str, first: str, server_ms: float, waiting_ms: float)
     return f"the first token takes {first} ({format_ms(before)} of it {where}, the rest prefill of {prompt})"
 
 
-def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms: float = 0.0,
-                   prompt: str, answer: str, subject: str = "call", server_ms: float = 0.0) -> str:
+def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms: float = 0.0, prompt: str,
+                   answer: str, subject: str = "call", server_ms: float = 0.0, every_prompt: str = "") -> str:
     """The advice's first sentence for a :func:`decide` result: where the wait goes and what to do.
 
     Args:
@@ -291,6 +286,7 @@ def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms
         answer: the tokens after the first as a noun phrase ("the other 19 tokens").
         subject: what the clocks time ("call", "median request").
         server_ms: of ``ttft_ms``, the server's own time before the queue, ms.
+        every_prompt: what every request under the page's load sends, when not ``prompt`` (lengths vary).
     """
     label, lever = decision["label"], decision["lever"]
     share, decode = decision["prefill_share"], decision["decode_ms"]
@@ -303,7 +299,7 @@ def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms
             then += ", most of it in steps shared with those prefills"
         return (f"The first token waits {format_ms(waiting_ms)} of its {first} behind other requests' prefills "
                 f"(slow from {format_limit(SLOW_FIRST_TOKEN_MS)}){then}. "
-                + _copies_of_prompt(prompt, "its own prefill and the queue of prefills ahead of it", lever))
+                + _copies_of_prompt(every_prompt or prompt, "its own prefill and the queue of prefills ahead of it", lever))
     if label == "both":
         if decision["waiting"]:
             return (f"Both clocks are slow: the first token waits {format_ms(waiting_ms)} of its {first} "
@@ -324,7 +320,7 @@ def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms
         return (f"The stream is slow: the first token is out after {first}, then decoding {answer} "
                 f"takes {stream} more ({format_share(1 - share)} of the {subject}; slow from "
                 f"{format_limit(SLOW_STREAM_MS)}), {format_ms(decision['stalled_ms'])} of it in steps that "
-                f"also run other requests' prefills. " + _copies_of_prompt(prompt, "those steps", lever))
+                f"also run other requests' prefills. " + _copies_of_prompt(every_prompt or prompt, "those steps", lever))
     if label == "decode" and decision["stream_slow"]:
         return (f"The stream is slow: the first token is out after {first}, then decoding {answer} "
                 f"takes {stream} more ({format_share(1 - share)} of the {subject}; slow from "
@@ -360,6 +356,7 @@ def advise_call(
     prefill_wait_ms: float = 0.0,
     stalled_ms: float = 0.0,
     server_ms: float = 0.0,
+    prompt_mean_tokens: int | None = None,
 ) -> dict:
     """Advice for one call: which clock is slow, the lever that comes first, and the sentences.
 
@@ -376,6 +373,8 @@ def advise_call(
             (see :func:`decide`).
         stalled_ms: of the stream, the time in steps running other requests' prefill, ms.
         server_ms: of ``ttft_ms``, the server's own time before the queue, ms (not prefill).
+        prompt_mean_tokens: under a load whose lengths vary, the requests' mean prompt (the clocks and
+            ``prompt_tokens`` are one request's); None: every request sends this prompt.
 
     Returns:
         ``{"lever": one of LEVERS, "label": one of CLOCKS, "text": the full diagnosis, "short": the
@@ -392,7 +391,8 @@ def advise_call(
                       truncated=truncated, waiting_ms=waiting_ms, prefill_wait_ms=prefill_wait_ms,
                       stalled_ms=stalled_ms)
     text = clock_sentence(decision, ttft_ms=ttft_ms, ttlt_ms=ttlt_ms, waiting_ms=waiting_ms, server_ms=server_ms,
-                          prompt=f"the {prompt_tokens:,}-token prompt",
+                          prompt=f"the {prompt_tokens:,}-token prompt", every_prompt=prompt_mean_tokens and
+                          f"a prompt like it ({prompt_mean_tokens:,} tokens on average)" or "",
                           answer=f"the other {format_tokens(generated_tokens - 1)}")
     if missing_stop:
         text += (f" The stop never fired: the answer was done after {format_tokens(needed_tokens)}, but "

@@ -300,11 +300,13 @@ def call_advice(report: dict, load: dict | None) -> dict:
     in the queue, passed as ``waiting_ms``), so the load section never decides on its own."""
     clocks = {"ttft_ms": report["ttft_ms"], "ttlt_ms": report["ttlt_ms"], "waiting_ms": 0.0, "prefill_wait_ms": 0.0,
               "stalled_ms": 0.0, "server_ms": report["server_ms"]}
+    lengths = {"prompt_tokens": report["prompt_tokens"], "needed_tokens": report["answer_tokens"],
+               "generated_tokens": report["output_tokens"]}
     if load is not None and not load["alone"]:
         typical = load["typical"]
         clocks = {key: typical[key] for key in clocks}
-    return advise_call(
-        **clocks, prompt_tokens=report["prompt_tokens"],
-        needed_tokens=report["answer_tokens"], generated_tokens=report["output_tokens"],
-        max_tokens=report["max_tokens"], stop_reason=report["stop_reason"],
-    )
+        if load["length_mix"] != "fixed":  # the clocks are one request's of many lengths: say its own
+            lengths.update(prompt_tokens=typical["prompt_tokens"], prompt_mean_tokens=report["prompt_tokens"])
+            if report["stop_reason"] == "stop":  # its answer ended where it was complete
+                lengths.update(needed_tokens=typical["output_tokens"], generated_tokens=typical["output_tokens"])
+    return advise_call(**clocks, **lengths, max_tokens=report["max_tokens"], stop_reason=report["stop_reason"])

@@ -180,3 +180,17 @@ def test_cached_requests_skip_the_first_prompts_prefill_and_only_theirs():
 def test_cached_requests_out_of_range_is_refused_by_name(bad):
     with pytest.raises(ValueError, match="cached_requests"):
         simulate_load(**CALL, concurrency=1, requests=4, cached_requests=bad)
+
+
+@pytest.mark.parametrize("mix", ["uniform", "chat"])
+def test_the_diagnosis_under_a_length_mix_names_the_drawn_request_not_the_call(mix):
+    """The clocks under load are one request's; when lengths vary its prompt and answer are its own,
+    and no sentence says every request sends the call's prompt."""
+    report = web.evaluate({"load": {"concurrency": 16, "length_mix": mix}})
+    typical, text = report["load"]["typical"], report["advice"]["text"]
+    assert typical["prompt_tokens"] != 8000
+    assert f"the {typical['prompt_tokens']:,}-token prompt" in text or "a prompt like it (8,000 tokens on average)" in text
+    assert "sends the 8,000-token prompt" not in text
+    assert f"the other {typical['output_tokens'] - 1} tokens" in text
+    fixed = web.evaluate({"load": {"concurrency": 16}})["advice"]["text"]
+    assert "Every request here sends the 8,000-token prompt" in fixed
