@@ -15,7 +15,8 @@ that shortens decode never withdraws the prompt lever. With ``decode_ms = ttlt_m
 stream), ``first slow = ttft_ms >= SLOW_FIRST_TOKEN_MS`` and ``stream slow = decode_ms >=
 SLOW_STREAM_MS``, the first matching row wins::
 
-    first slow and stream slow   -> label "both"    -> lever "both"
+    first slow and stream slow   -> label "both"    -> lever "both" ("prompt" when the stream is
+                                    mostly stalled by prompts and the first token waits on prefill)
     first slow                   -> label "prefill" -> lever "prompt"
                                     ("waiting" when waiting_ms >= WAITING_SHARE * ttft_ms)
     stream slow                  -> label "decode"  -> lever "stop" if missing_stop else "output"
@@ -29,9 +30,7 @@ The sentences for a cut-off answer and for a stop that never fired are appended 
 
 from __future__ import annotations
 
-import math
-
-from .counts import format_counted, format_number
+from .counts import format_counted, format_ms, format_number
 
 LEVERS = ("prompt", "output", "stop", "both", "waiting", "room", "none")
 """Every lever the advisor can name, as ``report()["advice"]["lever"]`` and ``data-lever`` carry it.
@@ -93,51 +92,6 @@ SHORT = {**{lever: f"{fix}." for lever, fix in FIX.items()}, "none": "nothing ye
 clocks are both fine gets :func:`short_for`'s qualified form)."""
 
 
-def _shown(value: float, digits: int) -> float:
-    """``value`` rounded to ``digits`` places as the page rounds it before choosing a unit:
-    JavaScript's ``Math.round(value * 10 ** digits) / 10 ** digits`` (halves up, where Python's
-    ``round`` goes to even)."""
-    scaled = value * 10**digits
-    whole = math.floor(scaled)
-    return (whole + (1 if scaled - whole >= 0.5 else 0)) / 10**digits
-
-
-def _fixed(value: float, digits: int) -> str:
-    """JavaScript's ``value.toFixed(digits)`` for a value >= 0: the exact binary value rounded to
-    ``digits`` places, halves up (``0.25 -> "0.3"``, where Python's format gives "0.2")."""
-    num, den = value.as_integer_ratio()
-    text = str((2 * num * 10**digits + den) // (2 * den)).rjust(digits + 1, "0")
-    return f"{text[:-digits]}.{text[-digits:]}" if digits else text
-
-
-def format_ms(ms: float) -> str:
-    """A duration as every sentence Python writes prints it, exactly as the page's readouts and
-    tables print it (``formatMs`` in ``site/js/format.js``, its rounding included, so one median
-    never reads "498 ms" in a sentence and "499 ms" in a table): ``"4.5 ms"``, ``"704 ms"``,
-    ``"6.22 s"``, ``"16.8 s"``, ``"1 min 4 s"``, ``"2.5 h"``, ``"3 days"``. Each unit is chosen by
-    the value as shown, so rounding never gives "1000 ms".
-
-    Args:
-        ms: a duration, ms (>= 0, finite).
-    """
-    if _shown(ms, 1) < 10:
-        return f"{_fixed(ms, 1)} ms"
-    if _shown(ms, 0) < 1000:
-        return f"{_shown(ms, 0):.0f} ms"
-    seconds = ms / 1000
-    if _shown(seconds, 2) < 10:
-        return f"{_fixed(seconds, 2)} s"
-    if _shown(seconds, 1) < 60:
-        return f"{_fixed(seconds, 1)} s"
-    whole = int(_shown(seconds, 0))
-    if whole < 3600:
-        return f"{whole // 60} min {whole % 60} s"
-    hours = seconds / 3600
-    if _shown(hours, 1) < 48:
-        return f"{_fixed(hours, 1)} h"
-    return f"{int(_fixed(hours / 24, 0)):,} days"
-
-
 def format_count(value: float) -> str:
     """A count or a rate rounded to a whole number as the page's ``formatNumber`` prints it (halves
     up, thousands separated): ``5460.9 -> "5,461"``.
@@ -196,7 +150,7 @@ def decide(*, ttft_ms: float, ttlt_ms: float, missing_stop: bool = False, trunca
         stalled_ms: of the stream (``ttlt_ms - ttft_ms``), the time spent in steps running other
             requests' prefill (copies of this prompt under the page's load), ms. A stream mostly
             (``WAITING_SHARE``) spent in such steps is the prompt's: a slow stream's lever, a calm
-            call's first lever, and, with a first token waiting behind prompts, both clocks'.
+            call's first lever, and, with a first token slow from prefill (its own or others'), both clocks'.
 
     Returns:
         ``{"label": one of CLOCKS, "lever": one of LEVERS (never "none"), "first_token_slow",
@@ -215,7 +169,8 @@ def decide(*, ttft_ms: float, ttlt_ms: float, missing_stop: bool = False, trunca
     behind_prompts = waiting and prefill_wait_ms >= WAITING_SHARE * waiting_ms
     stream_behind_prompts = decode_ms > 0 and stalled_ms >= WAITING_SHARE * decode_ms
     if first_slow and stream_slow:
-        label, lever = "both", "prompt" if behind_prompts and stream_behind_prompts else "both"
+        # the prompt's twice over: a stream stalled by prompts, a first token waiting on prefill (any)
+        label, lever = "both", "prompt" if stream_behind_prompts and (behind_prompts or not waiting) else "both"
     elif first_slow:
         label, lever = "prefill", "waiting" if waiting and not behind_prompts else "prompt"
     elif stream_slow:
@@ -299,8 +254,13 @@ def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms
             then += ", most of it in steps shared with those prefills"
         return (f"The first token waits {format_ms(waiting_ms)} of its {first} behind other requests' prefills "
                 f"(slow from {format_limit(SLOW_FIRST_TOKEN_MS)}){then}. "
-                + _copies_of_prompt(every_prompt or prompt, "its own prefill and the queue of prefills ahead of it", lever))
+                + _copies_of_prompt(every_prompt or prompt, "its own prefill and the queue of prefills ahead of it",
+                                    lever))
     if label == "both":
+        if lever == "prompt":  # its own long prefill, then a stream stalled by the others' prompts
+            return (f"Both clocks are slow: {prefill_takes} (slow from {format_limit(SLOW_FIRST_TOKEN_MS)}), then "
+                    f"decoding {answer} takes {stream} more, {format_ms(decision['stalled_ms'])} of it in steps that "
+                    "also run other requests' prefills. " + _copies_of_prompt(every_prompt or prompt, "both", lever))
         if decision["waiting"]:
             return (f"Both clocks are slow: the first token waits {format_ms(waiting_ms)} of its {first} "
                     f"queued behind other requests (slow from {format_limit(SLOW_FIRST_TOKEN_MS)}), and "

@@ -1,5 +1,5 @@
-"""Counts with their nouns, as every sentence Python writes them: ``"1 token"``, ``"2,048 tokens"``,
-``"1 call per second"``, ``"0.5 calls per second"``.
+"""Counts with their nouns and durations, as every sentence Python writes them: ``"1 token"``,
+``"2,048 tokens"``, ``"1 call per second"``, ``"0.5 calls per second"``, ``"704 ms"`` (:func:`format_ms`).
 
 The one rule, here and on the page (``formatCounted`` in ``site/js/format.js``, its twin): the number
 is written as the page writes numbers (thousands separated, at most ``decimals`` decimals, trailing
@@ -9,6 +9,7 @@ unit and its singular live in :data:`twoclocks.settings.UNITS`.
 
 from __future__ import annotations
 
+import math
 from decimal import ROUND_HALF_UP, Decimal
 
 
@@ -43,3 +44,48 @@ def format_counted(count: float, one: str, many: str | None = None, *, decimals:
 
 
 __all__ = ["format_counted", "format_number"]
+
+
+def _shown(value: float, digits: int) -> float:
+    """``value`` rounded to ``digits`` places as the page rounds it before choosing a unit:
+    JavaScript's ``Math.round(value * 10 ** digits) / 10 ** digits`` (halves up, where Python's
+    ``round`` goes to even)."""
+    scaled = value * 10**digits
+    whole = math.floor(scaled)
+    return (whole + (1 if scaled - whole >= 0.5 else 0)) / 10**digits
+
+
+def _fixed(value: float, digits: int) -> str:
+    """JavaScript's ``value.toFixed(digits)`` for a value >= 0: the exact binary value rounded to
+    ``digits`` places, halves up (``0.25 -> "0.3"``, where Python's format gives "0.2")."""
+    num, den = value.as_integer_ratio()
+    text = str((2 * num * 10**digits + den) // (2 * den)).rjust(digits + 1, "0")
+    return f"{text[:-digits]}.{text[-digits:]}" if digits else text
+
+
+def format_ms(ms: float) -> str:
+    """A duration as every sentence Python writes prints it, exactly as the page's readouts and
+    tables print it (``formatMs`` in ``site/js/format.js``, its rounding included, so one median
+    never reads "498 ms" in a sentence and "499 ms" in a table): ``"4.5 ms"``, ``"704 ms"``,
+    ``"6.22 s"``, ``"16.8 s"``, ``"1 min 4 s"``, ``"2.5 h"``, ``"3 days"``. Each unit is chosen by
+    the value as shown, so rounding never gives "1000 ms".
+
+    Args:
+        ms: a duration, ms (>= 0, finite).
+    """
+    if _shown(ms, 1) < 10:
+        return f"{_fixed(ms, 1)} ms"
+    if _shown(ms, 0) < 1000:
+        return f"{_shown(ms, 0):.0f} ms"
+    seconds = ms / 1000
+    if _shown(seconds, 2) < 10:
+        return f"{_fixed(seconds, 2)} s"
+    if _shown(seconds, 1) < 60:
+        return f"{_fixed(seconds, 1)} s"
+    whole = int(_shown(seconds, 0))
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60} s"
+    hours = seconds / 3600
+    if _shown(hours, 1) < 48:
+        return f"{_fixed(hours, 1)} h"
+    return f"{int(_fixed(hours / 24, 0)):,} days"

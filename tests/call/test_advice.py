@@ -170,6 +170,22 @@ def test_a_stream_spent_in_other_copies_of_the_prompt_is_the_prompts():
     assert advice.decide(**calm, stalled_ms=700.0)["lever"] == "prompt"
 
 
+def test_both_clocks_slow_from_prompts_name_the_prompt_not_the_output():
+    """A first token slow from its own prefill (not a queue) and a stream mostly stalled by the
+    others' prefills: both clocks are the prompt's (a learner under a chat mix was told to cut the
+    output of an 11-token answer whose 4.35 s of decode held 4.23 s of other prompts)."""
+    both = {"ttft_ms": 2_190.0, "ttlt_ms": 6_540.0, "waiting_ms": 736.0}
+    decision = advice.decide(**both, stalled_ms=4_230.0)
+    assert (decision["label"], decision["lever"]) == ("both", "prompt")
+    assert advice.decide(**both, stalled_ms=1_000.0)["lever"] == "both"  # the stream is its own
+    queued = {**both, "waiting_ms": 1_800.0}  # mostly a queue, not prefills: capacity first
+    assert advice.decide(**queued, stalled_ms=4_230.0)["lever"] == "both"
+    said = advice.advise_call(**both, stalled_ms=4_230.0, prompt_tokens=8_000, needed_tokens=12,
+                              generated_tokens=12, max_tokens=256, stop_reason="stop")
+    assert said["lever"] == "prompt" and "cut the output" not in said["text"]
+    assert "4.23 s of it in steps that also run other requests' prefills" in said["text"]
+
+
 def test_the_router_under_load_is_told_to_cut_the_prompt():
     """The 8,000-token router with 2 to 64 users: every advice names the prompt (a learner saw "cut
     the output" at 16 users, where 99 % of the stream ran beside other copies of the prompt)."""
