@@ -79,9 +79,9 @@ def load_point(state: dict, load: dict | None = None) -> dict:
     cost = state_step_cost(state)
     call = {key: state[key] for key in CALL_KEYWORDS}
     alone = load_is_alone(load)
-    # Alone, the call itself: an idle engine's lone prompt is the call's one prefill (the point
-    # still names the engine's settings).
-    run = {**load, "scheduler": "prefill-first"} if alone else load
+    # Alone, the call itself: an idle engine's lone prompt is the call's one prefill, at the call's
+    # lengths, not a draw from the mix (the point still names the engine's settings).
+    run = {**load, "scheduler": "prefill-first", "length_mix": "fixed"} if alone else load
     run = {**run, "server_ms": state_server_ms({**state, "load": load})}
     point = simulate_load(**call, **run, requests=1 if alone else DEFAULT_REQUESTS, cost=cost)
     # The caveat is about the roofline model against published sweeps; the toy's numbers are invented.

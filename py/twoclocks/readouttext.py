@@ -65,10 +65,10 @@ def server_text(server_ms: float, whose: str) -> str:
     return f"{format_ms(server_ms)} a call in the server and network ({whose})"
 
 
-def model_line(state: dict, server_ms: float = 0.0, whose: str = "set by you") -> str:
+def model_line(state: dict, server_ms: float = 0.0, whose: str = "set by you", alone: bool = True) -> str:
     """``"Cost model: ..."``: which cost model drew the clocks, with its deployment in roofline mode
-    and the server's time per call (``server_ms``, ms: part of every TTFT; ``whose``, where it comes
-    from)."""
+    (at batch 1 when the call is ``alone``, else batched under the load), and the server's time per
+    call (``server_ms``, ms: part of every TTFT; ``whose``, where it comes from)."""
     server = server_text(server_ms, whose)
     if state["mode"] != "roofline":
         line = f"Cost model: {toy_text(state)}"
@@ -79,7 +79,7 @@ def model_line(state: dict, server_ms: float = 0.0, whose: str = "set by you") -
     cache = "" if state["kv_dtype"] == "bf16" else f", KV cache in {state['kv_dtype']}"
     return (f"Cost model: roofline, {name['models'][state['model']]} in {state['weight_dtype']}{cache} "
             f"on {state['tensor_parallel']} × {name['accelerators'][state['accelerator']]}, "
-            f"{name['serving_stacks'][state['serving_stack']]}, batch 1; {server}")
+            f"{name['serving_stacks'][state['serving_stack']]}, {'batch 1' if alone else 'batched'}; {server}")
 
 
 def describe_load(load: dict) -> str:
@@ -113,7 +113,10 @@ def load_line(report: dict, load_state: dict) -> str | None:
     rate = format_counted(load["output_tokens_per_s"], "output token per second", "output tokens per second")
     caveat = f" {load['caveat']}" if load.get("caveat") else ""
     before = before_prefill(clocks) + ([] if clocks["waiting_ms"] else ["no wait in the queue"])
-    return (f"Under load: {describe_load(load_state)}. The clocks show a typical call (the median TTFT): "
+    drawn = ("" if load.get("length_mix", "fixed") == "fixed" else  # its lengths, not the call's
+             f"; lengths vary: its prompt is {format_counted(clocks['prompt_tokens'], 'token')}, its answer "
+             f"{format_counted(clocks['output_tokens'], 'token')}")
+    return (f"Under load: {describe_load(load_state)}. The clocks show a typical call (the median TTFT{drawn}): "
             f"{', '.join(before)}, then {format_ms(clocks['prefill_ms'])} in "
             f"its prefill step (shared with the prompts admitted with it).{stalls} All calls: TTFT p50 "
             f"{format_ms(load['ttft_ms_p50'])}, p99 {format_ms(load['ttft_ms_p99'])}; the longest gaps between "

@@ -244,7 +244,7 @@ def page_report(state: dict, *, compare_schedulers: bool = False, parts=None) ->
         "advice": advice,
         "diagnosis": diagnosis_from_advice(advice),  # the same decision, made once
         "readouts": {"generated": generated_text(report), "lever": lever_text(advice),
-                     "model_line": model_line(state, *state_server(state)), "load": describe_load(state["load"])},
+                     "model_line": model_line(state, *state_server(state), alone=load is None or load["alone"]), "load": describe_load(state["load"])},
         "context": context,
         "bill": bill,
         "bill_usd": bill["total_usd"],

@@ -85,6 +85,14 @@ def test_a_decimal_comma_is_refused_not_read_as_a_whole_number(capsys):
     assert run(capsys, "--prompt", "8,000")[0] == EXIT_OK  # a thousands separator still reads
 
 
+@pytest.mark.parametrize("abbreviated", ["--requests", "--cached", "--conc"])
+def test_an_abbreviated_option_is_refused_not_read_as_another(capsys, abbreviated):
+    """A newcomer's ``--requests 200`` ran as ``--requests-per-s 200`` (an 8-minute TTFT) and
+    ``--cached`` as ``--cached-prefix-tokens``: options are spelled out or refused."""
+    code, out, err = run(capsys, abbreviated, "200")
+    assert code == EXIT_UNUSABLE and out == "" and f"unrecognized arguments: {abbreviated}" in err
+
+
 def test_engine_applies_that_engines_defaults_and_server_time(capsys):
     report = json.loads(run(capsys, "--gpu", "h100-sxm", "--concurrency", "4", "--engine", "sglang", "--json")[1])
     assert report["server_ms"] == ENGINES["sglang"].server_ms

@@ -43,7 +43,11 @@ exit codes: 0 fine; 1 a budget exceeded; 2 a file or budget that cannot be used,
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse, with a wrong command line reported in one line (argparse prints usage and a line)."""
+    """argparse, with a wrong command line reported in one line (argparse prints usage and a line),
+    and no abbreviations: ``--requests`` must not silently mean ``--requests-per-s``."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **{"allow_abbrev": False, **kwargs})
 
     def error(self, message: str):
         say(f"{self.prog}: {message} (see {self.prog} --help)")

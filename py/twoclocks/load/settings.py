@@ -68,11 +68,12 @@ run high: published sweeps (``tests/data/load_sweeps.csv``: 2,000-token prompts 
 answers at 100-250 users, 7,000/1,000 at 25-100) measured it up to 3.4x lower."""
 
 
-SLOW_DECODE_DEPLOYMENTS = (("fp8", "h100-sxm", 1), ("fp8", "h100-sxm", 8), ("bf16", "a100-80gb", 8))
+SLOW_DECODE_DEPLOYMENTS = {("fp8", "h100-sxm", 1): 27, ("fp8", "h100-sxm", 8): 24, ("bf16", "a100-80gb", 8): 23}
 """``(weight dtype, accelerator, tensor parallel)`` where published sweeps measured decode steps slower
-than the model's at every batch size (``tests/data/load_sweeps.csv``, NVIDIA NIM): fp8 weights on one
-H100 (Llama 3 8B, 11-27 % slower) and on eight (Llama 3 70B, 4-24 %), and 8-way tensor parallel on
-A100s in 16 bits (Llama 3 70B, 0-23 %); 2 and 4 H100s in fp8 and 8 in fp16 are within 10 %."""
+than the model's at every batch size (``tests/data/load_sweeps.csv``, NVIDIA NIM), and by how much at
+most (percent): fp8 weights on one H100 (Llama 3 8B, 11-27 % slower) and on eight (Llama 3 70B,
+4-24 %), and 8-way tensor parallel on A100s in 16 bits (Llama 3 70B, 0-23 %); 2 and 4 H100s in fp8
+and 8 in fp16 are within 10 %."""
 
 
 WARM_BENCHMARK_DEPLOYMENTS = (("bf16", "a100-40gb", 8), ("bf16", "a100-80gb", 8))
@@ -103,7 +104,8 @@ def validation_caveat(prompt_tokens: int, output_tokens: int, concurrency: int, 
                        "prompts with decode steps; the model makes each wait for the others' prefills).")
     if deployment and _slow_decode(deployment):
         caveats.append("Read the gaps between tokens as a lower bound: on this deployment published sweeps "
-                       "measured decode steps up to 27 % slower than the model's at every batch size.")
+                       f"measured decode steps up to {SLOW_DECODE_DEPLOYMENTS[_key(deployment)]} % slower than "
+                       "the model's at every batch size.")
     if deployment and _key(deployment) in WARM_BENCHMARK_DEPLOYMENTS:
         caveats.append("These are cold prefills. Published benchmarks on this deployment re-sent prompts the "
                        "server had already cached (prefix caching is on by default in vLLM and SGLang) and "
