@@ -297,7 +297,8 @@ def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms
         where = (f"the prompt comes first: {format_share(stalled / decode)} of the stream is spent in steps that "
                  "also run other requests' prefills of the same prompt")
     elif lever == "prompt":
-        where = f"the prompt comes first: prefill is {format_share(share)} of the wait"
+        first_part = "the first token" if server_ms or waiting_ms else "prefill"  # not all of it prefill
+        where = f"the prompt comes first: {first_part} is {format_share(share)} of the wait"
     else:
         where = f"the output comes first: decode is {format_share(1 - share)} of the wait"
     return f"{neither}. If the {subject} must be faster, {where}."

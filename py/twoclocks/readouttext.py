@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
 
-from .advice import format_ms
+from .advice import format_ms, format_share
 from .counts import format_counted, format_number
 from .roofline import roofline_options
 
@@ -139,6 +139,19 @@ def ttft_split_text(clocks: dict) -> str:
     holds ``prefill_ms`` and optionally ``server_ms`` and ``waiting_ms`` (ms)."""
     before = before_prefill(clocks)
     return ", ".join([*before, f"{format_ms(clocks['prefill_ms'])} in prefill"]) if before else ""
+
+
+def ttft_dial_text(clocks: dict) -> str:
+    """The line under the TTFT dial: the shares of the first token's time before prefill (the dial's
+    log scale squeezes the later phases, so it says them), short enough for a phone's dial:
+    ``"33% of it in the server"``, ``"39% of it waiting"``, ``"17% server, 5% waiting"``; "" for
+    prefill alone. ``clocks`` as for :func:`ttft_split_text`, with ``ttft_ms``."""
+    ttft, server, waiting = clocks["ttft_ms"], clocks.get("server_ms"), clocks.get("waiting_ms")
+    if ttft <= 0 or not (server or waiting):
+        return ""
+    if server and waiting:
+        return f"{format_share(server / ttft)} server, {format_share(waiting / ttft)} waiting"
+    return f"{format_share((server or waiting) / ttft)} of it {'in the server' if server else 'waiting'}"
 
 
 def clocks_text(clocks: dict, prefill_share: float) -> str:

@@ -20,7 +20,7 @@ from .lesson import CALL_KEYS, diagnosis_from_advice, sensitivities
 from .loadsection import load_section, scheduler_compare, state_server, state_server_ms, state_step_cost
 from .pagestate import MAX_CONTEXT_WINDOW_TOKENS, MIN_CONTEXT_WINDOW_TOKENS, MODES, ROOFLINE_KEYS, toy_constants
 from .readouttext import (clocks_text, context_text, describe_load, load_error_text, generated_text, lever_text,
-                          load_line, model_line, ttft_split_text)
+                          load_line, model_line, ttft_dial_text, ttft_split_text)
 from .roofline import roofline_call
 from ._validate import check_int
 from .toy import MAX_PROMPT_TOKENS, ToyConstants
@@ -204,7 +204,8 @@ def page_report(state: dict, *, compare_schedulers: bool = False, parts=None) ->
         ``readouts`` (the lab's sentences, :mod:`twoclocks.readouttext`: ``{"generated", "lever",
         "model_line", "load" (the state's load in words), "load_line" (the line under the clocks under load, or
         None), "load_error" (the line when the load cannot run, or ""), "ttft_split" (what the drawn first token
-        waited for: server and network, queue, prefill; "" for prefill alone), "clocks" (what the clocks
+        waited for: server and network, queue, prefill; "" for prefill alone), "ttft_dial" (the shares of
+        it before prefill under the TTFT dial, :func:`twoclocks.readouttext.ttft_dial_text`), "clocks" (what the clocks
         show in words, :func:`twoclocks.readouttext.clocks_text`)}``), ``bill`` and ``bill_usd`` (toy prices), ``sensitivities`` (:func:`twoclocks.lesson.sensitivities`
         in the same mode, figures only: the lever is ``advice``'s; ``prompt_doubled.exceeds_window`` says a server would reject the doubled
         prompt), ``agent`` (the agent loop's rows, totals and ``advice``, on the toy model, shared
@@ -255,6 +256,7 @@ def page_report(state: dict, *, compare_schedulers: bool = False, parts=None) ->
     }
     page["readouts"].update(load_line=load_line(page, state["load"]), load_error=load_error_text(load_error),
                             ttft_split=ttft_split_text(page["clocks"] or report),
+                            ttft_dial=ttft_dial_text(page["clocks"] or report),
                             clocks=clocks_text(page["clocks"] or report, advice["prefill_share"]))
     return page
 

@@ -11,7 +11,7 @@
 // The timeline below is the one picture scaled linearly to the call: it shows the phases' shares.
 import { CanvasView, copyLayer, hatch, labelCollides, layerFor, placeLabel, prepareCanvas } from "./canvas.js";
 import { MARKS as SCALE_MARKS, SCALE, dialSize } from "./dialscale.js";
-import { formatMs, formatNumber, formatPercent, formatTokens } from "./format.js";
+import { formatMs, formatNumber, formatTokens } from "./format.js";
 
 // Like a car's gauge: the scale starts at half past seven and runs clockwise over the top to half
 // past four; the gap at the bottom keeps its two ends apart (and holds nothing but the title below).
@@ -166,7 +166,7 @@ function drawScales(ctx, colors, dials) {
 
 /** Over the scale: a replay's or an off-scale notch, the hand, and the title with its value. */
 function drawDial(ctx, colors, dial) {
-  const { x, y, r, title, waitingMs, endMs, shownMs, playing } = dial;
+  const { x, y, r, title, note, endMs, shownMs, playing } = dial;
   const handMs = Math.min(shownMs, endMs);
   const { size, hand_deg: handDeg, turns } = handFor(handMs);
   if (playing && handMs < endMs) drawNotch(ctx, colors.ink, dial, dialSize(endMs) * SWEEP_DEG, false);
@@ -181,10 +181,10 @@ function drawDial(ctx, colors, dial) {
   const value = playing && handMs < endMs ? `${formatMs(handMs)} of ${formatMs(endMs)}` : formatMs(endMs);
   const below = y + r + dial.labelGap;
   const next = drawTitle(ctx, title, value, x, below, dial.room);
-  if (title === "TTFT" && waitingMs > 0) { // the log scale squeezes the later phases: say the share
+  if (title === "TTFT" && note) { // the log scale squeezes the later phases: Python says the shares
     ctx.font = "12px system-ui, sans-serif";
     ctx.fillStyle = colors.muted;
-    placeLabel(ctx, `${formatPercent(dial.waitingShare)} of it waiting`, x, next);
+    placeLabel(ctx, note, x, next);
   }
   return { ms: handMs, hand_deg: handDeg, turns, size, box: { x: x - r, y: y - r, width: 2 * r, height: 2 * r } };
 }
@@ -373,11 +373,11 @@ export class ClocksView extends CanvasView {
     const { ctx, colors } = prepareCanvas(canvas, width, height);
     const fills = { server: colors.server, waiting: colors.waiting, prefill: hatch(ctx, colors.prefill, colors.face),
       decode: colors.decode };
-    // Each dial, its scale's labels and its title (with the waiting share: 40 px under the dial) keep
+    // Each dial, its scale's labels and its title (with the shares before prefill: 40 px under the dial) keep
     // clear of the timeline's labels, and of the other dial's labels.
     // (on a canvas narrower than 300 px the scale's labels that would meet are dropped instead).
     const r = Math.round(Math.min((dialRow - 42) / 2, width / 4 - (width < 300 ? 14 : width < 500 ? 36 : 50)));
-    const common = { y: r + 12, r, labelGap: 5, room: width / 2 - 8, canvasWidth: width, waitingMs: report.waiting_ms ?? 0, waitingShare: report.advice?.waiting_share ?? 0,
+    const common = { y: r + 12, r, labelGap: 5, room: width / 2 - 8, canvasWidth: width, note: report.readouts?.ttft_dial ?? "",
       ends: phaseEnds(report), shownMs: this.shownMs, playing: this.shownMs !== Infinity };
     const dials = [{ ...common, x: width / 4, title: "TTFT", endMs: report.ttft_ms },
       { ...common, x: (3 * width) / 4, title: "TTLT", endMs: report.ttlt_ms }];

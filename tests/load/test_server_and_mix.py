@@ -219,3 +219,26 @@ def test_the_cost_model_line_says_batched_under_load_and_batch_1_alone():
     assert ", batch 1;" in web.evaluate(state)["readouts"]["model_line"]
     loaded = web.evaluate({**state, "load": {"concurrency": 100}})["readouts"]["model_line"]
     assert ", batched;" in loaded and "batch 1" not in loaded
+
+
+def test_the_ttft_dial_says_the_shares_before_prefill_server_included():
+    """The dial's caption counted only the waiting, not the server time (35 ms of a 106 ms TTFT alone
+    in roofline mode had no caption at all); it comes from Python and fits a phone's dial."""
+    cases = [({}, ""), ({"mode": "roofline"}, "of it in the server"), ({"load": {"concurrency": 16}}, "of it waiting"),
+             ({"mode": "roofline", "load": {"concurrency": 16}}, " server, ")]
+    for state, words in cases:
+        report = web.evaluate(state)
+        shown = report["clocks"] or report
+        said = report["readouts"]["ttft_dial"]
+        assert (words in said) if words else said == "", (state, said)
+        assert len(said) <= 24
+        if shown.get("server_ms"):
+            assert said.startswith(f"{round(100 * shown['server_ms'] / shown['ttft_ms'])}%")
+
+
+def test_a_calm_calls_share_is_the_first_tokens_when_the_server_took_part_of_it():
+    """"prefill is 67% of the wait" counted the server's 35 ms as prefill: with a server time the
+    share is the first token's."""
+    toy, roofline = web.evaluate({})["advice"]["text"], web.evaluate({"mode": "roofline"})["advice"]["text"]
+    assert "the prompt comes first: prefill is" in toy
+    assert "the prompt comes first: the first token is" in roofline and "prefill is" not in roofline
