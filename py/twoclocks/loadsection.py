@@ -67,10 +67,12 @@ def state_server_ms(state: dict) -> float:
     return state_server(state)[0]
 
 
-def load_point(state: dict, load: dict | None = None) -> dict:
+def load_point(state: dict, load: dict | None = None, requests: int | None = None, cached_requests: int = 0) -> dict:
     """One load point for a complete page state (``load`` overrides the state's): the call shared
     by ``load``'s users on one replica (:func:`twoclocks.load.simulate_load`, seed 0). Alone, one
     request stands for them all: every request is then the same call, so the figures are equal.
+    ``requests`` and ``cached_requests`` run it as a benchmark did (its request count; its first
+    requests' prompts already in the prefix cache): None is the page's ``DEFAULT_REQUESTS``.
 
     Raises:
         ValueError: as :func:`twoclocks.load.simulate_load` (e.g. a request larger than the KV cache).
@@ -78,12 +80,13 @@ def load_point(state: dict, load: dict | None = None) -> dict:
     load = state["load"] if load is None else load
     cost = state_step_cost(state)
     call = {key: state[key] for key in CALL_KEYWORDS}
-    alone = load_is_alone(load)
+    alone = load_is_alone(load) and requests is None and not cached_requests
     # Alone, the call itself: an idle engine's lone prompt is the call's one prefill, at the call's
     # lengths, not a draw from the mix (the point still names the engine's settings).
     run = {**load, "scheduler": "prefill-first", "length_mix": "fixed"} if alone else load
     run = {**run, "server_ms": state_server_ms({**state, "load": load})}
-    point = simulate_load(**call, **run, requests=1 if alone else DEFAULT_REQUESTS, cost=cost)
+    point = simulate_load(**call, **run, requests=1 if alone else DEFAULT_REQUESTS if requests is None else requests,
+                          cached_requests=cached_requests, cost=cost)
     # The caveat is about the roofline model against published sweeps; the toy's numbers are invented.
     roofline = state["mode"] == "roofline"
     deployment = {key: state[key] for key in ("weight_dtype", "accelerator", "tensor_parallel")} if roofline else None

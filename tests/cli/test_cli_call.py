@@ -85,9 +85,9 @@ def test_a_decimal_comma_is_refused_not_read_as_a_whole_number(capsys):
     assert run(capsys, "--prompt", "8,000")[0] == EXIT_OK  # a thousands separator still reads
 
 
-@pytest.mark.parametrize("abbreviated", ["--requests", "--cached", "--conc"])
+@pytest.mark.parametrize("abbreviated", ["--request", "--cached", "--conc"])
 def test_an_abbreviated_option_is_refused_not_read_as_another(capsys, abbreviated):
-    """A newcomer's ``--requests 200`` ran as ``--requests-per-s 200`` (an 8-minute TTFT) and
+    """A newcomer's ``--requests 200`` ran as ``--requests-per-s 200`` (an 8-minute TTFT; now its own option) and
     ``--cached`` as ``--cached-prefix-tokens``: options are spelled out or refused."""
     code, out, err = run(capsys, abbreviated, "200")
     assert code == EXIT_UNUSABLE and out == "" and f"unrecognized arguments: {abbreviated}" in err
@@ -99,3 +99,30 @@ def test_engine_applies_that_engines_defaults_and_server_time(capsys):
     assert "measured for SGLang" in report["readouts"]["model_line"]
     own = json.loads(run(capsys, "--gpu", "h100-sxm", "--engine", "sglang", "--server-ms", "7", "--json")[1])
     assert own["server_ms"] == 7  # an option given too wins
+
+
+BENCHMARK = ("--gpu", "a100-40gb", "--model", "llama-3.1-70b", "--tp", "8", "--prompt", "213", "--output", "213",
+             "--max-tokens", "1024", "--requests-per-s", "16", "--length-mix", "chat", "--engine", "vllm-v1")
+
+
+def test_requests_and_cached_requests_run_the_load_as_a_benchmark_did(capsys):
+    """An engineer sets the run beside their benchmark's output: its request count and the prompts the
+    server had cached (issue 39's held-out vLLM sweep re-sent its 200 prompts at each rate)."""
+    code, out, err = run(capsys, *BENCHMARK, "--requests", "200", "--cached-requests", "200", "--json")
+    assert code == EXIT_OK and err == ""
+    warm = json.loads(out)["as_run"]
+    cold = json.loads(run(capsys, *BENCHMARK, "--requests", "200", "--json")[1])["as_run"]
+    assert warm["requests"] == cold["requests"] == 200 and warm["cached_requests"] == 200
+    assert warm["ttft_ms_mean"] < 0.6 * cold["ttft_ms_mean"] and warm["itl_ms_mean"] < cold["itl_ms_mean"]
+    code, out, _ = run(capsys, *BENCHMARK, "--requests", "200", "--cached-requests", "200")
+    line = next(line for line in out.splitlines() if line.startswith("As run"))
+    assert line.startswith("As run (200 requests, the first 200 with their prompt in the prefix cache): TTFT mean "
+                           f"{format_ms(warm['ttft_ms_mean'])}, median {format_ms(warm['ttft_ms_p50'])}")
+    assert "As run" not in run(capsys, *BENCHMARK)[1]
+
+
+@pytest.mark.parametrize("argv, named", [(("--requests", "200", "--cached-requests", "300"), "cached_requests"),
+                                         (("--requests", "0"), "requests"), (("--cached-requests", "-1"), "cached_requests")])
+def test_a_benchmark_run_out_of_range_is_refused_by_name(capsys, argv, named):
+    code, out, err = run(capsys, *argv)
+    assert code == EXIT_UNUSABLE and out == "" and f"{named} must be an integer" in err

@@ -14,6 +14,7 @@ import json
 
 from ..advice import format_ms
 from ..engines import ENGINES
+from ..load import MAX_REQUESTS
 from ..settings import SETTINGS
 
 GROUPS = ("call", "serving", "mode", "hardware", "load")
@@ -97,8 +98,16 @@ def add_call_options(parser: argparse.ArgumentParser) -> None:
                         help="run this serving engine's defaults on the GPU (scheduler, chunk budget, running "
                              "limit and its measured server time), as the page's Engine defaults select does; "
                              "load options given too win. One of: " + ", ".join(ENGINES) + ".")
+    run = parser.add_argument_group("as a benchmark ran it (the command only; the page runs 1,000 requests, cold)")
+    run.add_argument("--requests", type=_number("int"), metavar="N", default=None,
+                     help=f"run the load with this many requests, 1 to {MAX_REQUESTS:,} (past capacity, an open "
+                          "loop's backlog grows with them), and add a line with a benchmark's figures.")
+    run.add_argument("--cached-requests", type=_number("int"), metavar="K", default=None,
+                     help="the first K requests find their whole prompt in the prefix cache, as when a benchmark "
+                          "re-sends its seeded prompts to a server that ran them (0 to the requests).")
     parser.add_argument("--json", action="store_true",
-                        help="print the model's whole report as JSON (the page's TwoClocks.report()).")
+                        help="print the model's whole report as JSON (the page's TwoClocks.report(); with "
+                             "--requests or --cached-requests, plus as_run).")
 
 
 def state_from(args: argparse.Namespace) -> dict:
@@ -135,6 +144,8 @@ def call_lines(report: dict) -> list:
         lines += [report["readouts"]["load_line"], ""]
     if report["readouts"]["load_error"]:
         lines += [report["readouts"]["load_error"], ""]
+    if report.get("as_run"):
+        lines += [as_run_line(report["as_run"]), ""]
     return lines + [report["context"]["text"], report["readouts"]["model_line"]]
 
 
@@ -149,6 +160,34 @@ def run_call(args: argparse.Namespace, out) -> dict:
         chosen = next(preset for preset in presets if preset["id"] == args.engine)
         state["load"] = {**chosen["settings"], **state.get("load", {})}
     report = evaluate(state, parts=["sensitivities"])
+    if args.requests is not None or args.cached_requests is not None:
+        report["as_run"] = as_run(state, args.requests, args.cached_requests or 0)
     if args.json:
         out.write(json.dumps(report, allow_nan=False) + "\n")
     return report
+
+
+AS_RUN_FIGURES = ("requests", "cached_requests", "ttft_ms_mean", "ttft_ms_p50", "ttft_ms_p99", "itl_ms_mean",
+                  "itl_ms_p50", "itl_ms_p99", "output_tokens_per_s")
+"""What ``--requests``/``--cached-requests`` add (``as_run``): a benchmark tool's figures (``itl_ms_mean`` is
+the mean gap per request, its "Mean TPOT")."""
+
+
+def as_run(state: dict, requests: int | None, cached_requests: int) -> dict:
+    """The state's load run with a benchmark's request count and warm prompts (raises ValueError as
+    :func:`twoclocks.load.simulate_load`, naming ``requests`` or ``cached_requests``)."""
+    from ..loadsection import load_point
+    from ..pagestate import complete_state
+
+    point = load_point(complete_state(state), requests=requests, cached_requests=cached_requests)
+    return {"cached_requests": cached_requests, **{key: point[key] for key in AS_RUN_FIGURES if key in point}}
+
+
+def as_run_line(run: dict) -> str:
+    """``as_run`` in a benchmark tool's words, to set beside its output."""
+    cached = run["cached_requests"]
+    warm = (f", the first {cached:,} with their prompt in the prefix cache" if cached else ", a cold server")
+    return (f"As run ({run['requests']:,} requests{warm}): TTFT mean {format_ms(run['ttft_ms_mean'])}, median "
+            f"{format_ms(run['ttft_ms_p50'])}, p99 {format_ms(run['ttft_ms_p99'])}; time per output token (mean "
+            f"per request) {format_ms(run['itl_ms_mean'])}; gaps between tokens median {format_ms(run['itl_ms_p50'])}, "
+            f"p99 {format_ms(run['itl_ms_p99'])}; {run['output_tokens_per_s']:,.0f} output tokens per second.")
