@@ -76,12 +76,24 @@ has space")."""
 BOTH_FIX = ("cut both: the prompt (pack only what helps, cache a stable prefix, summarise dumps) and "
             "the output (length, stop rules)")
 
-WAITING_FIX = ("add serving capacity (more replicas or GPUs), lower the concurrency each replica takes, or "
-               "turn on chunked prefill so a new prompt does not stall the batch; a shorter prompt shortens "
-               "the queue only as far as the queue waits on other prompts' prefills")
-"""The lever when first tokens were waiting (a queue, or other requests' prefills) rather than
-prefilling, in a log or under the page's load: capacity, concurrency, chunked prefill; never the
-prompt alone."""
+
+
+def waiting_fix(chunked: bool = False, running_limit: int | None = None, cache_full: bool = False) -> str:
+    """The lever when first tokens were waiting (a queue, or other requests' prefills) rather than
+    prefilling: capacity, concurrency, chunked prefill, never the prompt alone; under the page's load,
+    fitted to it: the running limit (``running_limit`` calls, when it held the queue), KV-cache
+    memory (``cache_full``), and chunked prefill only where it is off (``chunked``)."""
+    fixes = [f"raise the engine's limit of {format_counted(running_limit, 'call')} running at once where memory "
+             "allows"] if running_limit else []
+    fixes += ["give each replica more KV-cache memory (more or larger GPUs, an fp8 cache)"] if cache_full else []
+    fixes += ["add serving capacity (more replicas or GPUs)", "lower the concurrency each replica takes"]
+    fixes += [] if chunked else ["turn on chunked prefill so a new prompt does not stall the batch"]
+    return (f"{', '.join(fixes[:-1])}, or {fixes[-1]}; a shorter prompt shortens the queue only as far as the "
+            "queue waits on other prompts' prefills")
+
+
+WAITING_FIX = waiting_fix()
+"""The waiting lever where nothing more is known (a log): capacity, concurrency, chunked prefill."""
 
 FIX = {"prompt": PROMPT_FIX, "output": OUTPUT_FIX, "stop": STOP_FIX, "both": BOTH_FIX,
        "waiting": WAITING_FIX, "room": ROOM_FIX}
@@ -194,8 +206,8 @@ def short_for(decision: dict) -> str:
     if decision["label"] == "fine":
         return f"nothing is slow yet; if the call must be faster, {FIX[lever]}."
     if lever == "both" and decision["waiting"] and not decision["behind_prompts"]:
-        return f"{WAITING_FIX}; if the stream is still slow then, {OUTPUT_FIX}."
-    return SHORT[lever]
+        return f"{decision.get('waiting_fix', WAITING_FIX)}; if the stream is still slow then, {OUTPUT_FIX}."
+    return f"{decision['waiting_fix']}." if lever == "waiting" and "waiting_fix" in decision else SHORT[lever]
 
 
 def slow_meaning() -> str:
@@ -265,14 +277,14 @@ def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms
             return (f"Both clocks are slow: the first token waits {format_ms(waiting_ms)} of its {first} "
                     f"queued behind other requests (slow from {format_limit(SLOW_FIRST_TOKEN_MS)}), and "
                     f"decoding {answer} takes {stream} more (slow from {format_limit(SLOW_STREAM_MS)}), "
-                    f"so first {WAITING_FIX}; if the stream is still slow then, {OUTPUT_FIX}.")
+                    f"so first {decision.get('waiting_fix', WAITING_FIX)}; if the stream is still slow then, {OUTPUT_FIX}.")
         return (f"Both clocks are slow: {prefill_takes} (slow from "
                 f"{format_limit(SLOW_FIRST_TOKEN_MS)}) and decoding {answer} another {stream} (slow from "
                 f"{format_limit(SLOW_STREAM_MS)}), so {BOTH_FIX}.")
     if label == "prefill" and lever == "waiting":
         return (f"The first token is slow and mostly waits: {format_ms(waiting_ms)} of its {first} is "
                 f"spent queued behind other requests, and its prefill step takes "
-                f"{format_ms(ttft_ms - waiting_ms - server_ms)}, so {WAITING_FIX}.")
+                f"{format_ms(ttft_ms - waiting_ms - server_ms)}, so {decision.get('waiting_fix', WAITING_FIX)}.")
     if label == "prefill":
         return (f"The first token is slow: {prefill_takes.replace('the first token takes', 'it takes', 1)} of the {format_ms(ttlt_ms)} "
                 f"{subject} ({format_share(share)}; slow from {format_limit(SLOW_FIRST_TOKEN_MS)}), so {PROMPT_FIX}.")
@@ -318,6 +330,7 @@ def advise_call(
     stalled_ms: float = 0.0,
     server_ms: float = 0.0,
     prompt_mean_tokens: int | None = None,
+    queue_fix: str | None = None,
 ) -> dict:
     """Advice for one call: which clock is slow, the lever that comes first, and the sentences.
 
@@ -336,6 +349,7 @@ def advise_call(
         server_ms: of ``ttft_ms``, the server's own time before the queue, ms (not prefill).
         prompt_mean_tokens: under a load whose lengths vary, the requests' mean prompt (the clocks and
             ``prompt_tokens`` are one request's); None: every request sends this prompt.
+        queue_fix: the waiting lever fitted to the load (:func:`waiting_fix`); None: ``WAITING_FIX``.
 
     Returns:
         ``{"lever": one of LEVERS, "label": one of CLOCKS, "text": the full diagnosis, "short": the
@@ -351,6 +365,8 @@ def advise_call(
     decision = decide(ttft_ms=ttft_ms, ttlt_ms=ttlt_ms, missing_stop=missing_stop,
                       truncated=truncated, waiting_ms=waiting_ms, prefill_wait_ms=prefill_wait_ms,
                       stalled_ms=stalled_ms)
+    if queue_fix:
+        decision["waiting_fix"] = queue_fix
     text = clock_sentence(decision, ttft_ms=ttft_ms, ttlt_ms=ttlt_ms, waiting_ms=waiting_ms, server_ms=server_ms,
                           prompt=f"the {prompt_tokens:,}-token prompt", every_prompt=prompt_mean_tokens and
                           f"a prompt like it ({prompt_mean_tokens:,} tokens on average)" or "",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from functools import lru_cache, partial
 
-from .advice import advise_agent, advise_call
+from .advice import advise_agent, advise_call, waiting_fix
 from .agent import agent_loop
 from .bill import bill_breakdown
 from .call import MAX_OUTPUT_TOKENS, simulate_call
@@ -234,7 +234,7 @@ def page_report(state: dict, *, compare_schedulers: bool = False, parts=None) ->
 
     bill = bill_breakdown(report)
     load, load_error = load_section(state)
-    advice = call_advice(report, load)
+    advice = call_advice(report, load, state["load"])
     page = {
         **report,
         **_parts(wanted, state, call_state, rerun, context),
@@ -296,10 +296,29 @@ def _loaded_clocks(report: dict, load: dict | None, streaming: bool) -> dict | N
     }
 
 
-def call_advice(report: dict, load: dict | None) -> dict:
+RUNNING_LIMIT_HELD = 0.95
+"""A load's running limit held its queue when the calls running stayed, time-weighted, at this share
+of it or above (the engine admitted no more, whatever the memory)."""
+
+KV_CACHE_FULL = 0.9
+"""A load's KV cache held its queue when its use stayed, time-weighted, at this share or above."""
+
+
+def queue_fix_for(load: dict, load_state: dict) -> str:
+    """The waiting lever for this load (:func:`twoclocks.advice.waiting_fix`): the running limit when
+    the calls running held at it, KV-cache memory when the cache ran nearly full, chunked prefill only
+    where it is off."""
+    limit = load_state["max_running_requests"]
+    held = load["running_mean"] >= RUNNING_LIMIT_HELD * limit
+    return waiting_fix(chunked=load["scheduler"] == "chunked", running_limit=limit if held else None,
+                       cache_full=load["kv_cache_utilisation"] >= KV_CACHE_FULL)
+
+
+def call_advice(report: dict, load: dict | None, load_state: dict | None = None) -> dict:
     """The one advice for the call (:func:`twoclocks.advice.advise_call`): alone, on its own clocks;
     under load, on the clocks of the typical request the page then draws (its TTFT includes the wait
-    in the queue, passed as ``waiting_ms``), so the load section never decides on its own."""
+    in the queue, passed as ``waiting_ms``), so the load section never decides on its own. With the
+    state's ``load_state``, the waiting lever fits that load (:func:`queue_fix_for`)."""
     clocks = {"ttft_ms": report["ttft_ms"], "ttlt_ms": report["ttlt_ms"], "waiting_ms": 0.0, "prefill_wait_ms": 0.0,
               "stalled_ms": 0.0, "server_ms": report["server_ms"]}
     lengths = {"prompt_tokens": report["prompt_tokens"], "needed_tokens": report["answer_tokens"],
@@ -307,6 +326,8 @@ def call_advice(report: dict, load: dict | None) -> dict:
     if load is not None and not load["alone"]:
         typical = load["typical"]
         clocks = {key: typical[key] for key in clocks}
+        if load_state is not None:
+            lengths["queue_fix"] = queue_fix_for(load, load_state)
         if load["length_mix"] != "fixed":  # the clocks are one request's of many lengths: say its own
             lengths.update(prompt_tokens=typical["prompt_tokens"], prompt_mean_tokens=report["prompt_tokens"])
             if report["stop_reason"] == "stop":  # its answer ended where it was complete

@@ -242,3 +242,18 @@ def test_a_calm_calls_share_is_the_first_tokens_when_the_server_took_part_of_it(
     toy, roofline = web.evaluate({})["advice"]["text"], web.evaluate({"mode": "roofline"})["advice"]["text"]
     assert "the prompt comes first: prefill is" in toy
     assert "the prompt comes first: the first token is" in roofline and "prefill is" not in roofline
+
+
+def test_the_waiting_advice_fits_the_load_that_made_the_queue():
+    """A newcomer's 64 users on an engine that runs 8 calls at once, chunked prefill on: the advice
+    said "turn on chunked prefill" and never named the running limit that held the queue."""
+    state = {"mode": "roofline", "accelerator": "h100-sxm", "model": "llama-3.1-8b", "prompt_tokens": 500,
+             "output_tokens": 200, "max_tokens": 1000, "load": {"concurrency": 64, "max_running_requests": 8}}
+    advice = web.evaluate(state)["advice"]
+    assert advice["lever"] == "waiting"
+    assert "raise the engine's limit of 8 calls running at once" in advice["text"]
+    assert "turn on chunked prefill" not in advice["text"] and "turn on chunked prefill" not in advice["short"]
+    assert advice["short"].startswith("raise the engine's limit of 8 calls")
+    unlimited = web.evaluate({**state, "load": {"concurrency": 64, "max_running_requests": 8,
+                                                "scheduler": "prefill-first"}})["advice"]
+    assert "turn on chunked prefill" in unlimited["text"] or unlimited["lever"] != "waiting"

@@ -74,6 +74,7 @@ def build_parser() -> Parser:
         description="One call in the toy model, or in roofline mode on a GPU and model preset.",
         epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_call_options(call)
+    parser.commands = {"analyze": analyze, "call": call}  # a command's own usage names its own --help
     return parser
 
 
@@ -115,7 +116,9 @@ def main(argv: list | None = None) -> int:
             budgets, argv = split_budgets(argv)
         parser = build_parser()
         try:
-            args = parser.parse_args(argv)
+            args, extra = parser.parse_known_args(argv)
+            if extra:
+                parser.commands.get(args.command, parser).error(f"unrecognized arguments: {' '.join(extra)}")
         except SystemExit as done:  # --help (0), or a wrong command line already reported (2)
             return done.code if isinstance(done.code, int) else EXIT_UNUSABLE
         if args.command is None:
