@@ -95,6 +95,12 @@ def waiting_fix(chunked: bool = False, running_limit: int | None = None, cache_f
 WAITING_FIX = waiting_fix()
 """The waiting lever where nothing more is known (a log): capacity, concurrency, chunked prefill."""
 
+
+def _queue_fix(decision: dict) -> str:
+    """The waiting lever for a decision: the load's own (``waiting_fix`` set by :func:`advise_call`), else
+    :data:`WAITING_FIX`."""
+    return decision.get("waiting_fix", WAITING_FIX)
+
 FIX = {"prompt": PROMPT_FIX, "output": OUTPUT_FIX, "stop": STOP_FIX, "both": BOTH_FIX,
        "waiting": WAITING_FIX, "room": ROOM_FIX}
 """The fix each lever names, as one imperative clause."""
@@ -206,8 +212,8 @@ def short_for(decision: dict) -> str:
     if decision["label"] == "fine":
         return f"nothing is slow yet; if the call must be faster, {FIX[lever]}."
     if lever == "both" and decision["waiting"] and not decision["behind_prompts"]:
-        return f"{decision.get('waiting_fix', WAITING_FIX)}; if the stream is still slow then, {OUTPUT_FIX}."
-    return f"{decision['waiting_fix']}." if lever == "waiting" and "waiting_fix" in decision else SHORT[lever]
+        return f"{_queue_fix(decision)}; if the stream is still slow then, {OUTPUT_FIX}."
+    return f"{_queue_fix(decision)}." if lever == "waiting" else SHORT[lever]
 
 
 def slow_meaning() -> str:
@@ -232,13 +238,14 @@ def _copies_of_prompt(prompt: str, what: str, lever: str) -> str:
             "more capacity or fewer users per replica helps too.")
 
 
-def _prefill_takes(prompt: str, first: str, server_ms: float, waiting_ms: float) -> str:
-    """"prefill of the 8,000-token prompt takes 704 ms", or what of it the server and queue took."""
+def _prefill_takes(prompt: str, first: str, server_ms: float, waiting_ms: float, lead: str = "the first token") -> str:
+    """"prefill of the 8,000-token prompt takes 704 ms", or what of it the server and queue took
+    ("``lead`` takes 1.2 s (...)")."""
     if (before := server_ms + waiting_ms) < 0.5:  # nothing the page would show in whole ms
         return f"prefill of {prompt} takes {first}"
     where = {(True, True): "in the server and the queue", (False, True): "in the queue"}.get(
         (bool(server_ms), bool(waiting_ms)), "in the server and network")
-    return f"the first token takes {first} ({format_ms(before)} of it {where}, the rest prefill of {prompt})"
+    return f"{lead} takes {first} ({format_ms(before)} of it {where}, the rest prefill of {prompt})"
 
 
 def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms: float = 0.0, prompt: str,
@@ -277,16 +284,16 @@ def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms
             return (f"Both clocks are slow: the first token waits {format_ms(waiting_ms)} of its {first} "
                     f"queued behind other requests (slow from {format_limit(SLOW_FIRST_TOKEN_MS)}), and "
                     f"decoding {answer} takes {stream} more (slow from {format_limit(SLOW_STREAM_MS)}), "
-                    f"so first {decision.get('waiting_fix', WAITING_FIX)}; if the stream is still slow then, {OUTPUT_FIX}.")
+                    f"so first {_queue_fix(decision)}; if the stream is still slow then, {OUTPUT_FIX}.")
         return (f"Both clocks are slow: {prefill_takes} (slow from "
                 f"{format_limit(SLOW_FIRST_TOKEN_MS)}) and decoding {answer} another {stream} (slow from "
                 f"{format_limit(SLOW_STREAM_MS)}), so {BOTH_FIX}.")
     if label == "prefill" and lever == "waiting":
         return (f"The first token is slow and mostly waits: {format_ms(waiting_ms)} of its {first} is "
                 f"spent queued behind other requests, and its prefill step takes "
-                f"{format_ms(ttft_ms - waiting_ms - server_ms)}, so {decision.get('waiting_fix', WAITING_FIX)}.")
+                f"{format_ms(ttft_ms - waiting_ms - server_ms)}, so {_queue_fix(decision)}.")
     if label == "prefill":
-        return (f"The first token is slow: {prefill_takes.replace('the first token takes', 'it takes', 1)} of the {format_ms(ttlt_ms)} "
+        return (f"The first token is slow: {_prefill_takes(prompt, first, server_ms, waiting_ms, 'it')} of the {format_ms(ttlt_ms)} "
                 f"{subject} ({format_share(share)}; slow from {format_limit(SLOW_FIRST_TOKEN_MS)}), so {PROMPT_FIX}.")
     if label == "decode" and decision["stream_slow"] and lever == "prompt":
         return (f"The stream is slow: the first token is out after {first}, then decoding {answer} "

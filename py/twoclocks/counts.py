@@ -43,8 +43,6 @@ def format_counted(count: float, one: str, many: str | None = None, *, decimals:
     return f"{shown} {one if shown == '1' else many or one + 's'}"
 
 
-__all__ = ["format_counted", "format_number"]
-
 
 def _shown(value: float, digits: int) -> float:
     """``value`` rounded to ``digits`` places as the page rounds it before choosing a unit:
@@ -89,3 +87,6 @@ def format_ms(ms: float) -> str:
     if _shown(hours, 1) < 48:
         return f"{_fixed(hours, 1)} h"
     return f"{int(_fixed(hours / 24, 0)):,} days"
+
+
+__all__ = ["format_counted", "format_ms", "format_number"]

@@ -85,8 +85,8 @@ def load_point(state: dict, load: dict | None = None, requests: int | None = Non
     # lengths, not a draw from the mix (the point still names the engine's settings).
     run = {**load, "scheduler": "prefill-first", "length_mix": "fixed"} if alone else load
     run = {**run, "server_ms": state_server_ms({**state, "load": load})}
-    point = simulate_load(**call, **run, requests=1 if alone else DEFAULT_REQUESTS if requests is None else requests,
-                          cached_requests=cached_requests, cost=cost)
+    count = 1 if alone else DEFAULT_REQUESTS if requests is None else requests
+    point = simulate_load(**call, **run, requests=count, cached_requests=cached_requests, cost=cost)
     # The caveat is about the roofline model against published sweeps; the toy's numbers are invented.
     roofline = state["mode"] == "roofline"
     deployment = {key: state[key] for key in ("weight_dtype", "accelerator", "tensor_parallel")} if roofline else None
