@@ -353,6 +353,7 @@ def test_the_server_time_is_the_timelines_first_segment_then_the_queue_then_pref
     left, right = seen["phases"]["server"]
     assert right == left and seen["colors"]["server"] is None and not seen["legend"]
     assert "server" not in seen["words"]
+    assert not [text for text, _ in seen["labels"] if "of it" in text]  # no caption under the TTFT dial
     settle(lesson, {"mode": "roofline", "load": {"server_ms": 200}})  # alone: the call's own TTFT
     got, seen = report(lesson), lesson.evaluate(_TIMELINE)
     x0 = seen["phases"]["server"][0]
@@ -362,9 +363,13 @@ def test_the_server_time_is_the_timelines_first_segment_then_the_queue_then_pref
     labels = dict(seen["labels"])
     assert labels["server"] == pytest.approx(x0, abs=2) and labels["server"] < labels["prefill"]
     assert "200 ms of it in the server and network" in seen["words"]
+    # the caption under the TTFT dial is Python's, drawn as it says it
+    assert got["readouts"]["ttft_dial"].endswith("of it in the server") and got["readouts"]["ttft_dial"] in labels
     settle(lesson, {"mode": "roofline", "load": {"server_ms": None, "concurrency": 16}})
-    clocks, seen = report(lesson)["clocks"], lesson.evaluate(_TIMELINE)
+    loaded = report(lesson)
+    clocks, seen = loaded["clocks"], lesson.evaluate(_TIMELINE)
     assert clocks["server_ms"] > 0 and clocks["waiting_ms"] > 0
+    assert " server, " in loaded["readouts"]["ttft_dial"] and loaded["readouts"]["ttft_dial"] in dict(seen["labels"])
     share = lambda ms: ms / clocks["ttlt_ms"]  # noqa: E731
     width = (seen["phases"]["prefill"][1] - x0) / share(clocks["ttft_ms"])  # the timeline's whole width
     assert end("server") == pytest.approx(width * share(clocks["server_ms"]), abs=1)
