@@ -235,7 +235,7 @@ def _stream_stalls(decision: dict) -> str:
 def _copies_of_prompt(prompt: str, what: str, lever: str) -> str:
     """Under the page's load every request is this call: why its prompt is the lever for ``what``."""
     return (f"Every request here sends {prompt}, so a shorter prompt shortens {what}: {FIX[lever]}; "
-            "more capacity or fewer users per replica helps too.")
+            "more capacity or less traffic per replica helps too.")
 
 
 def _prefill_takes(prompt: str, first: str, server_ms: float, waiting_ms: float, lead: str = "the first token") -> str:

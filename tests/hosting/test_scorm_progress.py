@@ -48,6 +48,34 @@ def test_an_empty_copy_never_empties_a_fuller_one_but_a_start_over_does():
     assert merge(progress(attempt=1), full)["done"] == [] and merge(full, progress(attempt=1))["attempt"] == 1
 
 
+def other_tab_wrote(mine, theirs):
+    """(this tab's progress, what it keeps) after another tab wrote `theirs` over `mine`."""
+    [result] = run_in_node(PROGRESS, """([mine, theirs]) => {
+        const p = new m.Progress(null);  // kept in memory: Node has no local storage
+        p.data = mine;
+        p.store.write(JSON.stringify(theirs));  // the other tab's write, as this tab reads it
+        p.otherTabWrote(JSON.stringify(theirs));
+        return [p.data, JSON.parse(p.store.read())];
+    }""", [[mine, theirs]])
+    return result
+
+
+def test_a_tab_puts_back_what_another_tab_wrote_without():
+    """Another tab (its copy of the storage behind this one's) wrote its answer to b without this
+    tab's to a: this tab takes b in and keeps both, at its own place. A write with nothing new
+    costs no write back; a later attempt (Start over) replaces this tab's; an earlier one is
+    written over by this tab's."""
+    mine = progress(done="a", current="a", predictions={"a": {"choice": "x", "correct": True}})
+    theirs = progress(done="b", current="b", predictions={"b": {"choice": "y", "correct": False}})
+    data, kept = other_tab_wrote(mine, theirs)
+    assert sorted(data["predictions"]) == sorted(kept["predictions"]) == ["a", "b"]
+    assert sorted(kept["done"]) == ["a", "b"] and data["current"] == "a"
+    fuller = progress(done="ab", current="b", predictions={**mine["predictions"], **theirs["predictions"]})
+    assert other_tab_wrote(mine, fuller)[1] == fuller  # nothing of mine missing: not written back
+    assert other_tab_wrote(mine, progress(attempt=1))[0]["predictions"] == {}
+    assert other_tab_wrote(progress(attempt=1, done="a"), theirs)[1]["attempt"] == 1
+
+
 def test_only_the_lessons_own_text_is_read():
     """suspend_data from another lesson, a newer format, or no JSON at all is not taken; a copy
     from before attempts were counted is attempt 0."""

@@ -345,6 +345,35 @@ def test_two_tabs_of_the_lesson_never_write_fewer_answers_over_more(browser, lms
     third = context.new_page()
     third.goto(url)
     wait_ready(third)
-    assert set(third.evaluate("() => TwoClocks.lesson.progress().predictions")) == {"two-clocks", "run-the-toy"}
+    # Each tab's copy of local storage takes another's writes a moment later: every tab ends with both.
+    both = "() => ['two-clocks', 'run-the-toy'].every((id) => id in TwoClocks.lesson.progress().predictions)"
+    assert all(wait_until(tab, both) for tab in (a, b, third))
     assert third.evaluate("() => TwoClocks.lesson.current()") == "double-it"
+    context.close()
+
+
+@pytest.mark.browser
+def test_a_tab_that_wrote_without_another_tabs_answer_gets_it_put_back(browser, lms_site):
+    """Each tab reads its own copy of local storage, which another tab's writes reach later, so a tab
+    can save without an answer another tab gave a moment before. Tab B here writes such a progress
+    (step 2's answer only) over tab A's (step 1's): A puts its answer back, and what this browser
+    keeps, read by a tab opened after, has both, and so does B's own progress."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    url = f"{lms_site}course12/index.html?view=path"
+    a, b = (context.new_page() for _ in range(2))
+    for tab in (a, b):
+        tab.goto(url)
+        wait_ready(tab)
+    a.evaluate("() => TwoClocks.lesson.predict('two-clocks', 'prefill')")
+    key = "twoclocks:path:" + a.evaluate("() => location.pathname")
+    stale = {"version": 1, "lesson": "two-clocks", "attempt": 0, "done": ["run-the-toy"], "current": "run-the-toy",
+             "predictions": {"run-the-toy": {"choice": "prefill", "correct": False}}}
+    b.evaluate("([key, text]) => localStorage.setItem(key, text)", [key, json.dumps(stale)])
+    kept = "(key) => Object.keys(JSON.parse(localStorage.getItem(key)).predictions).sort().join()"
+    assert wait_until(b, f"(key) => ({kept})(key) === 'run-the-toy,two-clocks'", key), "tab A did not put its answer back"
+    third = context.new_page()
+    third.goto(url)
+    wait_ready(third)
+    assert third.evaluate(kept, key) == "run-the-toy,two-clocks"
+    assert wait_until(b, "() => Object.keys(TwoClocks.lesson.progress().predictions).sort().join() === 'run-the-toy,two-clocks'")
     context.close()

@@ -164,41 +164,45 @@ def test_set_state_refuses_half_a_fitted_model(lesson):
 _SCROLL_THROUGH = """
 async ([steps, start]) => {
   // Scrolls from step `start` (0..steps) to the end, two frames a step; gives up at the first step
-  // with no frame in 5 s and returns it (`at`, with the page's visibility), so the caller can bring
-  // the page to the front and go on from there: never a hang, never a wait per missed frame.
+  // with no frame in 5 s and returns it (`at`), so the caller can bring the page to the front and
+  // go on from there: never a hang, never a wait per missed frame. A miss also says how late its 5 s timer fired: seconds late, the page's own main thread was
+  // busy (a long task: the page's fault); on time, the browser gave no frame to an idle page.
+  let late = 0;
   const frame = () => new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), 5000);
+    const asked = performance.now();
+    const timer = setTimeout(() => { late = performance.now() - asked - 5000; resolve(false); }, 5000);
     requestAnimationFrame(() => { clearTimeout(timer); resolve(true); });
   });
   const twoFrames = async () => (await frame()) && (await frame());
   for (let i = start; i <= steps; i++) {
     scrollTo(0, (i / steps) * (document.documentElement.scrollHeight - innerHeight));
-    if (!(await twoFrames())) return { at: i, visibility: document.visibilityState }; // laid out if near
+    if (!(await twoFrames())) return { at: i, late }; // laid out if near
   }
   scrollTo(0, 0);
-  if (!(await twoFrames())) return { at: steps, visibility: document.visibilityState };
+  if (!(await twoFrames())) return { at: steps, late };
   const lazy = document.documentElement.scrollHeight; // most sections skipped now
   const sections = document.querySelectorAll("main > section");
   sections.forEach((s) => { s.style.contentVisibility = "visible"; }); // every section laid out
   const laidOut = await twoFrames();
   const full = document.documentElement.scrollHeight;
   sections.forEach((s) => { s.style.contentVisibility = ""; });
-  return laidOut ? { at: null, lazy, full } : { at: steps, visibility: document.visibilityState };
+  return laidOut ? { at: null, lazy, full } : { at: steps, late };
 }
 """
 
 
 def scroll_through(page, steps: int = 12) -> tuple:
-    """``(lazy height, full height, missed)`` of :data:`_SCROLL_THROUGH`. Some Chromium builds stop
-    giving frames to a page that another left behind; a step with no frame brings the page to the
-    front once and goes on from that step, and only a second miss there is reported."""
+    """``(lazy height, full height, missed)`` of :data:`_SCROLL_THROUGH`; `missed`: None, or (step,
+    its 5 s timer's lateness in ms) of a step with no frame, twice. Some Chromium builds stop giving
+    frames to a page that another left behind: a step with no frame brings the page to the front
+    once and goes on from that step."""
     start, retried = 0, set()
     while True:
         result = page.evaluate(_SCROLL_THROUGH, [steps, start])
         if result["at"] is None:
-            return result["lazy"], result["full"], []
+            return result["lazy"], result["full"], None
         if result["at"] in retried:
-            return None, None, [f"step {result['at']}: no frame in 5 s, twice ({result['visibility']})"]
+            return None, None, (result["at"], result["late"])
         retried.add(result["at"])
         page.bring_to_front()
         start = result["at"]
@@ -215,8 +219,21 @@ def test_sections_laid_out_only_near_keep_the_pages_height_and_end_reaches_the_f
     """The sections below the lab are laid out only near the viewport, at the size they had when
     last laid out: with most of them skipped the page is exactly as tall as laid out in full (so an
     embedding iframe's height and the scrollbar stay put), and End shows the footer."""
-    width, height = size
-    page = browser.new_page(viewport={"width": width, "height": height})
+    # Chrome for Testing in CI has stopped giving frames to an idle page of this test (its timers
+    # on time): nothing about layout can be seen then, so a fresh page tries again, up to three.
+    # A page whose own main thread held frames back (its timer a second or more late) fails at once.
+    for _ in range(3):
+        page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+        missed = _check_sections_laid_out_only_near(page, server)
+        page.close()
+        if not missed or missed[1] >= 1000:
+            break
+    assert not missed, f"step {missed[0]}: no frame in 5 s, twice (its timer {missed[1]:.0f} ms late)"
+
+
+def _check_sections_laid_out_only_near(page, server):
+    """The test's checks on a fresh `page`; None, or (step, its timer's lateness in ms) where a step
+    got no frame, twice."""
     page.goto(server + "?view=lab")
     wait_ready(page)
     assert wait_until(page, "() => document.documentElement.classList.contains('sections-lazy')")
@@ -225,13 +242,16 @@ def test_sections_laid_out_only_near_keep_the_pages_height_and_end_reaches_the_f
     # while skipped keeps its old size until it comes near again, as without content-visibility.)
     page.bring_to_front()  # a page left behind another gets no frames in some Chromium builds
     *_, missed = scroll_through(page)
-    assert missed == []
+    if missed:
+        return missed
     settle(page)
     assert wait_until(page, _NEAR_CONTENT_LOADED), "the sections that load when near did not finish"
     lazy, full, missed = scroll_through(page)
-    assert missed == [] and lazy == full
+    if missed:
+        return missed
+    assert lazy == full
     page.keyboard.press("End")
     bottom = wait_until(page, "() => { const r = document.querySelector('footer').getBoundingClientRect(); "
                               "return r.top < innerHeight && r.bottom <= innerHeight + 1 && r.top; }")
     assert bottom, "End did not bring the footer into view"
-    page.close()
+    return None
