@@ -9,13 +9,14 @@ from __future__ import annotations
 from functools import lru_cache
 
 from .advice import format_ms
-from .load import (CALL_KEYWORDS, DEFAULT_REQUESTS, MAX_CONCURRENCY, roofline_step_cost, simulate_load, toy_step_cost,
-                   validation_caveat)
+from .load import (CALL_KEYWORDS, DEFAULT_REQUESTS, MAX_CONCURRENCY, longest_drawn_prompt, roofline_step_cost,
+                   simulate_load, toy_step_cost, validation_caveat)
 from .pagestate import ROOFLINE_KEYS, toy_constants
 from ._validate import check_int
 from .engines import DEFAULT_ENGINE, ENGINES, engines_for
 from .hardware import get_model
-from .toy import SERVER_MS, ToyConstants
+from .toy import MAX_PROMPT_TOKENS, SERVER_MS, ToyConstants
+from .window import context_window
 
 def load_is_alone(load: dict) -> bool:
     """Is the page's ``load`` the call alone on an idle server (the lesson's first picture)? One
@@ -85,6 +86,7 @@ def load_point(state: dict, load: dict | None = None, requests: int | None = Non
     # lengths, not a draw from the mix (the point still names the engine's settings).
     run = {**load, "scheduler": "prefill-first", "length_mix": "fixed"} if alone else load
     run = {**run, "server_ms": state_server_ms({**state, "load": load})}
+    run["longest_prompt_tokens"] = window_prompt_limit(state, run)
     count = 1 if alone else DEFAULT_REQUESTS if requests is None else requests
     point = simulate_load(**call, **run, requests=count, cached_requests=cached_requests, cost=cost)
     # The caveat is about the roofline model against published sweeps; the toy's numbers are invented.
@@ -93,6 +95,29 @@ def load_point(state: dict, load: dict | None = None, requests: int | None = Non
     caveat = validation_caveat(call["prompt_tokens"], point["typical"]["output_tokens"], load["concurrency"],
                                load["requests_per_s"], load["start"], deployment) if roofline and not alone else None
     return {**point, "scheduler": load["scheduler"], "alone": alone, "caveat": caveat}
+
+
+def window_prompt_limit(state: dict, load: dict) -> int:
+    """The longest prompt (tokens) the load's requests may have: what the context window admits
+    beside ``max_tokens`` (:func:`twoclocks.window.context_window`). The chat mix's tail is cut there,
+    as a chat trace of this model holds no longer request; a uniform range that passes it is refused,
+    as servers refuse such requests (:data:`twoclocks.window.WINDOW_OVERFLOW`) and a benchmark run
+    that way counts them as failed.
+
+    Raises:
+        ValueError: for a uniform range past the window, naming its longest prompt and the window.
+    """
+    longest = longest_drawn_prompt(state["prompt_tokens"], load["length_mix"], load["length_spread"])
+    context = context_window(state)
+    # never below the call's own prompt: a call past the window is the call's own error
+    limit = max(context["window_tokens"] - state["max_tokens"], state["prompt_tokens"])
+    if longest <= limit or load["length_mix"] == "chat":
+        return min(limit, MAX_PROMPT_TOKENS)
+    raise ValueError(
+        f"the length mix's longest prompts reach {longest:,} tokens, and with {state['max_tokens']:,} reserved by "
+        f"max_tokens they pass {context['model']}'s context window of {context['window_tokens']:,} tokens, which "
+        "servers refuse: narrow the length spread, shorten the prompt or lower max_tokens"
+    )
 
 
 def load_section(state: dict) -> tuple[dict | None, str | None]:

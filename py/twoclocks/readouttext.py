@@ -32,7 +32,7 @@ def lever_text(advice: dict) -> str:
 
 
 def context_text(context: dict) -> str:
-    """The context window's sentence (:func:`twoclocks.report.context_window`'s dict): the prompt,
+    """The context window's sentence (:func:`twoclocks.window.context_window`'s dict): the prompt,
     the room reserved for the answer, and what is left or what servers do when it does not fit."""
     window, prompt = context["window_tokens"], context["prompt_tokens"]
     reserved = context["reserved_output_tokens"]

@@ -44,7 +44,7 @@ def evaluate(state: dict, *, compare_schedulers: bool = False, parts: list | Non
     Raises:
         ValueError: for an unknown key (naming it), an invalid value (naming the key and range), an
             unknown part, or a call that does not fit its context window
-            (:func:`twoclocks.report.check_context_window`). The agent settings never raise here:
+            (:func:`twoclocks.window.check_context_window`). The agent settings never raise here:
             their errors are ``agent_error``.
     """
     return page_report(complete_state(state), compare_schedulers=compare_schedulers, parts=parts)

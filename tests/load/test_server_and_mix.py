@@ -257,3 +257,33 @@ def test_the_waiting_advice_fits_the_load_that_made_the_queue():
     unlimited = web.evaluate({**state, "load": {"concurrency": 64, "max_running_requests": 8,
                                                 "scheduler": "prefill-first"}})["advice"]
     assert "turn on chunked prefill" in unlimited["text"] or unlimited["lever"] != "waiting"
+
+
+def _largest_request(**load) -> int:
+    """The largest request (prompt plus answer, tokens) a load draws: what a cache of one slot refuses."""
+    from dataclasses import replace
+
+    from twoclocks.load import toy_step_cost
+
+    with pytest.raises(ValueError, match="KV-cache slots") as refused:
+        simulate_load(prompt_tokens=300, output_tokens=100, max_tokens=500, concurrency=16, requests=2000,
+                      cost=replace(toy_step_cost(), capacity_slots=1), **load)
+    return int(refused.value.args[0].split(" needs ")[1].split(" ")[0].replace(",", ""))
+
+
+def test_a_length_mix_never_asks_past_the_context_window():
+    """Drawn prompts with max_tokens reserved stay within the model's context window, as on a server
+    (which refuses longer requests): a uniform range past it is the load section's error, naming its
+    longest prompt and the window, while the call keeps its clocks; the chat mix's long tail is cut
+    where the window ends, as a chat trace of that model holds no longer request."""
+    state = {"mode": "roofline", "model": "llama-2-70b", "accelerator": "a100-80gb", "tensor_parallel": 4,
+             "prompt_tokens": 2000, "output_tokens": 200, "max_tokens": 500,
+             "load": {"concurrency": 16, "length_mix": "uniform", "length_spread": 0.9}}
+    report = web.evaluate(state)
+    assert report["load"] is None and report["ttft_ms"] > 0
+    assert "3,800 tokens" in report["load_error"] and "context window of 4,096 tokens" in report["load_error"]
+    assert web.evaluate({**state, "load": {**state["load"], "length_spread": 0.7}})["load_error"] is None  # 3,400 fit
+    chat = web.evaluate({**state, "prompt_tokens": 300, "load": {**state["load"], "length_mix": "chat"}})
+    assert chat["load_error"] is None and chat["load"]["length_mix"] == "chat"
+    assert _largest_request(length_mix="chat") > 1600  # uncut, the tail reaches 12x the 300-token mean
+    assert _largest_request(length_mix="chat", longest_prompt_tokens=1000) <= 1000 + 500

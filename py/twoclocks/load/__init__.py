@@ -80,7 +80,7 @@ whole spare budget every step. Each step's cost is then linear in the step's ind
 is a sum of the larger of two lines (``roofline.sum_max_linear``) and a load point costs time per
 request, not per token or per chunk.
 """
-from .point import CALL_KEYWORDS, simulate_load
+from .point import CALL_KEYWORDS, longest_drawn_prompt, simulate_load
 from .settings import (
     CHAT_ANSWER_TAIL,
     CHAT_PROMPT_TAIL,
@@ -145,6 +145,7 @@ __all__ = [
     "mark_knee",
     "past_knee",
     "roofline_step_cost",
+    "longest_drawn_prompt",
     "simulate_load",
     "sweep_knee",
     "toy_step_cost",

@@ -35,6 +35,18 @@ def _lengths(rng: random.Random, mix: str, mean: int, spread: float, count: int,
     return [min(longest, max(1, round(draw()))) for _ in range(count)]
 
 
+def longest_drawn_prompt(prompt_tokens: int, length_mix: str | None, length_spread: float = 0.0) -> int:
+    """The longest prompt (tokens) a length mix can draw around ``prompt_tokens`` (1..
+    ``MAX_PROMPT_TOKENS``): the prompt itself when fixed, ``(1 + length_spread)`` times it when
+    uniform, :data:`CHAT_PROMPT_TAIL`'s cap times it for chat (``length_mix`` None: uniform when
+    ``length_spread`` > 0, as :func:`simulate_load`). It bounds what a load asks of the context window."""
+    mix = length_mix or ("uniform" if length_spread > 0 else "fixed")
+    if mix == "fixed" or (mix == "uniform" and length_spread == 0):
+        return min(prompt_tokens, MAX_PROMPT_TOKENS)
+    factor = 1 + length_spread if mix == "uniform" else CHAT_PROMPT_TAIL[1]
+    return min(MAX_PROMPT_TOKENS, max(1, round(prompt_tokens * factor)))
+
+
 CALL_KEYWORDS = ("prompt_tokens", "output_tokens", "max_tokens", "stop_fires", "cached_prefix_tokens",
                  "speculative_speedup")
 """The call's settings a replica's work depends on (the rest, e.g. ``streaming``, only change how
@@ -62,6 +74,7 @@ def simulate_load(
     length_mix: str | None = None,
     server_ms: float = 0.0,
     cached_requests: int = 0,
+    longest_prompt_tokens: int = MAX_PROMPT_TOKENS,
 ) -> dict:
     """Simulate ``requests`` copies of one call on a shared replica and return one load point.
 
@@ -92,6 +105,9 @@ def simulate_load(
             in the prefix cache (all but its last token is read, not computed), as when a benchmark
             re-sends its seeded prompts to a server that ran them before (prefix caching is on by
             default in vLLM V1 and SGLang); 0, the default, is a cold server.
+        longest_prompt_tokens: 1..``MAX_PROMPT_TOKENS``, the longest prompt a mix draws (longer
+            draws are cut to it): what the model's context window admits beside ``max_tokens``, as a
+            chat trace of that model holds no longer request.
         requests: requests simulated, 1..20,000.
         seed: seeds the arrivals and the lengths, 0..2**32 - 1; the same seed gives the same numbers.
         cost: a :class:`StepCost`; default ``toy_step_cost()``.
@@ -127,7 +143,8 @@ def simulate_load(
     if not isinstance(cost, StepCost):
         raise ValueError(f"cost must be a StepCost; got {type(cost).__name__}")
     rng = random.Random(seed)
-    prompts = _lengths(rng, mix, n, spread, count, MAX_PROMPT_TOKENS, CHAT_PROMPT_TAIL)
+    longest = check_int("longest_prompt_tokens", longest_prompt_tokens, 1, MAX_PROMPT_TOKENS)
+    prompts = _lengths(rng, mix, n, spread, count, longest, CHAT_PROMPT_TAIL)
     answers = _lengths(rng, mix, generated, spread, count, max_tokens, CHAT_ANSWER_TAIL)
     largest = max(p + a for p, a in zip(prompts, answers))
     if largest > cost.capacity_slots:
