@@ -16,9 +16,10 @@ import build  # noqa: E402  (the project's build script: builds dist/ and serves
 CHROMIUM, CHROMIUM_ARGS = build.CHROMIUM, build.CHROMIUM_ARGS
 
 
-def run_in_node(module: Path, call: str, cases: list) -> list:
-    """`call` (a JavaScript function of one case, using the module as `m`) over `cases`, in Node:
-    the page's own modules checked case by case without a browser. Skips where Node is missing."""
+def run_in_node(module: Path, call: str, cases: list, also: Path | None = None) -> list:
+    """`call` (a JavaScript function of one case, using the module as `m`, and `also` as `n`) over
+    `cases`, in Node: the page's own modules checked case by case without a browser. Skips where
+    Node is missing."""
     import json
     import shutil
     import subprocess
@@ -28,7 +29,8 @@ def run_in_node(module: Path, call: str, cases: list) -> list:
     if shutil.which("node") is None:
         pytest.skip("Node.js is not installed")
     script = (f"const m = await import({json.dumps(module.as_uri())});"
-              f"console.log(JSON.stringify({json.dumps(cases)}.map({call})));")
+              + (f"const n = await import({json.dumps(also.as_uri())});" if also else "")
+              + f"console.log(JSON.stringify({json.dumps(cases)}.map({call})));")
     out = subprocess.run(["node", "--input-type=module", "-e", script], capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
 

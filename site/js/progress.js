@@ -65,35 +65,6 @@ export class Progress {
     this.key = key;
     this.store = openStore(key);
     this.data = parseProgress(this.store.read()) ?? empty();
-    // Each tab reads its own copy of local storage, which another tab's writes reach later: a tab
-    // that saved before another's answer reached it wrote without it. The `storage` event brings
-    // each write of another tab, and otherTabWrote() puts back whatever it left out.
-    globalThis.addEventListener?.("storage", (event) => {
-      if (event.key !== null && event.key === this.store.key) this.otherTabWrote(event.newValue);
-    });
-  }
-
-  /** Another tab kept `text` under this lesson's key: take in its steps done and answers (this
-   * tab's place stays) and, if it lacks any of this tab's, keep the union, so every tab of the
-   * lesson ends with every answer of each. A later attempt (Start over) replaces an earlier one. */
-  otherTabWrote(text) {
-    const other = parseProgress(text);
-    if (!other) return;
-    if (other.attempt > this.data.attempt) {
-      this.data = { ...other, current: this.data.current, unsaved: this.data.unsaved };
-      return;
-    }
-    const lacks = other.attempt < this.data.attempt
-      || this.data.done.some((id) => !other.done.includes(id))
-      || Object.keys(this.data.predictions).some((id) => !(id in other.predictions));
-    if (other.attempt === this.data.attempt) this.takeIn(other);
-    if (lacks) this.save();
-  }
-
-  /** The steps done and answers of `stored` (same attempt) added to this tab's. */
-  takeIn(stored) {
-    this.data.done = [...new Set([...this.data.done, ...stored.done])];
-    this.data.predictions = { ...stored.predictions, ...this.data.predictions };
   }
 
   /** Keep the progress under `key` from now on (null: in memory only), starting from what is kept
@@ -164,6 +135,12 @@ export class Progress {
     if (stored && stored.attempt > this.data.attempt) this.data = stored;
     else if (stored && stored.attempt === this.data.attempt) this.takeIn(stored);
     this.store.write(JSON.stringify(this.data));
+  }
+
+  /** The steps done and answers of `stored` (the same attempt) added to this tab's. */
+  takeIn(stored) {
+    this.data.done = [...new Set([...this.data.done, ...stored.done])];
+    this.data.predictions = { ...stored.predictions, ...this.data.predictions };
   }
 
   /** Start over: a new attempt, which replaces this one wherever it was kept. */

@@ -10,6 +10,7 @@ import build
 from harness import run_in_node
 
 PROGRESS = build.SITE_DIR / "js" / "progress.js"
+TABSYNC = build.SITE_DIR / "js" / "tabsync.js"
 LMSAPI = build.SITE_DIR / "js" / "lmsapi.js"
 LMSFIND = build.SITE_DIR / "js" / "lmsfind.js"
 ORDER = ["a", "b", "c", "d", "e"]
@@ -50,13 +51,13 @@ def test_an_empty_copy_never_empties_a_fuller_one_but_a_start_over_does():
 
 def other_tab_wrote(mine, theirs):
     """(this tab's progress, what it keeps) after another tab wrote `theirs` over `mine`."""
-    [result] = run_in_node(PROGRESS, """([mine, theirs]) => {
-        const p = new m.Progress(null);  // kept in memory: Node has no local storage
+    [result] = run_in_node(TABSYNC, """([mine, theirs]) => {
+        const p = new n.Progress(null);  // kept in memory: Node has no local storage
         p.data = mine;
         p.store.write(JSON.stringify(theirs));  // the other tab's write, as this tab reads it
-        p.otherTabWrote(JSON.stringify(theirs));
+        m.otherTabWrote(p, JSON.stringify(theirs));
         return [p.data, JSON.parse(p.store.read())];
-    }""", [[mine, theirs]])
+    }""", [[mine, theirs]], also=PROGRESS)
     return result
 
 
