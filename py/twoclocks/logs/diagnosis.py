@@ -168,10 +168,10 @@ def _short_after_long(
         sent = (f"{format_counted(len(rows), 'request')} ({format_share(share)}) sent prompts of "
                 f"{LONG_PROMPT_TOKENS:,}+ tokens for answers of at most {SHORT_OUTPUT_TOKENS} tokens")
         if prefill_part >= PROMPT_FIRST_SHARE:
-            text = (f"{sent}; prefill is {format_share(prefill_part)} of their wait. For these, the prompt is the "
+            text = (f"{sent}; the first token is {format_share(prefill_part)} of their wait. For these, the prompt is the "
                     "cost: cache the stable prefix, send only what the step needs.")
         else:  # the first token came quickly: so short an answer's wait is its stream, not its prompt
-            text = (f"{sent}, yet prefill is only {format_share(prefill_part)} of their wait: their streams are "
+            text = (f"{sent}, yet the first token is only {format_share(prefill_part)} of their wait: their streams are "
                     "slow for so short an answer, so the prompt is not what to cut first for them.")
     return {
         "prompt_at_least_tokens": LONG_PROMPT_TOKENS,
@@ -304,7 +304,7 @@ def recommend(diagnosis: dict) -> str:
     elif label in ("prefill", "both"):
         text = (
             f"The first token is slow: the median TTFT is {format_ms(ttft['p50'])} (slow from "
-            f"{format_limit(SLOW_FIRST_TOKEN_MS)}), and prefill takes {format_share(share)} of all "
+            f"{format_limit(SLOW_FIRST_TOKEN_MS)}), and first tokens take {format_share(share)} of all "
             f"waiting, for prompts of {prompt:,} tokens (median). {capital(PROMPT_FIX)}. "
             "Pack only what each step needs, put the stable part first so the prefix cache serves "
             "it, and summarise tool dumps before they go back in."
