@@ -22,6 +22,7 @@ import statistics
 from functools import lru_cache
 from pathlib import Path
 
+from .hardware import get_accelerator
 from .roofline import SERVING_STACKS, roofline_call
 
 MEASUREMENTS_CSV = Path(__file__).with_name("measured_latency.csv")
@@ -132,14 +133,30 @@ def validation_table() -> dict:
     }
 
 
+ACCELERATOR_WEIGHT = 3.0
+"""How far another accelerator is at most, in :func:`_distance`'s units (a mismatched model is 4)."""
+
+
+def _accelerator_distance(a: str, b: str) -> float:
+    """How far accelerator ``b``'s measurements are from ``a``'s clocks: 0 for the same one, else
+    by their roofs, memory bandwidth (decode) and BF16 peak (prefill), each in factors of two,
+    averaged: an A100 80GB is near an A100 40GB (1.1), an RTX 4090 far (2.8)."""
+    if a == b:
+        return 0.0
+    x, y = get_accelerator(a), get_accelerator(b)
+    apart = (abs(math.log2(x.bandwidth_bytes_per_s / y.bandwidth_bytes_per_s))
+             + abs(math.log2(x.bf16_flops_per_s / y.bf16_flops_per_s))) / 2
+    return min(ACCELERATOR_WEIGHT, 0.5 + ACCELERATOR_WEIGHT * apart)  # another device is never the same
+
+
 def _distance(entry: dict, state: dict) -> float:
     """How far a measurement's configuration is from the page's: mismatches weighted by how much
-    they change the clocks, plus the prompt length's distance in factors of ten."""
-    weights = {"model": 4.0, "accelerator": 3.0, "weight_dtype": 2.0, "serving_stack": 2.0,
-               "tensor_parallel": 1.0}
+    they change the clocks (an accelerator by how far its roofs are), plus the prompt length's
+    distance in factors of ten."""
+    weights = {"model": 4.0, "weight_dtype": 2.0, "serving_stack": 2.0, "tensor_parallel": 1.0}
     mismatch = sum(w for key, w in weights.items() if entry[key] != state[key])
     prompt = abs(math.log10(entry["prompt_tokens"] / state["prompt_tokens"]))
-    return mismatch + prompt
+    return mismatch + _accelerator_distance(state["accelerator"], entry["accelerator"]) + prompt
 
 
 def nearest(state: dict, count: int = NEAREST_COUNT) -> list[dict]:

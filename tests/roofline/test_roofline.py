@@ -166,6 +166,16 @@ def test_nearest_measurements_prefer_the_same_configuration():
     assert all(e["serving_stack"] == "eager" for e in found)
 
 
+def test_nearest_measurements_of_another_gpu_are_of_the_nearest_roofs():
+    """Llama 2 7B on an A100 40GB, which no row measured: the nearest row is the A100 80GB's (its
+    roofs are near), not an H100's or an RTX 4090's, though each is as much "another GPU"."""
+    for stack, weights, prompt in (("optimised", "bf16", 2048), ("llama-cpp", "int4", 500)):
+        state = {"model": "llama-2-7b", "accelerator": "a100-40gb", "weight_dtype": weights,
+                 "serving_stack": stack, "tensor_parallel": 1, "prompt_tokens": prompt}
+        found = validation.nearest(state)[0]
+        assert found["accelerator"] == "a100-80gb" and not found["exact"]
+
+
 # --- number formats, mixtures of experts and serving stacks ---------------------------------------
 
 
