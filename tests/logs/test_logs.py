@@ -370,14 +370,15 @@ def test_long_output_log_is_diagnosed_as_decode():
 
 
 def test_dominant_prompt_bucket_is_found_and_worded():
-    """8 long prompts among 100 are named with their share of requests and of prefill time."""
+    """8 long prompts among 100 are named with their share of requests and of the time to first token
+    (a log's TTFT holds any queue and server time too, so not "prefill time")."""
     prompts = [1000] * 92 + [30_000] * 8
     ttft = [toy.prefill_ms(n) for n in prompts]
-    bucket = diagnosis.dominant_bucket(tokens=prompts, times_ms=ttft, what="prompts", clock="prefill")
+    bucket = diagnosis.dominant_bucket(tokens=prompts, times_ms=ttft, what="prompts", clock="time to first token")
     share = sum(ttft[92:]) / sum(ttft)
     assert (20_000, 8, share) == (bucket["threshold_tokens"], bucket["requests"], bucket["time_share"])
     assert (
-        f"Prompts over 20,000 tokens are 8% of requests and {share:.0%} of all prefill time."
+        f"Prompts over 20,000 tokens are 8% of requests and {share:.0%} of all time to first token."
         == bucket["text"]
     )
 

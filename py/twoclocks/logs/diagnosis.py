@@ -59,7 +59,7 @@ def dominant_bucket(*, tokens: list, times_ms: list, what: str, clock: str) -> d
         tokens: token counts per request (prompt or output), ints >= 1.
         times_ms: the time they cost per request, ms >= 0 (TTFT or decode time).
         what: the noun for the text ("prompts", "answers").
-        clock: which time it is for the text ("prefill", "decode").
+        clock: which time it is for the text ("time to first token", "decode time").
 
     Returns:
         ``{"threshold_tokens", "requests", "request_share", "time_share", "text"}`` or None.
@@ -104,7 +104,7 @@ def dominant_bucket(*, tokens: list, times_ms: list, what: str, clock: str) -> d
         "time_share": time_share,
         "text": (
             f"{what.capitalize()} over {threshold:,} tokens are {format_share(request_share)} of "
-            f"requests and {format_share(time_share)} of all {clock} time."
+            f"requests and {format_share(time_share)} of all {clock}."
         ),
     }
 
@@ -263,10 +263,10 @@ def diagnose(
         "medians": medians,
         "table": table,
         "dominant_prompts": dominant_bucket(
-            tokens=prompt_tokens, times_ms=ttft_ms, what="prompts", clock="prefill"
+            tokens=prompt_tokens, times_ms=ttft_ms, what="prompts", clock="time to first token"
         ),
         "dominant_outputs": dominant_bucket(
-            tokens=output_tokens, times_ms=decode_ms, what="answers", clock="decode"
+            tokens=output_tokens, times_ms=decode_ms, what="answers", clock="decode time"
         ),
         "max_tokens": capped,
         "short_after_long": _short_after_long(prompt_tokens, output_tokens, ttft_ms, ttlt_ms),

@@ -117,7 +117,7 @@ def dominant_lines(d: dict) -> list:
     """"Which requests dominate": ``[{"kind", "hit", "text"}]`` for prompts, then answers."""
     lines = []
     for kind, key, none in (
-        ("prompts", "dominant_prompts", "No group of long prompts takes an outsized share of prefill time."),
+        ("prompts", "dominant_prompts", "No group of long prompts takes an outsized share of the time to first token."),
         ("outputs", "dominant_outputs", "No group of long answers takes an outsized share of decode time."),
     ):
         found = d.get(key)
