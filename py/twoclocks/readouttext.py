@@ -141,11 +141,19 @@ def ttft_split_text(clocks: dict) -> str:
     return ", ".join([*before, f"{format_ms(clocks['prefill_ms'])} in prefill"]) if before else ""
 
 
-def ttft_dial_text(clocks: dict) -> str:
+LOAD_REFUSED_DIAL = "the call alone: load refused"
+"""The line under the TTFT dial when the load set cannot run: the clocks then show the call alone,
+and this says so where the eyes are (the reason is by the load's controls and under the clocks)."""
+
+
+def ttft_dial_text(clocks: dict, load_refused: bool = False) -> str:
     """The line under the TTFT dial: the shares of the first token's time before prefill (the dial's
     log scale squeezes the later phases, so it says them), short enough for a phone's dial:
     ``"33% of it in the server"``, ``"39% of it waiting"``, ``"17% server, 5% waiting"``; "" for
-    prefill alone. ``clocks`` as for :func:`ttft_split_text`, with ``ttft_ms``."""
+    prefill alone; :data:`LOAD_REFUSED_DIAL` when ``load_refused`` (the load set cannot run).
+    ``clocks`` as for :func:`ttft_split_text`, with ``ttft_ms``."""
+    if load_refused:
+        return LOAD_REFUSED_DIAL
     ttft, server, waiting = clocks["ttft_ms"], clocks.get("server_ms"), clocks.get("waiting_ms")
     if ttft <= 0 or not (server or waiting):
         return ""
@@ -171,7 +179,7 @@ def clocks_text(clocks: dict, prefill_share: float) -> str:
 
 
 def load_error_text(error: str | None) -> str:
-    """The line under the clocks when the load cannot run ("" when it runs or none is set)."""
+    """Why the load cannot run, by its controls ("" when it runs or none is set)."""
     return f"This load cannot run: {error}. The clocks show the call alone." if error else ""
 
 

@@ -188,7 +188,7 @@ def page_report(state: dict, *, compare_schedulers: bool = False, parts=None) ->
     }
     page["readouts"].update(load_line=load_line(page, state["load"]), load_error=load_error_text(load_error),
                             ttft_split=ttft_split_text(page["clocks"] or report),
-                            ttft_dial=ttft_dial_text(page["clocks"] or report),
+                            ttft_dial=ttft_dial_text(page["clocks"] or report, load_refused=bool(load_error)),
                             clocks=clocks_text(page["clocks"] or report, advice["prefill_share"]))
     return page
 

@@ -67,6 +67,7 @@ export function buildLoadControls(container, table, limits, onLoad) {
   const row = (key) => container.querySelector(`[data-key="${key}"]`);
   const engines = buildEngineSelect((settings) => onLoad({ ...current, ...settings }));
   row("scheduler").before(engines.row);
+  container.append(document.getElementById("load-error")); // why a load cannot run: by its controls
   return {
     setLocked(locked) {
       controls.setLocked(locked);

@@ -9,6 +9,7 @@ from harness import ROOT, run_in_node
 from pagewait import DEADLINE_MS, format_ms, settle, wait_ready
 
 from twoclocks import web
+from twoclocks.readouttext import LOAD_REFUSED_DIAL
 from twoclocks.scenarios import LOAD_DEMOS
 
 pytestmark = pytest.mark.browser
@@ -206,12 +207,17 @@ def test_the_curve_is_computed_level_by_level_and_marks_the_knee_python_marks(le
 
 
 def test_a_load_that_cannot_run_stays_in_its_place(lesson):
+    """Its reason stands by the load's controls, where the learner just changed it (a newcomer found
+    it far off screen), and the TTFT dial, in view with the clocks, says they show the call alone."""
     settle(lesson, {"context_window_tokens": 1_131_072, "prompt_tokens": 500_000, "load": {"concurrency": 4}})
     assert lesson.evaluate("() => document.body.dataset.settled") == "true"
     assert "KV-cache slots" in lesson.text_content("#load-error")
+    assert lesson.evaluate("() => document.getElementById('controls-load').contains(document.getElementById('load-error'))")
     assert lesson.text_content("#model-error") == ""
     got = report(lesson)
     assert got["load"] is None and float(lesson.get_attribute("#ttft-ms", "data-ms")) == got["ttft_ms"]
+    assert got["readouts"]["ttft_dial"] == LOAD_REFUSED_DIAL
+    assert LOAD_REFUSED_DIAL in dict(lesson.evaluate(_TIMELINE)["labels"])  # drawn under the TTFT dial
 
 
 def test_a_demo_brings_the_clocks_into_view_on_a_phone(browser, server):
