@@ -390,7 +390,7 @@ if (view.view === "lab" && view.step) view.notes.push(`step=${JSON.stringify(vie
 applyView();
 // Once Python has filled every section (its first report), so each is skipped at its real size.
 ready.then(layOutSectionsOnlyNear);
-ready.then(() => import("./tabsync.js")).then(({ syncTabs }) => syncTabs(progress));
+ready.then(() => import("./tabsync.js")).then(({ syncTabs }) => syncTabs(progress, guidedPath));
 applyState({});
 showReport(initial.report, initial.state);
 if (firstStep) guidedPath.go(firstStep);

@@ -5,10 +5,30 @@
 // live (not part of the first load's bytes); a write missed before then is checked once at start.
 import { parseProgress } from "./progress.js";
 
-/** Keep `progress` (a Progress) in step with the lesson's other tabs from now on. */
-export function syncTabs(progress) {
-  addEventListener("storage", (event) => event.key === progress.store.key && otherTabWrote(progress, event.newValue));
-  otherTabWrote(progress, progress.store.read());
+/** Keep `progress` (a Progress) in step with the lesson's other tabs from now on, and `path` (the
+ * GuidedPath) showing it. */
+export function syncTabs(progress, path) {
+  const took = (text) => {
+    otherTabWrote(progress, text);
+    showElsewhere(path, progress);
+  };
+  addEventListener("storage", (event) => event.key === progress.store.key && took(event.newValue));
+  took(progress.store.read());
+}
+
+/** Show in this tab's guided path what another tab changed: each step's dot, and the current
+ * step's answer given there (so this tab never asks it again) or, after a Start over there, its
+ * question again. The step is redrawn only then: a choice made here and not yet locked in stays. */
+function showElsewhere(path, progress) {
+  for (const dot of path.parts.dots.children) dot.classList.toggle("done", progress.isDone(dot.dataset.step));
+  const step = path.current;
+  const answered = Boolean(progress.prediction(step.id));
+  const shown = document.documentElement.classList.contains("path"); // the path's view, not the lab's
+  if (shown && step.choices.length && answered === (path.phase === "predict")) {
+    path.phase = answered ? "revealed" : "predict";
+    path.render();
+  }
+  path.changed();
 }
 
 /** Another tab kept `text` under this lesson's key: `progress` takes in its steps done and answers

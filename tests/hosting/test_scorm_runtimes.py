@@ -353,6 +353,32 @@ def test_two_tabs_of_the_lesson_never_write_fewer_answers_over_more(browser, lms
 
 
 @pytest.mark.browser
+def test_a_tab_shows_what_another_tab_answered_or_started_over(browser, lms_site):
+    """A newcomer answered step 1 in tab A, then again in tab B, which still asked it, and so put a
+    wrong answer over a right one. B now shows A's answer as soon as it comes (its dot done, the step
+    answered, no question), and a Start over in a third tab puts both back to the question."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    url = f"{lms_site}course12/index.html?view=path"
+    a, b = (context.new_page() for _ in range(2))
+    for tab in (a, b):
+        tab.goto(url)
+        wait_ready(tab)
+    assert b.evaluate("() => document.getElementById('path').dataset.phase") == "predict"
+    a.evaluate("() => TwoClocks.lesson.predict('two-clocks', 'prefill')")
+    shown = """() => [document.getElementById('path').dataset.phase,
+                     document.querySelector('.path-dot[data-step="two-clocks"]').classList.contains('done')].join()"""
+    assert wait_until(b, f"() => ({shown})() === 'revealed,true'"), b.evaluate(shown)
+    assert b.evaluate("() => TwoClocks.lesson.progress().predictions['two-clocks'].choice") == "prefill"
+    c = context.new_page()
+    c.goto(url)
+    wait_ready(c)
+    c.click(".start-over >> visible=true")
+    for tab in (a, b):
+        assert wait_until(tab, f"() => ({shown})() === 'predict,false'"), tab.evaluate(shown)
+    context.close()
+
+
+@pytest.mark.browser
 def test_a_tab_that_wrote_without_another_tabs_answer_gets_it_put_back(browser, lms_site):
     """Each tab reads its own copy of local storage, which another tab's writes reach later, so a tab
     can save without an answer another tab gave a moment before. Tab B here writes such a progress
