@@ -139,14 +139,15 @@ ACCELERATOR_WEIGHT = 3.0
 
 def _accelerator_distance(a: str, b: str) -> float:
     """How far accelerator ``b``'s measurements are from ``a``'s clocks: 0 for the same one, else
-    by their roofs, memory bandwidth (decode) and BF16 peak (prefill), each in factors of two,
-    averaged: an A100 80GB is near an A100 40GB (1.1), an RTX 4090 far (2.8)."""
+    half a point plus a point for each factor of two between their roofs, memory bandwidth (decode)
+    and BF16 peak (prefill) averaged, at most ``ACCELERATOR_WEIGHT``. From an A100 40GB an A100
+    80GB is 0.7; from an L4 an RTX 4090 is 1.6, an L40S 2.1, an A100 2.6 and an H100 3."""
     if a == b:
         return 0.0
     x, y = get_accelerator(a), get_accelerator(b)
     apart = (abs(math.log2(x.bandwidth_bytes_per_s / y.bandwidth_bytes_per_s))
              + abs(math.log2(x.bf16_flops_per_s / y.bf16_flops_per_s))) / 2
-    return min(ACCELERATOR_WEIGHT, 0.5 + ACCELERATOR_WEIGHT * apart)  # another device is never the same
+    return min(ACCELERATOR_WEIGHT, 0.5 + apart)  # another device is never the same
 
 
 def _distance(entry: dict, state: dict) -> float:

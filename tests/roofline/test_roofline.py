@@ -168,12 +168,18 @@ def test_nearest_measurements_prefer_the_same_configuration():
 
 def test_nearest_measurements_of_another_gpu_are_of_the_nearest_roofs():
     """Llama 2 7B on an A100 40GB, which no row measured: the nearest row is the A100 80GB's (its
-    roofs are near), not an H100's or an RTX 4090's, though each is as much "another GPU"."""
+    roofs are near), not an H100's or an RTX 4090's, though each is as much "another GPU"; and from
+    an L4, nearer roofs come first too."""
     for stack, weights, prompt in (("optimised", "bf16", 2048), ("llama-cpp", "int4", 500)):
         state = {"model": "llama-2-7b", "accelerator": "a100-40gb", "weight_dtype": weights,
                  "serving_stack": stack, "tensor_parallel": 1, "prompt_tokens": prompt}
         found = validation.nearest(state)[0]
         assert found["accelerator"] == "a100-80gb" and not found["exact"]
+    # An L4 has no row: an L40S (about 3x its roofs) comes before an H100 (about 10x), though both
+    # are far (a newcomer saw every other GPU ranked as equally far from an L4).
+    state = {"model": "llama-2-7b", "accelerator": "l4", "weight_dtype": "fp8", "serving_stack": "optimised",
+             "tensor_parallel": 1, "prompt_tokens": 2048}
+    assert [e["accelerator"] for e in validation.nearest(state)[:2]] == ["l40s", "h100-sxm"]
 
 
 # --- number formats, mixtures of experts and serving stacks ---------------------------------------
