@@ -127,3 +127,15 @@ def test_requests_and_cached_requests_run_the_load_as_a_benchmark_did(capsys):
 def test_a_benchmark_run_out_of_range_is_refused_by_name(capsys, argv, named):
     code, out, err = run(capsys, *argv)
     assert code == EXIT_UNUSABLE and out == "" and f"{named} must be an integer" in err
+
+
+def test_a_load_that_cannot_run_prints_the_call_alone_and_exits_2(capsys):
+    """A newcomer's script saw exit 0 for a load past the context window: the call alone is printed,
+    as the lab shows it, and the load's reason is one line on standard error with exit 2."""
+    argv = ["--model", "llama-2-70b", "--gpu", "h100-sxm", "--tp", "4", "--prompt", "2000", "--max-tokens", "500",
+            "--concurrency", "16", "--length-mix", "uniform", "--length-spread", "0.9"]
+    code, out, err = run(capsys, *argv)
+    assert code == EXIT_UNUSABLE and "The clocks show the call alone" in out
+    assert err.startswith("twoclocks call: the load cannot run: ") and "3,800 tokens" in err and err.count("\n") == 1
+    assert run(capsys, *argv[:-4], "--length-spread", "0.9")[0] == EXIT_UNUSABLE  # a spread alone: the uniform mix
+    assert run(capsys, *argv[:-4], "--length-spread", "0.7")[0] == EXIT_OK  # 3,400 + 500 fit in 4,096

@@ -8,7 +8,8 @@ wheel's ``entry_points.txt``) and as ``python -m twoclocks``.
 
 Exit codes (:data:`EXIT_OK`, :data:`EXIT_OVER_BUDGET`, :data:`EXIT_UNUSABLE`): 0 every file read and
 every budget held; 1 a budget exceeded; 2 a file that cannot be read or analysed, a budget that
-cannot be checked, or a wrong command line (a one-line message on standard error, never a traceback).
+cannot be checked, a load (``call``) that cannot run, or a wrong command line (a one-line message on
+standard error, never a traceback).
 """
 
 from __future__ import annotations
@@ -102,6 +103,9 @@ def _call(args) -> int:
         return EXIT_UNUSABLE
     if not args.json:
         write_lines(call_lines(report))
+    if report["load_error"]:  # printed with the call alone, as the lab shows it; a script must see it too
+        say(f"twoclocks call: the load cannot run: {report['load_error']}")
+        return EXIT_UNUSABLE
     return EXIT_OK
 
 

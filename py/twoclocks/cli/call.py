@@ -120,6 +120,9 @@ def state_from(args: argparse.Namespace) -> dict:
         (state.setdefault("load", {}) if entry["group"] == "load" else state)[entry["key"]] = value
     if "mode" not in state and any(key in state for key in ROOFLINE_HINTS):
         state["mode"] = "roofline"
+    load = state.get("load", {})
+    if load.get("length_spread") and "length_mix" not in load:
+        load["length_mix"] = "uniform"  # a spread alone is the uniform mix's, as simulate_load reads it
     return state
 
 
