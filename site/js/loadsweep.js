@@ -78,7 +78,7 @@ export class LoadSweep {
     if (key !== this.key) return true; // the call changed meanwhile: start over
     if (reply.error) {
       this.error = reply.error;
-      setText(this.status, `The curve stops at ${formatCounted(level, "user")}: ${reply.error}.`);
+      setText(this.status, `The curve stops before ${formatCounted(level, "user")}: ${reply.error}.`);
       return true;
     }
     this.points.push(reply.point);

@@ -96,3 +96,10 @@ def test_the_page_computes_no_knee_and_writes_none_of_its_words():
     assert "kneeIndex" not in source and "past_knee" not in source
     assert not re.search(r"twice|doubl|knee of the first token", source, re.IGNORECASE)
     assert "sweep.sentence" in source and "knee_label" in source and "knee_short" in source
+
+
+def test_a_curve_of_one_point_says_so_not_within_twice_itself():
+    """A newcomer's curve stopped after 1 user (the load past the context window from 2 on) and said
+    "Up to 1 user the p50 TTFT stays within twice 1 user's": one point is said as one point."""
+    knee = sweep_knee(points(502))
+    assert knee["knee_index"] is None and knee["knee_short"] == knee["sentence"] == "One point so far: the p50 TTFT is 502 ms at 1 user."
