@@ -249,7 +249,8 @@ def _prefill_takes(prompt: str, first: str, server_ms: float, waiting_ms: float,
 
 
 def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms: float = 0.0, prompt: str,
-                   answer: str, subject: str = "call", server_ms: float = 0.0, every_prompt: str = "") -> str:
+                   answer: str, subject: str = "call", server_ms: float = 0.0, every_prompt: str = "",
+                   measured: bool = False) -> str:
     """The advice's first sentence for a :func:`decide` result: where the wait goes and what to do.
 
     Args:
@@ -261,6 +262,7 @@ def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms
         subject: what the clocks time ("call", "median request").
         server_ms: of ``ttft_ms``, the server's own time before the queue, ms.
         every_prompt: what every request under the page's load sends, when not ``prompt`` (lengths vary).
+        measured: the clocks are a log's, whose TTFT holds any queue, server and network time too.
     """
     label, lever = decision["label"], decision["lever"]
     share, decode = decision["prefill_share"], decision["decode_ms"]
@@ -316,7 +318,7 @@ def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms
         where = (f"the prompt comes first: {format_share(stalled / decode)} of the stream is spent in steps that "
                  "also run other requests' prefills of the same prompt")
     elif lever == "prompt":
-        first_part = "the first token" if server_ms or waiting_ms else "prefill"  # not all of it prefill
+        first_part = "the first token" if server_ms or waiting_ms or measured else "prefill"  # not all of it prefill
         where = f"the prompt comes first: {first_part} is {format_share(share)} of the wait"
     else:
         where = f"the output comes first: decode is {format_share(1 - share)} of the wait"

@@ -111,6 +111,26 @@ def test_prefill_that_grows_with_the_prompt_is_not_waiting_and_keeps_the_prompt_
     assert result["waiting"]["queue_share"] < 0.2
     assert (result["verdict"], result["lever"]) == ("fine", "prompt")
     assert advice.WAITING_FIX[1:] not in result["recommendation"]
+    # a log's TTFT holds any queue and server time: its share is the first token's, never "prefill is"
+    assert "the first token is" in result["recommendation"] and "prefill is" not in result["recommendation"]
+
+
+def test_first_tokens_that_hardly_grow_with_the_prompt_are_waiting_never_cut_the_prompt():
+    """A newcomer's log: TTFT about 4 s from 500 to 8,000 tokens, each prompt's own first token
+    below the ceiling sign's reach and no spread at one length, was told to cut the prompt. Prefill
+    grows with the prompt, so the 3.8 s that does not is time before prefill: waiting, with that
+    evidence, and its long prompts with short answers are not told the prompt is their cost."""
+    prompts = [500 + 7500 * (i % 16) // 15 for i in range(48)]
+    ttft = [3900.0 + 0.02 * n + 60 * math.sin(i) for i, n in enumerate(prompts)]
+    result = diagnose(**rows(prompts, ttft, decode_ms=400.0, output=20))
+    found = result["waiting"]
+    assert found["detected"] and found["queue_share"] > advice.WAITING_SHARE
+    assert any(line.startswith("TTFT hardly grows with the prompt") for line in found["evidence"])
+    assert result["lever"] == "waiting" and advice.PROMPT_FIX not in result["recommendation"]
+    assert "the prompt is the cost" not in result["short_after_long"]["text"]
+    # The same line 10x lower (0.39 s): an idle server's overhead, so still prefill's to explain.
+    calm = diagnose(**rows(prompts, [t / 10 for t in ttft], decode_ms=400.0, output=20))["waiting"]
+    assert not calm["detected"] and not any("hardly grows" in line for line in calm["evidence"])
 
 
 @pytest.mark.parametrize("name", ["decimal_commas.csv", "llmperf_flagged_individual_responses.json",

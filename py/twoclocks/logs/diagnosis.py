@@ -147,9 +147,11 @@ def _max_tokens_hits(output_tokens: list, decode_ms: list) -> dict:
 
 
 def _short_after_long(
-    prompt_tokens: list, output_tokens: list, ttft_ms: list, ttlt_ms: list
+    prompt_tokens: list, output_tokens: list, ttft_ms: list, ttlt_ms: list, waiting: bool = False
 ) -> dict:
-    """Short answers after long prompts: the prompt, not the answer, is the wait."""
+    """Short answers after long prompts: the prompt, not the answer, is the wait (``waiting``: the
+    log's first tokens mostly waited, :func:`twoclocks.logs.waiting.detect_waiting`, so the prompt is
+    then not what holds them)."""
     rows = [
         i
         for i, (p, o) in enumerate(zip(prompt_tokens, output_tokens))
@@ -167,7 +169,10 @@ def _short_after_long(
     if hit:
         sent = (f"{format_counted(len(rows), 'request')} ({format_share(share)}) sent prompts of "
                 f"{LONG_PROMPT_TOKENS:,}+ tokens for answers of at most {SHORT_OUTPUT_TOKENS} tokens")
-        if prefill_part >= PROMPT_FIRST_SHARE:
+        if prefill_part >= PROMPT_FIRST_SHARE and waiting:
+            text = (f"{sent}; the first token is {format_share(prefill_part)} of their wait, but this log's first "
+                    "tokens mostly waited before prefill (above): the queue, not the prompt, is their cost first.")
+        elif prefill_part >= PROMPT_FIRST_SHARE:
             text = (f"{sent}; the first token is {format_share(prefill_part)} of their wait. For these, the prompt is the "
                     "cost: cache the stable prefix, send only what the step needs.")
         else:  # the first token came quickly: so short an answer's wait is its stream, not its prompt
@@ -269,7 +274,7 @@ def diagnose(
             tokens=output_tokens, times_ms=decode_ms, what="answers", clock="decode time"
         ),
         "max_tokens": capped,
-        "short_after_long": _short_after_long(prompt_tokens, output_tokens, ttft_ms, ttlt_ms),
+        "short_after_long": _short_after_long(prompt_tokens, output_tokens, ttft_ms, ttlt_ms, waiting["detected"]),
         "first_token_slow": decision["first_token_slow"],
         "stream_crawls": decision["stream_slow"],
         "missing_stop": missing_stop,
@@ -326,7 +331,7 @@ def recommend(diagnosis: dict) -> str:
         parts.append(clock_sentence(
             decision, ttft_ms=ttft["p50"], ttlt_ms=ttft["p50"] + decode["p50"],
             prompt=f"prompts of {prompt:,} tokens (median)",
-            answer=f"answers of {output:,} tokens (median)", subject="median request",
+            answer=f"answers of {output:,} tokens (median)", subject="median request", measured=True,
         ).replace("the first token is out", "the median first token is out", 1)
          # the median request's share (median TTFT, then median decode), not the log's: say which
          .replace(" of the wait.", " of the median request's wait (the median TTFT plus the median "

@@ -57,6 +57,11 @@ PREFILL_OVERHEAD_MS = 1000.0
 """Time to the first token besides prefill on an idle server (network, tokenising, scheduling, one
 decode step), generously: the ceiling adds it to prefill at ``SLOWEST_PREFILL_TOKENS_PER_S``."""
 
+WIDE_PROMPT_RANGE = 4.0
+"""Prompts whose longest envelope bin is this many times the shortest span enough lengths for the
+envelope's slope to say how TTFT grows with the prompt; its constant part above
+``PREFILL_OVERHEAD_MS`` is then counted as waiting (:func:`lower_envelope`)."""
+
 ENVELOPE_PERCENTILE = 10
 """The lower envelope follows this percentile of TTFT in each prompt-length bin."""
 
@@ -76,15 +81,11 @@ def prefill_ceilings_ms(prompt_tokens) -> array:
     return array("d", (PREFILL_OVERHEAD_MS + n * 1000.0 / SLOWEST_PREFILL_TOKENS_PER_S for n in prompt_tokens))
 
 
-def lower_envelope(prompt_tokens: list, ttft_ms: list):
-    """A line ``c + a * n`` (a, c >= 0) through the fastest requests' TTFT, as a function of n.
-
-    Requests are sorted by prompt length into up to ``MAX_BINS`` equal-count bins of at least
-    ``MIN_BIN_ROWS``; each bin gives (median prompt, ``ENVELOPE_PERCENTILE``-th percentile TTFT);
-    least squares through those points, a negative slope replaced by the lowest point. With too few
-    requests for two bins, an envelope exists only if every prompt has about the same length (one
-    bin then stands for them all); otherwise returns None.
-    """
+def envelope_points(prompt_tokens: list, ttft_ms: list) -> list | None:
+    """The envelope's points, ascending in prompt length: requests sorted by prompt length into up
+    to ``MAX_BINS`` equal-count bins of at least ``MIN_BIN_ROWS``, each giving (median prompt,
+    ``ENVELOPE_PERCENTILE``-th percentile TTFT). With too few requests for two bins, one bin stands
+    for them all if every prompt has about the same length; otherwise None."""
     order = sorted(range(len(ttft_ms)), key=prompt_tokens.__getitem__)
     bins = max(1, min(MAX_BINS, len(order) // MIN_BIN_ROWS))
     by_prompt = list(map(prompt_tokens.__getitem__, order))  # ascending
@@ -96,15 +97,39 @@ def lower_envelope(prompt_tokens: list, ttft_ms: list):
         low, high = b * len(order) // bins, (b + 1) * len(order) // bins
         first_tokens = sorted(map(ttft_ms.__getitem__, order[low:high]))
         points.append((percentile(by_prompt[low:high], 50), percentile(first_tokens, ENVELOPE_PERCENTILE)))
+    return points
+
+
+def envelope_line(points: list) -> tuple[float, float]:
+    """``(constant ms, slope ms per token)`` of the least-squares line through ``points`` (a slope
+    of at most 0 gives the lowest point and 0)."""
     xs, ys = [x for x, _ in points], [y for _, y in points]
     mean_x, mean_y = fsum(xs) / len(xs), fsum(ys) / len(ys)
     var_x = fsum((x - mean_x) ** 2 for x in xs)
     slope = fsum((x - mean_x) * (y - mean_y) for x, y in points) / var_x if var_x > 0 else 0.0
     if slope <= 0:
-        low = min(ys)
-        return lambda n: low
-    intercept = max(0.0, mean_y - slope * mean_x)
-    return lambda n: intercept + slope * n
+        return min(ys), 0.0
+    return max(0.0, mean_y - slope * mean_x), slope
+
+
+def wide(points: list) -> bool:
+    """Do the envelope's points span ``WIDE_PROMPT_RANGE`` or more of prompt lengths?"""
+    return points[-1][0] >= WIDE_PROMPT_RANGE * points[0][0]
+
+
+def lower_envelope(prompt_tokens: list, ttft_ms: list):
+    """A line ``c + a * n`` (a, c >= 0) through the fastest requests' TTFT (:func:`envelope_points`,
+    :func:`envelope_line`), as a function of n; None where :func:`envelope_points` is. Over a wide
+    range of prompts (:func:`wide`) its constant part is at most ``PREFILL_OVERHEAD_MS``: prefill
+    grows with the prompt (2N FLOPs a token, and more for attention), so the part of TTFT that does
+    not, beyond an idle server's overhead, is time before prefill."""
+    points = envelope_points(prompt_tokens, ttft_ms)
+    if points is None:
+        return None
+    constant, slope = envelope_line(points)
+    if wide(points):
+        constant = min(constant, PREFILL_OVERHEAD_MS)
+    return lambda n: constant + slope * n
 
 
 def _spread(prompt_tokens: list, ttft_ms: list, mid: float) -> dict | None:
@@ -204,6 +229,16 @@ def detect_waiting(*, prompt_tokens: list, ttft_ms: list, load_levels: list | No
             "time, so the difference is waiting."
         )
         short.append(f"TTFT spreads {spread['ratio']:.1f}x at one prompt length")
+    points = envelope_points(prompt_tokens, ttft_ms)
+    if points and wide(points) and envelope_line(points)[0] > PREFILL_OVERHEAD_MS:
+        (shortest, fast_short), (longest, fast_long) = points[0], points[-1]
+        evidence.append(
+            f"TTFT hardly grows with the prompt: the fastest first tokens take {_s(fast_short)} at about "
+            f"{format_counted(whole(shortest), 'token')} and {_s(fast_long)} at about {format_counted(whole(longest), 'token')}. "
+            f"Prefill grows with the prompt, so the {_s(envelope_line(points)[0])} that does not is time before "
+            f"prefill (an idle server adds at most about {_s(PREFILL_OVERHEAD_MS)})."
+        )
+        short.append("TTFT hardly grows with the prompt")
     if above >= 0.5:
         evidence.append(
             f"{format_share(above)} of requests waited longer for their first token than prefill of their "
