@@ -28,7 +28,6 @@ import { ShowMe } from "./showme.js";
 import { LessonState } from "./state.js";
 import { setupGlossary } from "./glossary.js";
 import { setupValidation } from "./validation.js";
-import { layOutSectionsOnlyNear } from "./sections.js";
 import { buildLoadControls } from "./loadview.js";
 import { loadFiguresView, loadLineView } from "./loadfigures.js";
 import { LoadChart, LoadSweep } from "./loadsweep.js";
@@ -389,7 +388,7 @@ const firstStep = view.view === "path" ? startingStep(view, BUILD.path, progress
 if (view.view === "lab" && view.step) view.notes.push(`step=${JSON.stringify(view.step)} ignored: steps are the guided path's (view=path)`);
 applyView();
 // Once Python has filled every section (its first report), so each is skipped at its real size.
-ready.then(layOutSectionsOnlyNear);
+ready.then(() => import("./lazysections.js")).then(({ layOutSectionsOnlyNear }) => layOutSectionsOnlyNear());
 ready.then(() => import("./tabsync.js")).then(({ syncTabs }) => syncTabs(progress, guidedPath));
 applyState({});
 showReport(initial.report, initial.state);

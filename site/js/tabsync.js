@@ -17,17 +17,18 @@ export function syncTabs(progress, path) {
 }
 
 /** Show in this tab's guided path what another tab changed: each step's dot, and the current
- * step's answer given there (so this tab never asks it again) or, after a Start over there, its
- * question again. The step is redrawn only then: a choice made here and not yet locked in stays. */
+ * step's answer given there (so this tab never asks it again) or, after a Start over there, the
+ * step afresh from its setup (its question, and the clocks as they were before any action). The
+ * step is redrawn only then: a choice made here and not yet locked in stays. */
 function showElsewhere(path, progress) {
   for (const dot of path.parts.dots.children) dot.classList.toggle("done", progress.isDone(dot.dataset.step));
   const step = path.current;
   const answered = Boolean(progress.prediction(step.id));
   const shown = document.documentElement.classList.contains("path"); // the path's view, not the lab's
-  if (shown && step.choices.length && answered === (path.phase === "predict")) {
-    path.phase = answered ? "revealed" : "predict";
-    path.render();
-  }
+  if (!shown || !step.choices.length || answered !== (path.phase === "predict")) return path.changed();
+  if (!answered) return path.go(step.id); // its setup again: an action's state would give the answer away
+  path.phase = "revealed";
+  path.render();
   path.changed();
 }
 

@@ -356,7 +356,8 @@ def test_two_tabs_of_the_lesson_never_write_fewer_answers_over_more(browser, lms
 def test_a_tab_shows_what_another_tab_answered_or_started_over(browser, lms_site):
     """A newcomer answered step 1 in tab A, then again in tab B, which still asked it, and so put a
     wrong answer over a right one. B now shows A's answer as soon as it comes (its dot done, the step
-    answered, no question), and a Start over in a third tab puts both back to the question."""
+    answered, no question), and a Start over in a third tab puts both back to the question, B's from
+    its step's own setup (an action had doubled its prompt: the answer in view)."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     url = f"{lms_site}course12/index.html?view=path"
     a, b = (context.new_page() for _ in range(2))
@@ -369,12 +370,20 @@ def test_a_tab_shows_what_another_tab_answered_or_started_over(browser, lms_site
                      document.querySelector('.path-dot[data-step="two-clocks"]').classList.contains('done')].join()"""
     assert wait_until(b, f"() => ({shown})() === 'revealed,true'"), b.evaluate(shown)
     assert b.evaluate("() => TwoClocks.lesson.progress().predictions['two-clocks'].choice") == "prefill"
+    # B on a later step, answered, with an action's state on its clocks (the doubled prompt)
+    b.evaluate("async () => { await TwoClocks.lesson.go('double-it'); TwoClocks.lesson.predict('double-it', 'prompt'); }")
+    setup = b.evaluate("() => TwoClocks.getState().prompt_tokens")
+    b.click("#path button[data-action=prompt]")
+    assert wait_until(b, "(setup) => TwoClocks.getState().prompt_tokens !== setup", setup)
     c = context.new_page()
     c.goto(url)
     wait_ready(c)
     c.click(".start-over >> visible=true")
-    for tab in (a, b):
-        assert wait_until(tab, f"() => ({shown})() === 'predict,false'"), tab.evaluate(shown)
+    assert wait_until(a, f"() => ({shown})() === 'predict,false'"), a.evaluate(shown)
+    # B asks its step again from the step's own setup: the doubled prompt would give the answer away
+    asked = """(setup) => document.getElementById('path').dataset.phase === 'predict'
+                           && TwoClocks.getState().prompt_tokens === setup"""
+    assert wait_until(b, asked, setup), b.evaluate("() => [document.getElementById('path').dataset.phase, TwoClocks.getState().prompt_tokens]")
     context.close()
 
 

@@ -213,6 +213,8 @@ def test_a_load_that_cannot_run_stays_in_its_place(lesson):
     assert lesson.evaluate("() => document.body.dataset.settled") == "true"
     assert "KV-cache slots" in lesson.text_content("#load-error")
     assert lesson.evaluate("() => document.getElementById('controls-load').contains(document.getElementById('load-error'))")
+    # held at the screen's foot while the load's controls are in view (a second newcomer found it below the fold)
+    assert lesson.evaluate("() => getComputedStyle(document.getElementById('load-error')).position") == "sticky"
     assert lesson.text_content("#model-error") == ""
     got = report(lesson)
     assert got["load"] is None and float(lesson.get_attribute("#ttft-ms", "data-ms")) == got["ttft_ms"]
