@@ -669,14 +669,14 @@ def test_group_edges_follow_the_charts_round_steps(top, edges):
 
 def test_the_median_requests_share_is_named_and_the_logs_share_given_beside_it():
     """The recommendation's share of "the wait" is the median request's (median TTFT plus median
-    decode), and it says so, with the share of all waiting the page's bar shows beside it."""
+    decode), and it says so, with the share of the log's total wait the page's bar shows beside it."""
     result = analyze_log(SAMPLE_LOG.read_bytes())
     d = result["diagnosis"]
     median_request = d["percentiles"]["decode_ms"]["p50"] / (
         d["percentiles"]["ttft_ms"]["p50"] + d["percentiles"]["decode_ms"]["p50"])
     assert (d["verdict"], d["lever"]) == ("fine", "output")
     assert (f"decode is {round(100 * median_request)}% of the median request's wait (the median TTFT plus "
-            f"the median decode); of all waiting in the log, {round(100 * d['decode_share'])}%.") in result["recommendation"]
+            f"the median decode); of the log's total wait, {round(100 * d['decode_share'])}%.") in result["recommendation"]
 
 
 def test_a_median_ttft_on_a_half_millisecond_reads_as_the_page_prints_it():

@@ -342,7 +342,7 @@ def test_a_tiny_share_reads_the_same_in_the_bar_and_the_advice(logs):
     logs.fill("#logs-text", text)
     assert analysed(logs, lambda: logs.click("#logs-analyse")) == "done"
     bar = logs.text_content("#logs-share")
-    assert "First tokens (prefill, with any queue and server time): <1% of all waiting" in bar
+    assert "First tokens (prefill, with any queue and server time): <1% of the total wait" in bar
     assert "Decode (first token to last): >99%," in bar
 
 

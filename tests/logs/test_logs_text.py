@@ -204,7 +204,7 @@ def test_the_page_s_words_for_a_log_are_python_s():
     a = analyze_log(SAMPLE_LOG.read_bytes(), filename="sample-log.csv")
     d = a["diagnosis"]
     assert d["share_lines"] == {
-        "prefill": "First tokens (prefill, with any queue and server time): 20% of all waiting, 12 min 0 s.",
+        "prefill": "First tokens (prefill, with any queue and server time): 20% of the total wait, 12 min 0 s.",
         "decode": "Decode (first token to last): 80%, 46 min 44 s. In all 58 min 44 s over 738 requests.",
     }
     assert a["fit"]["decode"]["quality_text"] == "R² 0.891 over 738 requests with 2 or more output tokens"

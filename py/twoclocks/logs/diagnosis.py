@@ -309,8 +309,8 @@ def recommend(diagnosis: dict) -> str:
     elif label in ("prefill", "both"):
         text = (
             f"The first token is slow: the median TTFT is {format_ms(ttft['p50'])} (slow from "
-            f"{format_limit(SLOW_FIRST_TOKEN_MS)}), and first tokens take {format_share(share)} of all "
-            f"waiting, for prompts of {prompt:,} tokens (median). {capital(PROMPT_FIX)}. "
+            f"{format_limit(SLOW_FIRST_TOKEN_MS)}), and first tokens take {format_share(share)} of the "
+            f"log's total wait, for prompts of {prompt:,} tokens (median). {capital(PROMPT_FIX)}. "
             "Pack only what each step needs, put the stable part first so the prefix cache serves "
             "it, and summarise tool dumps before they go back in."
         )
@@ -324,8 +324,8 @@ def recommend(diagnosis: dict) -> str:
             fix = f"If it is still slow once the queue is gone: {OUTPUT_FIX}, and {STOP_FIX}"
         parts.append(
             f"The stream is slow: the median decode takes {format_ms(decode['p50'])} from first token "
-            f"to last (slow from {format_limit(SLOW_STREAM_MS)}), {format_share(1 - share)} of all "
-            f"waiting. {fix}."
+            f"to last (slow from {format_limit(SLOW_STREAM_MS)}), {format_share(1 - share)} of the "
+            f"log's total wait. {fix}."
         )
     if label in ("fine", "decode") and not decision["stream_slow"]:  # neither slow (maybe no stop)
         parts.append(clock_sentence(
@@ -335,7 +335,7 @@ def recommend(diagnosis: dict) -> str:
         ).replace("the first token is out", "the median first token is out", 1)
          # the median request's share (median TTFT, then median decode), not the log's: say which
          .replace(" of the wait.", " of the median request's wait (the median TTFT plus the median "
-                  f"decode); of all waiting in the log, {format_share(share if lever == 'prompt' else 1 - share)}.", 1))
+                  f"decode); of the log's total wait, {format_share(share if lever == 'prompt' else 1 - share)}.", 1))
     if diagnosis["max_tokens"]["hit"]:
         parts.append(diagnosis["max_tokens"]["text"])
     return " ".join(parts)

@@ -30,6 +30,7 @@ import math
 from array import array
 from typing import Sequence
 
+from ..counts import format_counted
 from ..toy import ToyConstants
 
 MIN_FIT_ROWS = 3
@@ -175,7 +176,7 @@ def fit_prefill(*, prompt_tokens: Sequence[int], ttft_ms: Sequence[float]) -> di
     notes = []
     if distinct < 3:
         notes.append(
-            f"Only {distinct} distinct prompt length(s), so the curve's shape is a guess: "
+            f"Only {format_counted(distinct, 'distinct prompt length')}, so the curve's shape is a guess: "
             "the fit keeps the simplest terms that explain the points."
         )
     return {
@@ -370,7 +371,7 @@ def why_not_offered(prefill: dict, prompt_tokens: Sequence[int]) -> str:
     shortest, longest = min(prompt_tokens), max(prompt_tokens)
     if distinct < MIN_OFFER_PROMPT_LENGTHS:
         problems.append(
-            f"the log has {distinct} distinct prompt length(s) (the rule needs "
+            f"the log has {format_counted(distinct, 'distinct prompt length')} (the rule needs "
             f"{MIN_OFFER_PROMPT_LENGTHS})"
         )
     if longest < MIN_OFFER_PROMPT_SPREAD * shortest:

@@ -106,7 +106,7 @@ def waiting_sentences(waiting: dict) -> dict:
 def share_lines(d: dict) -> dict:
     """The share bar's two lines: ``{"prefill", "decode"}``."""
     return {
-        "prefill": (f"First tokens (prefill, with any queue and server time): {d['prefill_share_text']} of all waiting, "
+        "prefill": (f"First tokens (prefill, with any queue and server time): {d['prefill_share_text']} of the total wait, "
                     f"{format_ms(d['prefill_ms'])}."),
         "decode": (f"Decode (first token to last): {d['decode_share_text']}, {format_ms(d['decode_ms'])}. "
                    f"In all {format_ms(d['total_wait_ms'])} over {format_counted(d['requests'], 'request')}."),
