@@ -326,25 +326,25 @@ def test_a_lesson_reloaded_after_its_session_ended_keeps_the_learners_answers(br
     first.close()
 
 
+def path_tab(context, lms_site):
+    """A new tab of the SCORM 1.2 package's guided path in ``context`` (tabs of one context share
+    local storage, as a learner's tabs do), ready."""
+    tab = context.new_page()
+    tab.goto(f"{lms_site}course12/index.html?view=path")
+    wait_ready(tab)
+    return tab
+
+
 @pytest.mark.browser
 def test_two_tabs_of_the_lesson_never_write_fewer_answers_over_more(browser, lms_site):
     """Tab A answers step 1; tab B, opened after, answers step 2; then A moves on (a save): what this
     browser keeps has both answers, with A's place, and a new tab shows both."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
-    url = f"{lms_site}course12/index.html?view=path"
-    tabs = []
-    for _ in range(2):
-        tab = context.new_page()
-        tab.goto(url)
-        wait_ready(tab)
-        tabs.append(tab)
-    a, b = tabs
+    a, b = (path_tab(context, lms_site) for _ in range(2))
     a.evaluate("() => TwoClocks.lesson.predict('two-clocks', 'prefill')")
     b.evaluate("async () => { await TwoClocks.lesson.go('run-the-toy'); TwoClocks.lesson.predict('run-the-toy', 'prefill'); }")
     a.evaluate("() => TwoClocks.lesson.go('double-it')")
-    third = context.new_page()
-    third.goto(url)
-    wait_ready(third)
+    third = path_tab(context, lms_site)
     # Each tab's copy of local storage takes another's writes a moment later: every tab ends with both.
     both = "() => ['two-clocks', 'run-the-toy'].every((id) => id in TwoClocks.lesson.progress().predictions)"
     assert all(wait_until(tab, both) for tab in (a, b, third))
@@ -359,11 +359,7 @@ def test_a_tab_shows_what_another_tab_answered_or_started_over(browser, lms_site
     answered, no question), and a Start over in a third tab puts both back to the question, B's from
     its step's own setup (an action had doubled its prompt: the answer in view)."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
-    url = f"{lms_site}course12/index.html?view=path"
-    a, b = (context.new_page() for _ in range(2))
-    for tab in (a, b):
-        tab.goto(url)
-        wait_ready(tab)
+    a, b = (path_tab(context, lms_site) for _ in range(2))
     assert b.evaluate("() => document.getElementById('path').dataset.phase") == "predict"
     a.evaluate("() => TwoClocks.lesson.predict('two-clocks', 'prefill')")
     shown = """() => [document.getElementById('path').dataset.phase,
@@ -375,9 +371,7 @@ def test_a_tab_shows_what_another_tab_answered_or_started_over(browser, lms_site
     setup = b.evaluate("() => TwoClocks.getState().prompt_tokens")
     b.click("#path button[data-action=prompt]")
     assert wait_until(b, "(setup) => TwoClocks.getState().prompt_tokens !== setup", setup)
-    c = context.new_page()
-    c.goto(url)
-    wait_ready(c)
+    c = path_tab(context, lms_site)
     c.click(".start-over >> visible=true")
     assert wait_until(a, f"() => ({shown})() === 'predict,false'"), a.evaluate(shown)
     # B asks its step again from the step's own setup: the doubled prompt would give the answer away
@@ -394,11 +388,7 @@ def test_a_tab_that_wrote_without_another_tabs_answer_gets_it_put_back(browser, 
     (step 2's answer only) over tab A's (step 1's): A puts its answer back, and what this browser
     keeps, read by a tab opened after, has both, and so does B's own progress."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
-    url = f"{lms_site}course12/index.html?view=path"
-    a, b = (context.new_page() for _ in range(2))
-    for tab in (a, b):
-        tab.goto(url)
-        wait_ready(tab)
+    a, b = (path_tab(context, lms_site) for _ in range(2))
     a.evaluate("() => TwoClocks.lesson.predict('two-clocks', 'prefill')")
     key = "twoclocks:path:" + a.evaluate("() => location.pathname")
     stale = {"version": 1, "lesson": "two-clocks", "attempt": 0, "done": ["run-the-toy"], "current": "run-the-toy",
@@ -406,9 +396,7 @@ def test_a_tab_that_wrote_without_another_tabs_answer_gets_it_put_back(browser, 
     b.evaluate("([key, text]) => localStorage.setItem(key, text)", [key, json.dumps(stale)])
     kept = "(key) => Object.keys(JSON.parse(localStorage.getItem(key)).predictions).sort().join()"
     assert wait_until(b, f"(key) => ({kept})(key) === 'run-the-toy,two-clocks'", key), "tab A did not put its answer back"
-    third = context.new_page()
-    third.goto(url)
-    wait_ready(third)
+    third = path_tab(context, lms_site)
     assert third.evaluate(kept, key) == "run-the-toy,two-clocks"
     assert wait_until(b, "() => Object.keys(TwoClocks.lesson.progress().predictions).sort().join() === 'run-the-toy,two-clocks'")
     context.close()

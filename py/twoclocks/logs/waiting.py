@@ -123,7 +123,11 @@ def lower_envelope(prompt_tokens: list, ttft_ms: list):
     range of prompts (:func:`wide`) its constant part is at most ``PREFILL_OVERHEAD_MS``: prefill
     grows with the prompt (2N FLOPs a token, and more for attention), so the part of TTFT that does
     not, beyond an idle server's overhead, is time before prefill."""
-    points = envelope_points(prompt_tokens, ttft_ms)
+    return _envelope_of(envelope_points(prompt_tokens, ttft_ms))
+
+
+def _envelope_of(points: list | None):
+    """:func:`lower_envelope` from its points (None for none)."""
     if points is None:
         return None
     constant, slope = envelope_line(points)
@@ -209,7 +213,8 @@ def detect_waiting(*, prompt_tokens: list, ttft_ms: list, load_levels: list | No
     if not count or len(prompt_tokens) != count:
         raise ValueError("detect_waiting needs one or more requests, prompt_tokens as long as ttft_ms")
     levels = list(load_levels or [])
-    envelope = lower_envelope(prompt_tokens, ttft_ms) or prefill_ceiling_ms
+    points = envelope_points(prompt_tokens, ttft_ms)  # once: a log may hold millions of requests
+    envelope = _envelope_of(points) or prefill_ceiling_ms
     ceilings = prefill_ceilings_ms(prompt_tokens)
     prefill = array("d", (min(t, envelope(p), c) for p, t, c in zip(prompt_tokens, ttft_ms, ceilings)))
     queue = array("d", (t - e for t, e in zip(ttft_ms, prefill)))
@@ -229,13 +234,13 @@ def detect_waiting(*, prompt_tokens: list, ttft_ms: list, load_levels: list | No
             "time, so the difference is waiting."
         )
         short.append(f"TTFT spreads {spread['ratio']:.1f}x at one prompt length")
-    points = envelope_points(prompt_tokens, ttft_ms)
-    if points and wide(points) and envelope_line(points)[0] > PREFILL_OVERHEAD_MS:
+    constant = envelope_line(points)[0] if points and wide(points) else 0.0
+    if constant > PREFILL_OVERHEAD_MS:
         (shortest, fast_short), (longest, fast_long) = points[0], points[-1]
         evidence.append(
             f"TTFT hardly grows with the prompt: the fastest first tokens take {_s(fast_short)} at about "
             f"{format_counted(whole(shortest), 'token')} and {_s(fast_long)} at about {format_counted(whole(longest), 'token')}. "
-            f"Prefill grows with the prompt, so the {_s(envelope_line(points)[0])} that does not is time before "
+            f"Prefill grows with the prompt, so the {_s(constant)} that does not is time before "
             f"prefill (an idle server adds at most about {_s(PREFILL_OVERHEAD_MS)})."
         )
         short.append("TTFT hardly grows with the prompt")
