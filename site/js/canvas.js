@@ -8,6 +8,7 @@ import { onPrint } from "./dom.js";
 // Reading the colours forces a style recalculation, so they are read once and again only after the
 // theme, the colour scheme or printing may have changed them.
 let cachedColors = null;
+let printing = false; // between beforeprint and afterprint: paper's colours (drawForPrint)
 const forgetPalette = () => { cachedColors = null; };
 const views = new Set(); // every CanvasView: all are redrawn when the conditions change
 
@@ -16,9 +17,8 @@ function conditionsChanged() {
   forgetPalette();
   for (const view of views) view.schedule();
 }
-new MutationObserver(conditionsChanged).observe(document.documentElement, {
-  attributes: true, attributeFilter: ["data-theme", "class"],
-});
+const themeWatch = new MutationObserver(conditionsChanged);
+themeWatch.observe(document.documentElement, { attributes: true, attributeFilter: ["data-theme", "class"] });
 for (const query of ["(prefers-color-scheme: dark)", "(prefers-contrast: more)", "(forced-colors: active)"]) {
   matchMedia(query).addEventListener("change", conditionsChanged);
 }
@@ -58,8 +58,22 @@ document.addEventListener("visibilitychange", () => {
 const devicePixels = new ResizeObserver(() => checkPixelRatio());
 
 function palette(canvas) {
-  cachedColors ??= readPalette(canvas);
+  cachedColors ??= printing ? readLightPalette(canvas) : readPalette(canvas);
   return cachedColors;
+}
+
+/** The light theme's colours, whatever the screen's theme: for paper. */
+function readLightPalette(canvas) {
+  const root = document.documentElement;
+  const theme = root.getAttribute("data-theme");
+  root.setAttribute("data-theme", "light");
+  try {
+    return readPalette(canvas);
+  } finally {
+    if (theme === null) root.removeAttribute("data-theme");
+    else root.setAttribute("data-theme", theme);
+    themeWatch.takeRecords(); // reading the paper's colours changes no condition
+  }
 }
 
 function readPalette(canvas) {
@@ -214,28 +228,27 @@ function makeHatch(ctx, color, background) {
 }
 
 /**
- * Paper is light: just before printing, draw every view once in the light theme's colours, whatever
- * the screen's theme (a chart far from the viewport, not drawn for the screen, included); after
- * printing, draw them for the screen again. The print stylesheet does the same for the page's own
- * colours.
+ * Paper is light: from just before printing until it is over, every view is drawn in the light
+ * theme's colours, whatever the screen's theme (a chart far from the viewport, not drawn for the
+ * screen, included); after printing, for the screen again. The print stylesheet does the same for
+ * the page's own colours. Frames can run between `beforeprint` and the paper's paint with the page
+ * still in screen media (Chrome for Testing's did, printing a dark canvas on CI), so a draw asked
+ * for in that time (a section laid out for paper resizes a chart) takes the light colours too.
  */
 function drawForPrint() {
-  const root = document.documentElement;
-  const theme = root.getAttribute("data-theme");
-  root.setAttribute("data-theme", "light");
-  forgetPalette(); // the observer would only hear of it after these draws
-  try {
-    for (const view of views) {
-      view.beforePrint();
-      view.draw();
-    }
-  } finally {
-    if (theme === null) root.removeAttribute("data-theme");
-    else root.setAttribute("data-theme", theme);
-    forgetPalette();
+  printing = true;
+  forgetPalette();
+  for (const view of views) {
+    view.beforePrint();
+    view.draw();
   }
 }
-onPrint(drawForPrint, conditionsChanged);
+
+function printed() {
+  printing = false;
+  conditionsChanged();
+}
+onPrint(drawForPrint, printed);
 
 // A chart far from the viewport is not drawn: a drag would pay for a picture nobody sees (the load
 // chart, whose current point moves with every drag, measured and redrew its canvas each time).

@@ -848,6 +848,20 @@ def test_print_shows_the_prose_and_the_current_clocks(lesson, shots_dir):
     render_pdf_page(pdf, shots_dir / "print-light-page1", fmt="png")
 
 
+def test_a_frame_drawn_while_printing_keeps_the_paper_colours(open_page):
+    """Frames can run between `beforeprint` and the paper's paint, with the page still in screen
+    media (CI's Chrome for Testing printed a dark canvas on white paper): a redraw asked for while
+    printing (the theme swap's own mutation, the sections laid out for paper) keeps the light
+    palette until `afterprint`, and the screen's palette comes back after it."""
+    page = open_page(scheme="dark")
+    corner_after_frames = """async (event) => { dispatchEvent(new Event(event));
+        document.documentElement.classList.toggle("print-probe");
+        for (let i = 0; i < 3; i++) await new Promise(requestAnimationFrame);
+        return [...document.getElementById("clocks-canvas").getContext("2d").getImageData(2, 2, 1, 1).data].slice(0, 3); }"""
+    assert contrast(page.evaluate(corner_after_frames, "beforeprint"), BACKGROUNDS["light"]) < 1.05
+    assert contrast(page.evaluate(corner_after_frames, "afterprint"), BACKGROUNDS["dark"]) < 1.05
+
+
 def test_printing_in_the_dark_theme_uses_white_paper(open_page, shots_dir):
     """A learner in dark mode prints dark text on white: the page's colours and the canvas bitmap
     switch to the light palette for printing (and back afterwards)."""
