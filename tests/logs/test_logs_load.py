@@ -133,6 +133,42 @@ def test_first_tokens_that_hardly_grow_with_the_prompt_are_waiting_never_cut_the
     assert not calm["detected"] and not any("hardly grows" in line for line in calm["evidence"])
 
 
+def test_a_first_token_mostly_paid_per_call_is_not_promised_to_a_shorter_prompt():
+    """A hosted API's log: 1.5 s with every call plus 0.06 ms a token, from 500 to 8,000 tokens. The
+    1.5 s is below the waiting sign's reach (an idle server may add up to 1 s), so the first token is
+    prefill's to explain, and the page said "cut the prompt" for a saving of about 250 ms. It now
+    says how much grows with the prompt, the rest that comes with every call, and never the prompt fix."""
+    prompts = [500 + 7500 * (i % 16) // 15 for i in range(48)]
+    ttft = [1500.0 + 0.06 * n + 40 * math.sin(i) for i, n in enumerate(prompts)]
+    result = diagnose(**rows(prompts, ttft, decode_ms=400.0, output=20))
+    assert not result["waiting"]["detected"] and result["verdict"] == "prefill"
+    text = result["recommendation"]
+    assert advice.PROMPT_FIX[1:] not in text and "Start with the long ones" not in text
+    median_prompt = result["medians"]["prompt_tokens"]
+    grows = result["waiting"]["growth"]["ms_per_token"] * median_prompt
+    assert grows == pytest.approx(0.06 * median_prompt, rel=0.2)  # the envelope's slope, not a guess
+    ttft_p50 = result["percentiles"]["ttft_ms"]["p50"]
+    assert f"Only about {advice.format_ms(grows)} of it grows with the prompt" in text
+    assert f"The other {advice.format_ms(ttft_p50 - grows)} comes with every call" in text
+
+
+def test_a_slow_first_token_that_grows_with_the_prompt_keeps_the_prompt_advice_alone():
+    """Prefill that grows with the prompt (35 ms plus 0.3 ms a token, 2,000 to 9,500 tokens): the
+    prompt advice, with no word of a per-call cost."""
+    prompts = [2000 + 500 * (i % 16) for i in range(48)]
+    ttft = [35.0 + 0.3 * n + 20 * math.sin(i) for i, n in enumerate(prompts)]
+    result = diagnose(**rows(prompts, ttft, decode_ms=400.0, output=20))
+    assert result["verdict"] == "prefill" and advice.PROMPT_FIX[1:] in result["recommendation"]
+    assert "grows with the prompt" not in result["recommendation"]
+
+
+def test_a_slow_first_token_at_one_prompt_length_says_the_log_cannot_tell_the_saving():
+    """Every prompt about 2,000 tokens, TTFT 1.8 s: the log cannot show what a shorter prompt saves."""
+    result = diagnose(**rows(2000, [1800.0 + 30 * math.sin(i) for i in range(48)], decode_ms=400.0, output=20))
+    assert result["verdict"] == "prefill" and advice.PROMPT_FIX[1:] in result["recommendation"]
+    assert "These prompts (all about 2,000 tokens) are too alike" in result["recommendation"]
+
+
 @pytest.mark.parametrize("name", ["decimal_commas.csv", "llmperf_flagged_individual_responses.json",
                                   "vllm_benchmark_serving.json", "table_ms.csv", "guidellm_benchmarks_v04.json"])
 def test_logs_of_unloaded_servers_are_not_called_waiting(name):

@@ -62,6 +62,11 @@ WIDE_PROMPT_RANGE = 4.0
 envelope's slope to say how TTFT grows with the prompt; its constant part above
 ``PREFILL_OVERHEAD_MS`` is then counted as waiting (:func:`lower_envelope`)."""
 
+PROMPT_PART_SHARE = 0.5
+"""A first token slow from prefill whose part that grows with the prompt (the envelope's slope at the
+median prompt) is below this share of the median TTFT is mostly paid per call: the recommendation
+says how little a shorter prompt saves (:func:`prompt_part`)."""
+
 ENVELOPE_PERCENTILE = 10
 """The lower envelope follows this percentile of TTFT in each prompt-length bin."""
 
@@ -204,7 +209,10 @@ def detect_waiting(*, prompt_tokens: list, ttft_ms: list, load_levels: list | No
         estimate), "queue_ms_p50", "prefill_ms_p50" (per request), "spread" (same-length TTFT spread,
         or None), "above_ceiling_share" (requests whose TTFT exceeds :func:`prefill_ceiling_ms`),
         "evidence": [sentences], "text": the finding, the evidence in brief and the lever, "" when not
-        detected}``.
+        detected, "growth": how the fastest first tokens grow with the prompt, for
+        :func:`prompt_part`: ``{"fixed_ms", "ms_per_token"}`` (the envelope's line, its constant not
+        capped), ``"shortest"``, ``"longest"`` (``(prompt tokens, TTFT ms)`` of its first and last
+        points) and ``"wide"`` (:func:`wide`); None without an envelope}``.
 
     Raises:
         ValueError: if the lists are empty or differ in length.
@@ -234,7 +242,8 @@ def detect_waiting(*, prompt_tokens: list, ttft_ms: list, load_levels: list | No
             "time, so the difference is waiting."
         )
         short.append(f"TTFT spreads {spread['ratio']:.1f}x at one prompt length")
-    constant = envelope_line(points)[0] if points and wide(points) else 0.0
+    line = envelope_line(points) if points else None
+    constant = line[0] if line and wide(points) else 0.0
     if constant > PREFILL_OVERHEAD_MS:
         (shortest, fast_short), (longest, fast_long) = points[0], points[-1]
         evidence.append(
@@ -267,6 +276,8 @@ def detect_waiting(*, prompt_tokens: list, ttft_ms: list, load_levels: list | No
         "above_ceiling_share": above,
         "evidence": evidence,
         "text": "",
+        "growth": None if line is None else {"fixed_ms": line[0], "ms_per_token": line[1], "shortest": points[0],
+                                             "longest": points[-1], "wide": wide(points)},
     }
     if detected:
         result["text"] = (
@@ -277,6 +288,37 @@ def detect_waiting(*, prompt_tokens: list, ttft_ms: list, load_levels: list | No
             + f"). {capital(WAITING_FIX)}."
         )
     return result
+
+
+def prompt_part(growth: dict | None, *, prompt_tokens: float, ttft_ms: float) -> tuple[str, bool]:
+    """What a shorter prompt can save of a slow first token, when the log says it is little.
+
+    Args:
+        growth: :func:`detect_waiting`'s ``"growth"`` (None: nothing to say).
+        prompt_tokens: the log's median prompt, tokens (>= 1); ttft_ms: its median TTFT, ms (> 0).
+
+    Returns:
+        ``(text, saves_little)``: ``("", False)`` when the part of TTFT that grows with the prompt (the
+        envelope's slope times the median prompt) is ``PROMPT_PART_SHARE`` or more of the median TTFT;
+        over a wide range of prompts (:func:`wide`) whose growth is less, how little grows and what a
+        shorter prompt saves (True); over a narrow range, that the log cannot tell and how to find out.
+    """
+    if growth is None:
+        return "", False
+    (short, fast_short), (long, fast_long) = growth["shortest"], growth["longest"]
+    if not growth["wide"]:
+        lengths = (f"all about {format_counted(whole(short), 'token')}" if long <= (1 + SAME_PROMPT_SPREAD) * short
+                   else f"about {format_counted(whole(short), 'token')} to {format_counted(whole(long), 'token')}")
+        return (f"These prompts ({lengths}) are too alike to show how much of TTFT grows with the prompt: "
+                "time the same call with half its prompt to see what cutting it saves."), False
+    grows = min(growth["ms_per_token"] * prompt_tokens, ttft_ms)
+    if grows >= PROMPT_PART_SHARE * ttft_ms:
+        return "", False
+    return (f"Only about {_s(grows)} of it grows with the prompt: the fastest first tokens take "
+            f"{_s(fast_short)} at about {format_counted(whole(short), 'token')} and {_s(fast_long)} at about "
+            f"{format_counted(whole(long), 'token')}. The other {_s(ttft_ms - grows)} comes with every call whatever "
+            "its prompt (the network, the server's own work and any queue), so a shorter prompt saves at most "
+            f"about {_s(grows)}; fewer calls one after another save the rest."), True
 
 
 def _clamped(value: float, low: float, high: float) -> float:
