@@ -158,14 +158,14 @@ def test_a_slow_first_token_that_grows_with_the_prompt_keeps_the_prompt_advice_a
     prompts = [2000 + 500 * (i % 16) for i in range(48)]
     ttft = [35.0 + 0.3 * n + 20 * math.sin(i) for i, n in enumerate(prompts)]
     result = diagnose(**rows(prompts, ttft, decode_ms=400.0, output=20))
-    assert result["verdict"] == "prefill" and advice.PROMPT_FIX[1:] in result["recommendation"]
+    assert result["verdict"] == "prefill" and f"{advice.capital(advice.PROMPT_FIX)}." in result["recommendation"]
     assert "grows with the prompt" not in result["recommendation"]
 
 
 def test_a_slow_first_token_at_one_prompt_length_says_the_log_cannot_tell_the_saving():
     """Every prompt about 2,000 tokens, TTFT 1.8 s: the log cannot show what a shorter prompt saves."""
     result = diagnose(**rows(2000, [1800.0 + 30 * math.sin(i) for i in range(48)], decode_ms=400.0, output=20))
-    assert result["verdict"] == "prefill" and advice.PROMPT_FIX[1:] in result["recommendation"]
+    assert result["verdict"] == "prefill" and f"If its first token comes sooner, {advice.PROMPT_FIX}." in result["recommendation"]
     assert "These prompts (all about 2,000 tokens) are too alike" in result["recommendation"]
 
 

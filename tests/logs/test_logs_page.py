@@ -19,6 +19,7 @@ pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
 LOGS = ROOT / "tests" / "data" / "logs"
 SAMPLE = ROOT / "site" / "sample-log.csv"
+REAL = ROOT / "tests" / "data" / "logs" / "real"
 MAX_FILE_BYTES = 50_000_000  # site/js/logs/input.js
 
 _WAIT_ANALYSIS = """
@@ -306,6 +307,26 @@ def test_the_charts_are_drawn_described_and_fit_a_phone(logs):
     finally:
         logs.set_viewport_size({"width": 1280, "height": 900})
     assert logs.request_log.foreign() == []
+
+
+_OUTSIDE = """() => { const edge = document.getElementById("logs").getBoundingClientRect().right + 1;
+  return [...document.querySelectorAll("#logs-results *")]
+    .filter((el) => !el.closest(".table-scroll, .visually-hidden") && el.checkVisibility()
+      && el.getBoundingClientRect().right > edge)
+    .map((el) => `${el.tagName}.${el.className}: ${(el.textContent || "").slice(0, 40)}`); }"""
+
+
+def test_a_long_file_name_on_a_phone_keeps_the_results_within_the_screen(logs):
+    """A real file's long name (no break in its 51 characters) widened the results past a 390-px
+    screen's edge, where the section clips them: the advice lost the end of every line. Everything
+    but a table (which scrolls in its own box) stays within the section."""
+    name = REAL / "llmperf_lepton_llama2_13b_individual_responses.json"
+    try:
+        logs.set_viewport_size({"width": 390, "height": 844})
+        assert upload(logs, name) == "done"
+        assert logs.evaluate(_OUTSIDE) == []
+    finally:
+        logs.set_viewport_size({"width": 1280, "height": 900})
 
 
 def test_the_sample_states_one_median_prompt_and_compares_the_fit_like_with_like(logs):

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from twoclocks.advice import PROMPT_FIX, capital
 from twoclocks.logs import analyze_log
 
 REAL = Path(__file__).parents[1] / "data" / "logs" / "real"
@@ -48,6 +49,7 @@ def _guidellm(text: str) -> tuple[int, list[float]]:
 CASES = [
     ("llmperf_vllm_c1_individual_responses.json", "llmperf", _llmperf),
     ("llmperf_tgi_c64_individual_responses.json", "llmperf", _llmperf),
+    ("llmperf_lepton_llama2_13b_individual_responses.json", "llmperf", _llmperf),
     ("aiperf_0_1_gpt_oss_profile_export.jsonl", "aiperf", _aiperf),
     ("guidellm_0_5_qwen3_4b_benchmarks.json", "guidellm", _guidellm),
 ]
@@ -101,3 +103,16 @@ def test_llmperf_summary_table_is_named_and_points_to_the_per_request_file():
     result = _analyze("llmperf_vllm_yi_summary_by_concurrency.csv")
     assert (result["ok"], result["rows_used"]) == (False, 0)
     assert "summary table" in result["error"] and "_individual_responses.json" in result["error"]
+
+
+def test_a_hosted_apis_slow_first_token_is_not_pinned_on_prompts_too_alike_to_tell():
+    """A hosted API called over the internet (Lepton's Llama 2 13B, every prompt 550 tokens): the
+    median first token takes 1.08 s, slow, and was told to cut the prompt outright. A log of one
+    prompt length cannot show how much of that is prefill: the advice says so, how to find out,
+    and gives the prompt's lever only on that condition."""
+    result = _analyze("llmperf_lepton_llama2_13b_individual_responses.json")
+    text = result["recommendation"]
+    assert result["diagnosis"]["verdict"] == "prefill"
+    assert "These prompts (all about 550 tokens) are too alike" in text
+    assert f"If its first token comes sooner, {PROMPT_FIX}." in text
+    assert f"{capital(PROMPT_FIX)}." not in text

@@ -24,7 +24,7 @@ from ..advice import (OUTPUT_FIX, PROMPT_FIRST_SHARE, PROMPT_FIX, SLOW_FIRST_TOK
                       clock_sentence, decide, format_limit, format_ms, format_share)
 from ..counts import format_counted
 from ..stats import median_tokens, summarise
-from .waiting import detect_waiting, lab_suggestion, prompt_part
+from .waiting import FEWER_CALLS, detect_waiting, lab_suggestion, prompt_part
 
 MISSING_STOP_SHARE = 0.5
 """Share of a log's requests that stopped at its likely ``max_tokens`` at or above which its stop is
@@ -307,22 +307,23 @@ def recommend(diagnosis: dict) -> str:
     if label in ("prefill", "both") and decision["waiting"]:  # a queue is not cut by a shorter prompt
         parts.append(waiting["text"])
     elif label in ("prefill", "both"):
-        part, saves_little = prompt_part(waiting.get("growth"), prompt_tokens=prompt, ttft_ms=ttft["p50"])
+        kind, part = prompt_part(waiting.get("growth"), prompt_tokens=prompt, ttft_ms=ttft["p50"])
         text = (
             f"The first token is slow: the median TTFT is {format_ms(ttft['p50'])} (slow from "
             f"{format_limit(SLOW_FIRST_TOKEN_MS)}), and first tokens take {format_share(share)} of the "
             f"log's total wait, for prompts of {prompt:,} tokens (median). "
         )
-        if saves_little:  # mostly paid per call: the prompt's advice would promise what it cannot give
-            parts.append(text + part)
+        fix = (f"{capital(PROMPT_FIX)}. Pack only what each step needs, put the stable part first so the "
+               "prefix cache serves it, and summarise tool dumps before they go back in.")
+        bucket = diagnosis["dominant_prompts"]
+        if kind == "little":  # mostly paid per call: the prompt's advice would promise what it cannot give
+            text += part
+        elif kind == "unknown":  # the log cannot tell: the prompt's lever on the condition that tells
+            text += f"{part} If its first token comes sooner, {PROMPT_FIX}. If not, {FEWER_CALLS} save that time."
         else:
-            text += (f"{capital(PROMPT_FIX)}. Pack only what each step needs, put the stable part first so the "
-                     "prefix cache serves it, and summarise tool dumps before they go back in.")
-            text += f" {part}" if part else ""
-            bucket = diagnosis["dominant_prompts"]
-            if bucket:
-                text += f" Start with the long ones: {bucket['text'][0].lower()}{bucket['text'][1:]}"
-            parts.append(text)
+            text += fix + (f" Start with the long ones: {bucket['text'][0].lower()}{bucket['text'][1:]}"
+                           if bucket else "")
+        parts.append(text)
     if label in ("decode", "both") and decision["stream_slow"]:
         fix = capital(STOP_FIX) if lever == "stop" else f"{capital(OUTPUT_FIX)}, and {STOP_FIX}"
         if label == "both" and decision["waiting"]:

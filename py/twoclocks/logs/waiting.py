@@ -290,35 +290,44 @@ def detect_waiting(*, prompt_tokens: list, ttft_ms: list, load_levels: list | No
     return result
 
 
-def prompt_part(growth: dict | None, *, prompt_tokens: float, ttft_ms: float) -> tuple[str, bool]:
-    """What a shorter prompt can save of a slow first token, when the log says it is little.
+def prompt_part(growth: dict | None, *, prompt_tokens: float, ttft_ms: float) -> tuple[str, str]:
+    """What a shorter prompt can save of a slow first token, where the log says it is little or
+    cannot say.
 
     Args:
         growth: :func:`detect_waiting`'s ``"growth"`` (None: nothing to say).
         prompt_tokens: the log's median prompt, tokens (>= 1); ttft_ms: its median TTFT, ms (> 0).
 
     Returns:
-        ``(text, saves_little)``: ``("", False)`` when the part of TTFT that grows with the prompt (the
-        envelope's slope times the median prompt) is ``PROMPT_PART_SHARE`` or more of the median TTFT;
-        over a wide range of prompts (:func:`wide`) whose growth is less, how little grows and what a
-        shorter prompt saves (True); over a narrow range, that the log cannot tell and how to find out.
+        ``(kind, text)``: ``("", "")`` when the part of TTFT that grows with the prompt (the
+        envelope's slope times the median prompt; none at one prompt length) is ``PROMPT_PART_SHARE``
+        or more of the median TTFT. Below that, ``"little"`` over a wide range of prompts
+        (:func:`wide`), with how little grows, what a shorter prompt saves at most and what saves the
+        rest; ``"unknown"`` over a narrow range, too narrow to tell a part paid per call from noise,
+        with how to find out (the caller then gives the prompt's lever only on that condition).
     """
     if growth is None:
-        return "", False
+        return "", ""
     (short, fast_short), (long, fast_long) = growth["shortest"], growth["longest"]
+    grows = min(growth["ms_per_token"] * prompt_tokens, ttft_ms)
+    if grows >= PROMPT_PART_SHARE * ttft_ms:
+        return "", ""
     if not growth["wide"]:
         lengths = (f"all about {format_counted(whole(short), 'token')}" if long <= (1 + SAME_PROMPT_SPREAD) * short
                    else f"about {format_counted(whole(short), 'token')} to {format_counted(whole(long), 'token')}")
-        return (f"These prompts ({lengths}) are too alike to show how much of TTFT grows with the prompt: "
-                "time the same call with half its prompt to see what cutting it saves."), False
-    grows = min(growth["ms_per_token"] * prompt_tokens, ttft_ms)
-    if grows >= PROMPT_PART_SHARE * ttft_ms:
-        return "", False
-    return (f"Only about {_s(grows)} of it grows with the prompt: the fastest first tokens take "
-            f"{_s(fast_short)} at about {format_counted(whole(short), 'token')} and {_s(fast_long)} at about "
-            f"{format_counted(whole(long), 'token')}. The other {_s(ttft_ms - grows)} comes with every call whatever "
-            "its prompt (the network, the server's own work and any queue), so a shorter prompt saves at most "
-            f"about {_s(grows)}; fewer calls one after another save the rest."), True
+        return "unknown", (f"These prompts ({lengths}) are too alike to show how much of it grows with the prompt "
+                           f"and how much {PER_CALL}: time the same call with half its prompt.")
+    return "little", (
+        f"Only about {_s(grows)} of it grows with the prompt: the fastest first tokens take {_s(fast_short)} at "
+        f"about {format_counted(whole(short), 'token')} and {_s(fast_long)} at about "
+        f"{format_counted(whole(long), 'token')}. The other {_s(ttft_ms - grows)} {PER_CALL}, so a shorter prompt "
+        f"saves at most about {_s(grows)}; {FEWER_CALLS} save the rest.")
+
+
+PER_CALL = "comes with every call whatever its prompt (the network, the server's own work and any queue)"
+FEWER_CALLS = "fewer calls one after another"
+"""The words for the part of TTFT paid per call, and what saves it (:func:`prompt_part`, and the
+recommendation's conditional lever)."""
 
 
 def _clamped(value: float, low: float, high: float) -> float:
