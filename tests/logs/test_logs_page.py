@@ -316,11 +316,14 @@ _OUTSIDE = """() => { const edge = document.getElementById("logs").getBoundingCl
     .map((el) => `${el.tagName}.${el.className}: ${(el.textContent || "").slice(0, 40)}`); }"""
 
 
-def test_a_long_file_name_on_a_phone_keeps_the_results_within_the_screen(logs):
+@pytest.mark.parametrize("name", [REAL / "llmperf_lepton_llama2_13b_individual_responses.json",
+                                  ROOT / "tests" / "data" / "traces" / "langfuse_vercel_aisdk_trace.json"],
+                         ids=lambda path: path.name)
+def test_on_a_phone_the_results_stay_within_the_screen(logs, name):
     """A real file's long name (no break in its 51 characters) widened the results past a 390-px
-    screen's edge, where the section clips them: the advice lost the end of every line. Everything
-    but a table (which scrolls in its own box) stays within the section."""
-    name = REAL / "llmperf_lepton_llama2_13b_individual_responses.json"
+    screen's edge, where the section clips them: the advice lost the end of every line; a trace's
+    last call drew its bar's least width past its track. Everything but a table (which scrolls in
+    its own box) stays within the section."""
     try:
         logs.set_viewport_size({"width": 390, "height": 844})
         assert upload(logs, name) == "done"

@@ -111,7 +111,8 @@ function timeline(run) {
 function track(offset, total, parts) {
   const bar = el("span", { cls: "trace-bar" });
   const whole = parts.reduce((sum, [ms]) => sum + ms, 0);
-  bar.style.marginLeft = pct(offset, total);
+  // a call at the run's very end keeps its bar's 2-px least width inside the track
+  bar.style.marginLeft = `min(${pct(offset, total)}, calc(100% - 2px))`;
   bar.style.width = pct(whole, total);
   for (const [ms, cls] of parts) {
     const piece = el("span", { cls });
