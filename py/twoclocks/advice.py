@@ -238,11 +238,12 @@ def _copies_of_prompt(prompt: str, what: str, lever: str) -> str:
             "more capacity or less traffic per replica helps too.")
 
 
-def _prefill_takes(prompt: str, first: str, server_ms: float, waiting_ms: float, lead: str = "the first token") -> str:
+def _prefill_takes(prompt: str, first: str, server_ms: float, waiting_ms: float, lead: str = "the first token",
+                   measured: bool = False) -> str:
     """"prefill of the 8,000-token prompt takes 704 ms", or what of it the server and queue took
-    ("``lead`` takes 1.2 s (...)")."""
-    if (before := server_ms + waiting_ms) < 0.5:  # nothing the page would show in whole ms
-        return f"prefill of {prompt} takes {first}"
+    ("``lead`` takes 1.2 s (...)"); measured, only "``lead`` takes 704 ms" (it holds them too)."""
+    if measured or (before := server_ms + waiting_ms) < 0.5:  # nothing the page would show in whole ms
+        return f"{lead} takes {first}" if measured else f"prefill of {prompt} takes {first}"
     where = {(True, True): "in the server and the queue", (False, True): "in the queue"}.get(
         (bool(server_ms), bool(waiting_ms)), "in the server and network")
     return f"{lead} takes {first} ({format_ms(before)} of it {where}, the rest prefill of {prompt})"
@@ -250,7 +251,7 @@ def _prefill_takes(prompt: str, first: str, server_ms: float, waiting_ms: float,
 
 def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms: float = 0.0, prompt: str,
                    answer: str, subject: str = "call", server_ms: float = 0.0, every_prompt: str = "",
-                   measured: bool = False) -> str:
+                   measured: bool = False, per_call: str = "") -> str:
     """The advice's first sentence for a :func:`decide` result: where the wait goes and what to do.
 
     Args:
@@ -263,11 +264,13 @@ def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms
         server_ms: of ``ttft_ms``, the server's own time before the queue, ms.
         every_prompt: what every request under the page's load sends, when not ``prompt`` (lengths vary).
         measured: the clocks are a log's, whose TTFT holds any queue, server and network time too.
+        per_call: for a measured first token the prompt cannot explain, why (a clause of
+            :func:`twoclocks.logs.waiting.per_call_part`): it replaces the prompt's lever.
     """
     label, lever = decision["label"], decision["lever"]
     share, decode = decision["prefill_share"], decision["decode_ms"]
     first, stream = format_ms(ttft_ms), format_ms(decode)
-    prefill_takes = _prefill_takes(prompt, first, server_ms, waiting_ms)
+    prefill_takes = _prefill_takes(prompt, first, server_ms, waiting_ms, measured=measured)
     if decision["behind_prompts"] and label in ("both", "prefill"):
         then = f", and decoding {answer} takes {stream} more (slow from {format_limit(SLOW_STREAM_MS)})" \
             if label == "both" else ""
@@ -295,8 +298,9 @@ def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms
                 f"spent queued behind other requests, and its prefill step takes "
                 f"{format_ms(ttft_ms - waiting_ms - server_ms)}, so {_queue_fix(decision)}.")
     if label == "prefill":
-        return (f"The first token is slow: {_prefill_takes(prompt, first, server_ms, waiting_ms, 'it')} of the {format_ms(ttlt_ms)} "
-                f"{subject} ({format_share(share)}; slow from {format_limit(SLOW_FIRST_TOKEN_MS)}), so {PROMPT_FIX}.")
+        then = f"but {per_call}" if per_call else f"so {PROMPT_FIX}"
+        return (f"The first token is slow: {_prefill_takes(prompt, first, server_ms, waiting_ms, 'it', measured)} of the "
+                f"{format_ms(ttlt_ms)} {subject} ({format_share(share)}; slow from {format_limit(SLOW_FIRST_TOKEN_MS)}), {then}.")
     if label == "decode" and decision["stream_slow"] and lever == "prompt":
         return (f"The stream is slow: the first token is out after {first}, then decoding {answer} "
                 f"takes {stream} more ({format_share(1 - share)} of the {subject}; slow from "
@@ -317,6 +321,8 @@ def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms
     if lever == "prompt" and share < PROMPT_FIRST_SHARE:  # the stream is mostly other prompts' prefills
         where = (f"the prompt comes first: {format_share(stalled / decode)} of the stream is spent in steps that "
                  "also run other requests' prefills of the same prompt")
+    elif lever == "prompt" and per_call:
+        where = f"the first token is {format_share(share)} of the wait, but {per_call}"
     elif lever == "prompt":
         first_part = "the first token" if server_ms or waiting_ms or measured else "prefill"  # not all of it prefill
         where = f"the prompt comes first: {first_part} is {format_share(share)} of the wait"

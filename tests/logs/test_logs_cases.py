@@ -135,7 +135,9 @@ def test_decimal_commas_with_semicolons_are_read():
         rows = list(csv.reader(file, delimiter=";"))[1:]
     expected = statistics.median(float(r[2].replace(",", ".")) for r in rows)
     assert (740, {}) == (result["rows_used"], result["skipped"])
-    assert "decimal commas" in notes_text(result)
+    # the note quotes the file's own first number with a comma, never a made-up one
+    first_comma = next(cell for row in rows for cell in row if "," in cell)
+    assert f"decimal commas (such as {first_comma})" in notes_text(result)
     assert expected == pytest.approx(result["diagnosis"]["percentiles"]["ttft_ms"]["p50"], rel=1e-12)
 
 

@@ -1,11 +1,15 @@
 """App traces, after the reader: each model call counted once, each clock honest, runs split and
-the agent lessons found, on spans built here (the readers' own tests use real files)."""
+the agent lessons found, on spans built here (the readers' own tests use real files), and on the real
+traces whose advice was wrong (the last tests)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from twoclocks.advice import STOP_FIX
+from twoclocks.advice import PROMPT_FIX, STOP_FIX
+from twoclocks.logs import analyze_log
 from twoclocks.logs.readers import ParsedLog
 from twoclocks.logs.traces import Span
 from twoclocks.logs.traces.calls import TTFT_UNKNOWN, collect, fill_log
@@ -240,3 +244,40 @@ def test_the_cached_share_counts_only_calls_that_report_cached_tokens():
     report = trace_report(collect([llm("a", 0, 100, first=50, prompt=1000, cached_tokens=500, model="m"),
                                    llm("b", 200, 300, first=250, prompt=3000, model="m")]))
     assert 0.5 == report["by_model"][0]["cached_share"]
+
+
+TRACES = Path(__file__).parents[1] / "data" / "traces"
+
+
+def _first_lesson(name: str) -> tuple[dict, str]:
+    trace = analyze_log((TRACES / name).read_bytes(), filename=name)["trace"]
+    return trace["runs"][0]["lessons"][0], trace["verdict"]
+
+
+def test_a_slow_first_token_a_tiny_prompt_cannot_explain_is_not_pinned_on_the_prompt():
+    """A real LangSmith trace of gpt-4o-mini: a 9-token prompt and a 1.24 s first token, told "prefill
+    of the 9-token prompt takes 1.24 s ... cut the prompt". A traced TTFT holds the network and the
+    provider's time; 9 tokens prefill in at most 18 ms at the slowest real rate, so the rest is per
+    call, and the prompt is not the lever."""
+    lesson, verdict = _first_lesson("langsmith_py_wrap_openai_stream.json")
+    assert lesson["lever"] == "per_call" and lesson["topics"] == []
+    assert "prefill of 9 prompt tokens takes at most 18 ms on any real server" in lesson["text"]
+    assert "prefill of the 9-token prompt takes" not in lesson["text"] and PROMPT_FIX not in verdict
+
+
+def test_a_slow_first_token_of_a_long_prompt_keeps_the_prompt_lever():
+    """10,000 prompt tokens may well take a 1.5 s first token: the prompt stays the lever, and a traced
+    TTFT is called the first token's time, never "prefill" (it holds the network too)."""
+    report, _ = lessons_of([llm("a", 0, 2000, first=1500, prompt=10_000, output=20)])
+    first = report["runs"][0]["lessons"][0]
+    assert first["lever"] == "prompt" and PROMPT_FIX in first["text"]
+    assert "it takes 1.50 s of the 2.00 s call" in first["text"] and "prefill of" not in first["text"]
+
+
+def test_a_streamed_call_whose_tracer_missed_the_first_token_is_not_told_to_stream():
+    """A real LangSmith JS trace: the call streamed ("stream": true) but no first-token time was recorded."""
+    lesson, _ = _first_lesson("langsmith_js_wrap_openai_stream.json")
+    assert lesson["lever"] == "measure" and "time its first chunk as it arrives" in lesson["text"]
+    assert "stream the call" not in lesson["text"]
+    not_streamed, _ = _first_lesson("langfuse_vercel_aisdk_trace.json")  # generateText: no stream
+    assert "stream the call, time the first chunk, and log both clocks" in not_streamed["text"]

@@ -324,6 +324,28 @@ def prompt_part(growth: dict | None, *, prompt_tokens: float, ttft_ms: float) ->
         f"saves at most about {_s(grows)}; {FEWER_CALLS} save the rest.")
 
 
+def per_call_part(prompt_tokens: int | None, ttft_ms: float) -> str:
+    """Why one measured call's first token is not its prompt's, when a bound says so.
+
+    Args:
+        prompt_tokens: the call's prompt, tokens (>= 0), or None when not recorded.
+        ttft_ms: its measured TTFT, ms (> 0).
+
+    Returns:
+        ``""`` unless prefill of the prompt at ``SLOWEST_PREFILL_TOKENS_PER_S`` (a rate every real
+        deployment beats) is under ``PROMPT_PART_SHARE`` of ``ttft_ms``; then a clause saying so, what
+        the rest is and what saves it (for :func:`twoclocks.advice.clock_sentence`'s ``per_call``).
+    """
+    if prompt_tokens is None:
+        return ""
+    most = prompt_tokens * 1000.0 / SLOWEST_PREFILL_TOKENS_PER_S
+    if most >= PROMPT_PART_SHARE * ttft_ms:
+        return ""
+    return (f"prefill of {format_counted(prompt_tokens, 'prompt token')} takes at most {_s(most)} on any real server "
+            f"(at least {SLOWEST_PREFILL_TOKENS_PER_S:,.0f} tokens a second); the other {_s(ttft_ms - most)} or more "
+            f"{PER_CALL}, so a shorter prompt cannot save it: {FEWER_CALLS} can")
+
+
 PER_CALL = "comes with every call whatever its prompt (the network, the server's own work and any queue)"
 FEWER_CALLS = "fewer calls one after another"
 """The words for the part of TTFT paid per call, and what saves it (:func:`prompt_part`, and the

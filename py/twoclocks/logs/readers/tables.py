@@ -296,13 +296,13 @@ def _read_csv(source, log: ParsedLog, accepted: str) -> None:
         return tuple(row[i] for i in picked)
 
     sample = [pick(row) for row in head if any(row)]
-    comma = source.delimiter != "," and any(
-        _DECIMAL_COMMA.match(cell) for quad in sample for cell in quad
-    )
+    # the file's own first number with a decimal comma, quoted in the note (None: points)
+    comma = None if source.delimiter == "," else next(
+        (cell for quad in sample for cell in quad if _DECIMAL_COMMA.match(cell)), None)
     if comma:
         sample = [_points(quad) for quad in sample]
         log.notes.append(
-            "Numbers are written with decimal commas (589,6); they were read as decimal points."
+            f"Numbers are written with decimal commas (such as {comma.strip()}); they were read as decimal points."
         )
     ft_factor, lt_factor, is_tpot = time_factors(roles, names, sample, log)
     record_columns(log, names, roles)

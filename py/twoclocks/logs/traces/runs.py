@@ -126,7 +126,7 @@ def call_row(call: Call, number: int, run_start_ms: float, previous: Call | None
         "provider": span.provider, "offset_ms": span.start_ms - run_start_ms,
         "ttft_ms": call.ttft_ms, "ttlt_ms": call.ttlt_ms,
         "decode_ms": None if call.ttft_ms is None else call.ttlt_ms - call.ttft_ms,
-        "ttft_unknown": TTFT_UNKNOWN.get(call.ttft_unknown, ""),
+        "ttft_unknown": TTFT_UNKNOWN.get(call.ttft_unknown, ""), "streamed": span.streamed,
         "prompt_tokens": span.prompt_tokens, "cached_tokens": span.cached_tokens,
         "output_tokens": span.output_tokens, "max_tokens": span.max_tokens,
         "finish_reason": span.finish_reason, "cut_off": call.cut_off, "error": span.error,
