@@ -169,6 +169,18 @@ def test_a_slow_first_token_at_one_prompt_length_says_the_log_cannot_tell_the_sa
     assert "These prompts (all about 2,000 tokens) are too alike" in result["recommendation"]
 
 
+def test_a_log_of_short_prompts_with_slow_first_tokens_is_told_the_prompt_cannot_explain_them():
+    """Prompts of about 60 tokens, first tokens of about 1.3 s: no real prefill of 60 tokens takes
+    more than 120 ms (500 tokens a second, the slowest real rate), so the log says so, firmly, and
+    gives no prompt advice, conditional or not."""
+    prompts = [50 + i % 20 for i in range(48)]
+    result = diagnose(**rows(prompts, [1300.0 + 40 * math.sin(i) for i in range(48)], decode_ms=400.0, output=20))
+    text = result["recommendation"]
+    assert result["verdict"] == "prefill" and advice.PROMPT_FIX not in text
+    assert f"Prefill of {result['medians']['prompt_tokens']} prompt tokens takes at most" in text
+    assert "too alike" not in text
+
+
 @pytest.mark.parametrize("name", ["decimal_commas.csv", "llmperf_flagged_individual_responses.json",
                                   "vllm_benchmark_serving.json", "table_ms.csv", "guidellm_benchmarks_v04.json"])
 def test_logs_of_unloaded_servers_are_not_called_waiting(name):

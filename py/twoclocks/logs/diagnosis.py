@@ -24,7 +24,7 @@ from ..advice import (OUTPUT_FIX, PROMPT_FIRST_SHARE, PROMPT_FIX, SLOW_FIRST_TOK
                       clock_sentence, decide, format_limit, format_ms, format_share)
 from ..counts import format_counted
 from ..stats import median_tokens, summarise
-from .waiting import FEWER_CALLS, detect_waiting, lab_suggestion, prompt_part
+from .waiting import FEWER_CALLS, detect_waiting, lab_suggestion, per_call_part, prompt_part
 
 MISSING_STOP_SHARE = 0.5
 """Share of a log's requests that stopped at its likely ``max_tokens`` at or above which its stop is
@@ -316,7 +316,10 @@ def recommend(diagnosis: dict) -> str:
         fix = (f"{capital(PROMPT_FIX)}. Pack only what each step needs, put the stable part first so the "
                "prefix cache serves it, and summarise tool dumps before they go back in.")
         bucket = diagnosis["dominant_prompts"]
-        if kind == "little":  # mostly paid per call: the prompt's advice would promise what it cannot give
+        bound = per_call_part(prompt, ttft["p50"])  # prompts too short for any real prefill to explain it
+        if bound:
+            text += f"{capital(bound)}."
+        elif kind == "little":  # mostly paid per call: the prompt's advice would promise what it cannot give
             text += part
         elif kind == "unknown":  # the log cannot tell: the prompt's lever on the condition that tells
             text += f"{part} If its first token comes sooner, {PROMPT_FIX}. If not, {FEWER_CALLS} save that time."
