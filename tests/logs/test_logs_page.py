@@ -244,9 +244,12 @@ def test_an_unreadable_log_shows_the_error_naming_the_formats(logs, name, data):
     expected = analyze_log(data, filename=name)
     assert not expected["ok"]
     error = logs.text_content("#logs-error")
-    assert expected["error"] in error
+    reason, accepted = expected["error"].split(" Accepted: ")
+    assert reason in error and f"Accepted: {accepted}" in error
     assert "AIPerf" in error and "vLLM" in error
     assert logs.is_visible("#logs-error")
+    # the formats (a screen of text on a phone) are folded under a summary, the reason stays in view
+    assert logs.is_visible("#logs-error summary") and not logs.is_visible("#logs-error details p")
     assert not logs.is_visible("#logs-results")
     assert not logs.is_visible("#logs-use")
 
@@ -328,6 +331,26 @@ def test_on_a_phone_the_results_stay_within_the_screen(logs, name):
         logs.set_viewport_size({"width": 390, "height": 844})
         assert upload(logs, name) == "done"
         assert logs.evaluate(_OUTSIDE) == []
+    finally:
+        logs.set_viewport_size({"width": 1280, "height": 900})
+
+
+def test_on_a_phone_the_outcome_of_an_upload_comes_into_view(logs):
+    """On a phone the import area is a screen tall, and an error showed about 520 px below the button
+    that started it, out of view, with nothing said where the learner looked. The error (its reason
+    first, the accepted formats folded) and the results are brought into view."""
+    box = """(id) => { const r = document.getElementById(id).getBoundingClientRect(); return [r.top, r.bottom, innerHeight]; }"""
+    try:
+        logs.set_viewport_size({"width": 390, "height": 844})
+        logs.locator("#logs-file").scroll_into_view_if_needed()
+        refused = analysed(logs, lambda: logs.set_input_files(
+            "#logs-file", {"name": "empty.csv", "mimeType": "text/csv", "buffer": b""}))
+        top, bottom, height = logs.evaluate(box, "logs-error")
+        assert refused == "error" and -1 <= top and bottom <= height + 1
+        logs.locator("#logs-file").scroll_into_view_if_needed()
+        assert upload(logs, REAL / "llmperf_vllm_c1_individual_responses.json") == "done"
+        top, _, height = logs.evaluate(box, "logs-results")
+        assert -1 <= top <= 0.75 * height  # (sub-pixel rounding of the scroll)
     finally:
         logs.set_viewport_size({"width": 1280, "height": 900})
 

@@ -21,7 +21,7 @@
 // (a successful analysis laid out), cards.js (what was read, the fitted model), figures.js and
 // scatter.js (the pictures), tables.js (tables and lists), format.js (a counted noun). The words
 // come written from Python (twoclocks.logs.sentences and the trace report); these lay them out.
-import { el, scrollToStart } from "../dom.js";
+import { bringIntoView, el, scrollToStart } from "../dom.js";
 import { formatMs } from "../format.js";
 import { downloadProblem, isDownloadError, isOffline, retryWhenOnline } from "../offline.js";
 import { logFigures } from "./figures.js";
@@ -72,8 +72,14 @@ export function setupLogs(root, { analyze, useFitted, useLoad, sampleUrl, traceS
     input.textarea.readOnly = readonly;
   }
 
+  // Python's refusals end with every format the page reads (a screen of text on a phone): that list
+  // is folded under its own summary, so the reason stays in view.
   function showError(message, title = "This log could not be read.") {
-    error.replaceChildren(el("p", { cls: "logs-error-title", text: title }), el("p", { text: message }));
+    const at = message.indexOf(" Accepted: ");
+    const reason = at < 0 ? message : message.slice(0, at);
+    const formats = at < 0 ? null : el("details", { cls: "logs-accepted" }, [
+      el("summary", { text: "What this page reads" }), el("p", { text: message.slice(at + 1) })]);
+    error.replaceChildren(el("p", { cls: "logs-error-title", text: title }), el("p", { text: reason }), ...(formats ? [formats] : []));
     error.hidden = false;
   }
 
@@ -164,7 +170,16 @@ export function setupLogs(root, { analyze, useFitted, useLoad, sampleUrl, traceS
     }
     syncModelBar();
     setState(state, text);
+    showOutcome(state === "error" ? error : resultsTop);
     root.dataset.runs = String(Number(root.dataset.runs) + 1);
+  }
+
+  // The outcome appears below the import area, on a phone a screen or more below the button that
+  // started it: one that starts in the screen's last quarter or below is brought into view (at the
+  // screen's foot if it fits, keeping the import area in view; else from its top); one higher up is
+  // left where the learner is reading.
+  function showOutcome(outcome) {
+    if (!outcome.hidden && outcome.getBoundingClientRect().top > innerHeight * 0.75) bringIntoView(outcome);
   }
 
   function reject(message) {
@@ -172,6 +187,7 @@ export function setupLogs(root, { analyze, useFitted, useLoad, sampleUrl, traceS
     clearResults();
     showError(message);
     setState("error");
+    showOutcome(error);
     root.dataset.runs = String(Number(root.dataset.runs) + 1);
   }
 
