@@ -231,9 +231,8 @@ function makeHatch(ctx, color, background) {
  * Paper is light: from just before printing until it is over, every view is drawn in the light
  * theme's colours, whatever the screen's theme (a chart far from the viewport, not drawn for the
  * screen, included); after printing, for the screen again. The print stylesheet does the same for
- * the page's own colours. Frames can run between `beforeprint` and the paper's paint with the page
- * still in screen media (Chrome for Testing's did, printing a dark canvas on CI), so a draw asked
- * for in that time (a section laid out for paper resizes a chart) takes the light colours too.
+ * the page's own colours. A frame can run before the paper's paint in screen media (CI's Chrome
+ * printed a dark canvas): a draw in that time takes the light colours too.
  */
 function drawForPrint() {
   printing = true;

@@ -848,6 +848,22 @@ def test_print_shows_the_prose_and_the_current_clocks(lesson, shots_dir):
     render_pdf_page(pdf, shots_dir / "print-light-page1", fmt="png")
 
 
+@pytest.mark.parametrize("theme", ["?theme=dark", ""])
+def test_the_guided_path_prints_in_light_with_no_veiled_clocks(open_page, theme):
+    """The path in a dark theme (chosen, or the system's) printed its answer dots filled dark, as if
+    chosen (native controls follow color-scheme, and the dark theme's won over the print rule's); a
+    step whose clocks are veiled until the prediction printed a blank and bare readout labels."""
+    page = open_page(f"{theme}{'&' if theme else '?'}view=path", scheme="dark")
+    assert page.evaluate("() => document.documentElement.hasAttribute('data-path-veil')")
+    page.emulate_media(media="print")
+    try:
+        printed = page.evaluate("""() => [getComputedStyle(document.querySelector('.path-predict input')).colorScheme,
+            ...['.clocks-wrap', '.clocks-details .legend', '#diagnosis'].map((s) => document.querySelector(s).checkVisibility())]""")
+    finally:
+        page.emulate_media(media="null")
+    assert printed == ["light", False, False, False]
+
+
 def test_a_frame_drawn_while_printing_keeps_the_paper_colours(open_page):
     """Frames can run between `beforeprint` and the paper's paint, with the page still in screen
     media (CI's Chrome for Testing printed a dark canvas on white paper): a redraw asked for while
