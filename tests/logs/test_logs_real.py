@@ -116,3 +116,11 @@ def test_a_hosted_apis_slow_first_token_is_not_pinned_on_prompts_too_alike_to_te
     assert "These prompts (all about 550 tokens) are too alike" in text
     assert f"If its first token comes sooner, {PROMPT_FIX}." in text
     assert f"{capital(PROMPT_FIX)}." not in text
+
+
+def test_requests_refused_by_a_rate_limit_are_named_for_what_they_are():
+    """130 of the Lepton run's 150 requests were refused with a bare 429 (no message): the skip
+    reason gives the status its standard phrase, and the warning says what it means and what to do."""
+    result = _analyze("llmperf_lepton_llama2_13b_individual_responses.json")
+    assert "429 Too Many Requests (130)" in result["skip_reasons"]["failed"]
+    assert "they hit the server's rate limit (RFC 6585)" in result["warnings"][0]

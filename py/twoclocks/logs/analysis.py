@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 
 from ..advice import format_share
 from ..counts import format_counted
@@ -99,15 +100,24 @@ def _result(value: dict) -> dict:
     return with_sentences(_json_safe(value))
 
 
+RATE_LIMITED = re.compile(r"\b429[ :]")
+"""A skip reason naming HTTP 429 (Too Many Requests), in the file's words ("429: Too Many Requests")
+or with the phrase a reader gave a bare status ("429 Too Many Requests"), never a count ("(429)")."""
+
+
 def read_warnings(parsed: readers.ParsedLog) -> list[str]:
     """Warnings for the top of the result: most rows skipped (below ``MIN_USED_SHARE``)."""
     used, total = parsed.rows_used, parsed.rows_total
     if not total or used >= MIN_USED_SHARE * total:
         return []
     reason, count = max(parsed.skipped.items(), key=lambda item: item[1])
+    why = parsed.reason_lines()[reason]
+    limited = (" Refused with 429 Too Many Requests, they hit the server's rate limit (RFC 6585) before any "
+               "latency: send fewer requests at once, raise the limit, or retry after a pause."
+               if RATE_LIMITED.search(why) else "")
     return [
         f"Only {used:,} of {total:,} rows ({format_share(used / total)}) could be used: "
-        f"{count:,} were skipped because {parsed.reason_lines()[reason]}. Every figure below "
+        f"{count:,} were skipped because {why}.{limited} Every figure below "
         f"comes from those {used:,} rows; check the file before trusting them."
     ]
 

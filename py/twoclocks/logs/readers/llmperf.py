@@ -18,6 +18,7 @@ statistics as rows and load levels as columns are recognised, to name the per-re
 from __future__ import annotations
 
 import re
+from http import HTTPStatus
 
 from . import tables
 from .parsed import ParsedLog
@@ -73,6 +74,8 @@ def read(source, log: ParsedLog, accepted: str = "") -> None:
         if code in (None, "", 0) and not message:
             return None
         words = f"{code}: {str(message or '').strip()}".strip(": ")[:100] or "error"
+        if words == str(code) and _status(code):  # a bare HTTP status: its standard phrase says what it was
+            words = f"{code} {_status(code).phrase}"
         if _harness_flag(code) and _timed(record):
             kept[words] = kept.get(words, 0) + 1
             return None
@@ -86,6 +89,14 @@ def read(source, log: ParsedLog, accepted: str = "") -> None:
             "timings and are kept: the flag is not an HTTP status, so it judged the answer, "
             "not the clocks."
         )
+
+
+def _status(code: object) -> HTTPStatus | None:
+    """The HTTP status ``code`` names (RFC 9110's and RFC 6585's phrases, as ``http.HTTPStatus``), or None."""
+    try:
+        return HTTPStatus(int(code))  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError):
+        return None
 
 
 def _harness_flag(code: object) -> bool:
