@@ -124,3 +124,9 @@ def test_requests_refused_by_a_rate_limit_are_named_for_what_they_are():
     result = _analyze("llmperf_lepton_llama2_13b_individual_responses.json")
     assert "429 Too Many Requests (130)" in result["skip_reasons"]["failed"]
     assert "they hit the server's rate limit (RFC 6585)" in result["warnings"][0]
+
+
+def test_an_r_squared_that_rounds_to_zero_reads_zero_not_minus_zero():
+    """One prompt length: the prefill fit's R² is -2e-16 in floating point, shown as "-0.000"."""
+    prefill = _analyze("llmperf_lepton_llama2_13b_individual_responses.json")["fit"]["prefill"]
+    assert prefill["r_squared"] < 0 and prefill["r_squared_text"] == "0.000"

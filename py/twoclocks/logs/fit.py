@@ -363,7 +363,7 @@ def why_not_offered(prefill: dict, prompt_tokens: Sequence[int]) -> str:
     r_squared = prefill.get("r_squared")
     if r_squared is None or r_squared < MIN_OFFER_R_SQUARED:
         shown = "cannot be computed (every TTFT is equal)" if r_squared is None else (
-            f"is {r_squared:.2f}: the curve explains {max(0.0, r_squared):.0%} of the spread in "
+            f"is {round(r_squared, 2) or 0.0:.2f}: the curve explains {max(0.0, r_squared):.0%} of the spread in "
             "TTFT"
         )
         problems.append(f"the prefill fit's R² {shown} (the rule needs {MIN_OFFER_R_SQUARED:.2f})")

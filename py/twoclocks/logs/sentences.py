@@ -192,7 +192,9 @@ def fit_sentences(fit: dict) -> None:
         ]
         result["terms_caption"] = f"{name} coefficients fitted to your log"
         r2 = result.get("r_squared")
-        result["r_squared_text"] = "–" if r2 is None else f"{_round_half_up(r2, 3)}"
+        shown = None if r2 is None else _round_half_up(r2, 3)
+        # a value that rounds to zero reads 0.000, never "-0.000"
+        result["r_squared_text"] = "–" if shown is None else f"{abs(shown) if shown == 0 else shown}"
         result["rows_text"] = format_counted(result["rows"], "request")
         result["quality_text"] = (f"R² {result['r_squared_text']} over {result['rows_text']}"
                                   + (" with 2 or more output tokens" if part == "decode" else ""))
