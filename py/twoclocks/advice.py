@@ -25,17 +25,21 @@ SLOW_STREAM_MS``, the first matching row wins::
     neither                      -> label "fine"    -> lever "prompt" if prefill_share >= 0.5
                                                        else "output" (where the time goes)
 
+A "prompt" lever of a first token (label "prefill" or "fine") is "calls" where the time paid per call
+whatever the prompt (``per_call_ms``) leaves the prompt's part under ``PROMPT_PART_SHARE`` of it.
+
 The sentences for a cut-off answer and for a stop that never fired are appended whatever the label.
 """
 
 from __future__ import annotations
 
-from .counts import format_counted, format_ms, format_number
+# the sentence formats live in counts; re-exported here, where the sentences' callers look for them
+from .counts import (capital, format_count, format_counted, format_limit, format_ms,  # noqa: F401
+                     format_number, format_share, format_tokens)
 
-LEVERS = ("prompt", "output", "stop", "both", "waiting", "room", "none")
-"""Every lever the advisor can name, as ``report()["advice"]["lever"]`` and ``data-lever`` carry it.
-``"none"`` is legacy: no call gets it any more (a call that is not slow still names where its time
-goes); it stays listed so old saved values still validate."""
+LEVERS = ("prompt", "output", "stop", "both", "waiting", "room", "calls", "none")
+"""Every lever the advisor can name, as ``report()["advice"]["lever"]`` and ``data-lever`` carry it
+(``"none"``, legacy: no call gets it any more; listed so old saved values still validate)."""
 
 CLOCKS = ("prefill", "decode", "both", "cut-off", "fine")
 """The ``label`` of a diagnosis: which clock is slow, or ``"cut-off"`` (neither, but max_tokens cut
@@ -57,15 +61,21 @@ first token is a capacity problem, not a prompt one: a majority. Used under the 
 typical request's queue wait) and for a log (:func:`twoclocks.logs.waiting.detect_waiting`)."""
 
 STALLED_NOTE_SHARE = 0.2
-"""Under load, a slow stream that spends at least this share of its time in steps running other
-requests' prefills says so, instead of calling the prompt blameless: a fifth of the stream is visible
-on the timeline's red."""
+"""Under load, a slow stream with at least this share of its time in steps running other requests'
+prefills says so, not that the prompt is blameless: a fifth is visible on the timeline's red."""
 
 PROMPT_FIRST_SHARE = 0.5
 """For a call where neither clock is slow: a prefill share of the wait at or above this names the
 prompt as the lever to pull first if the call must be faster, below it the output (where most of
 the time goes)."""
 
+PROMPT_PART_SHARE = 0.5
+"""A first token whose prompt's part (prefill, without the time each call pays whatever its prompt:
+the server and network, measured or bounded) is below this share of it is mostly paid per call: the
+lever is ``"calls"``, never the prompt."""
+
+PER_CALL = "comes with every call whatever its prompt (the network, the server's own work and any queue)"
+FEWER_CALLS = "fewer calls one after another"
 PROMPT_FIX = "cut the prompt: pack only what helps, keep a stable prefix cacheable, summarise tool dumps"
 OUTPUT_FIX = "cut the output: a shorter answer, with max_tokens near its real length"
 STOP_FIX = "fix the stop: end decode when the answer is complete (for JSON, when the schema closes)"
@@ -75,7 +85,8 @@ ROOM_FIX = ("give the answer room: max_tokens at least the answer's real length,
 has space")."""
 BOTH_FIX = ("cut both: the prompt (pack only what helps, cache a stable prefix, summarise dumps) and "
             "the output (length, stop rules)")
-
+CALLS_WHY = f"the time before prefill {PER_CALL}"
+CALLS_FIX = f"make {FEWER_CALLS}: {CALLS_WHY}"
 
 
 def waiting_fix(chunked: bool = False, running_limit: int | None = None, cache_full: bool = False) -> str:
@@ -97,12 +108,11 @@ WAITING_FIX = waiting_fix()
 
 
 def _queue_fix(decision: dict) -> str:
-    """The waiting lever for a decision: the load's own (``waiting_fix`` set by :func:`advise_call`), else
-    :data:`WAITING_FIX`."""
+    """The waiting lever: the load's own (``waiting_fix``, set by :func:`advise_call`), else WAITING_FIX."""
     return decision.get("waiting_fix", WAITING_FIX)
 
 FIX = {"prompt": PROMPT_FIX, "output": OUTPUT_FIX, "stop": STOP_FIX, "both": BOTH_FIX,
-       "waiting": WAITING_FIX, "room": ROOM_FIX}
+       "waiting": WAITING_FIX, "room": ROOM_FIX, "calls": CALLS_FIX}
 """The fix each lever names, as one imperative clause."""
 
 SHORT = {**{lever: f"{fix}." for lever, fix in FIX.items()}, "none": "nothing yet: neither clock is slow."}
@@ -110,48 +120,9 @@ SHORT = {**{lever: f"{fix}." for lever, fix in FIX.items()}, "none": "nothing ye
 clocks are both fine gets :func:`short_for`'s qualified form)."""
 
 
-def format_count(value: float) -> str:
-    """A count or a rate rounded to a whole number as the page's ``formatNumber`` prints it (halves
-    up, thousands separated): ``5460.9 -> "5,461"``.
-
-    Args:
-        value: a count or rate (>= 0, finite).
-    """
-    return format_number(value)
-
-
-def format_share(share: float) -> str:
-    """A share of a whole as a percentage that never overstates: ``0.083 -> "8%"``; a tiny non-zero
-    share is ``"<1%"`` and a share just short of the whole ``">99%"`` (never "0%" or "100%" for a
-    part that is not).
-
-    Args:
-        share: a fraction, 0..1.
-    """
-    if 0 < share < 0.005:
-        return "<1%"
-    if 0.995 <= share < 1:
-        return ">99%"
-    return f"{share:.0%}"
-
-
-def format_limit(ms: float) -> str:
-    """A threshold as a person says it: ``1000 -> "1 s"``, ``4000 -> "4 s"``, ``500 -> "500 ms"``."""
-    return f"{ms / 1000:g} s" if ms >= 1000 else f"{ms:g} ms"
-
-
-def format_tokens(count: int) -> str:
-    """``"1 token"``, ``"2,048 tokens"``."""
-    return format_counted(count, "token")
-
-
-def capital(text: str) -> str:
-    """``text`` with its first letter upper-cased (the fixes are written as clauses)."""
-    return text[:1].upper() + text[1:]
-
-
 def decide(*, ttft_ms: float, ttlt_ms: float, missing_stop: bool = False, truncated: bool = False,
-           waiting_ms: float = 0.0, prefill_wait_ms: float = 0.0, stalled_ms: float = 0.0) -> dict:
+           waiting_ms: float = 0.0, prefill_wait_ms: float = 0.0, stalled_ms: float = 0.0,
+           per_call_ms: float = 0.0) -> dict:
     """The one decision: which clock is slow and which lever comes first (the module's table).
 
     Args:
@@ -169,6 +140,9 @@ def decide(*, ttft_ms: float, ttlt_ms: float, missing_stop: bool = False, trunca
             requests' prefill (copies of this prompt under the page's load), ms. A stream mostly
             (``WAITING_SHARE``) spent in such steps is the prompt's: a slow stream's lever, a calm
             call's first lever, and, with a first token slow from prefill (its own or others'), both clocks'.
+        per_call_ms: of ``ttft_ms``, the time paid whatever the prompt (the server and network,
+            measured or, for a traced call, bounded below), ms. Where the rest is under
+            ``PROMPT_PART_SHARE`` of a first token the prompt would be the lever for, it is ``"calls"``.
 
     Returns:
         ``{"label": one of CLOCKS, "lever": one of LEVERS (never "none"), "first_token_slow",
@@ -200,6 +174,9 @@ def decide(*, ttft_ms: float, ttlt_ms: float, missing_stop: bool = False, trunca
         label, lever = "decode", "stop"
     else:
         label, lever = "fine", "prompt" if share >= PROMPT_FIRST_SHARE or stream_behind_prompts else "output"
+    if (lever == "prompt" and label in ("prefill", "fine") and not waiting and not stream_behind_prompts
+            and ttft_ms - waiting_ms - per_call_ms < PROMPT_PART_SHARE * ttft_ms):
+        lever = "calls"  # the prompt's part of the first token is too small to be the lever
     return {"label": label, "lever": lever, "first_token_slow": first_slow, "stream_slow": stream_slow,
             "waiting": waiting, "behind_prompts": behind_prompts, "decode_ms": decode_ms, "prefill_share": share,
             "stalled_ms": min(stalled_ms, decode_ms)}
@@ -264,8 +241,8 @@ def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms
         server_ms: of ``ttft_ms``, the server's own time before the queue, ms.
         every_prompt: what every request under the page's load sends, when not ``prompt`` (lengths vary).
         measured: the clocks are a log's, whose TTFT holds any queue, server and network time too.
-        per_call: for a measured first token the prompt cannot explain, why (a clause of
-            :func:`twoclocks.logs.waiting.per_call_part`): it replaces the prompt's lever.
+        per_call: for a measured first token the prompt cannot explain (lever ``"calls"``), why (a
+            clause of :func:`twoclocks.logs.waiting.per_call_part`), instead of :data:`CALLS_FIX`.
     """
     label, lever = decision["label"], decision["lever"]
     share, decode = decision["prefill_share"], decision["decode_ms"]
@@ -298,7 +275,7 @@ def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms
                 f"spent queued behind other requests, and its prefill step takes "
                 f"{format_ms(ttft_ms - waiting_ms - server_ms)}, so {_queue_fix(decision)}.")
     if label == "prefill":
-        then = f"but {per_call}" if per_call else f"so {PROMPT_FIX}"
+        then = f"but {per_call}" if per_call else f"so {FIX[lever]}"
         return (f"The first token is slow: {_prefill_takes(prompt, first, server_ms, waiting_ms, 'it', measured)} of the "
                 f"{format_ms(ttlt_ms)} {subject} ({format_share(share)}; slow from {format_limit(SLOW_FIRST_TOKEN_MS)}), {then}.")
     if label == "decode" and decision["stream_slow"] and lever == "prompt":
@@ -321,8 +298,8 @@ def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms
     if lever == "prompt" and share < PROMPT_FIRST_SHARE:  # the stream is mostly other prompts' prefills
         where = (f"the prompt comes first: {format_share(stalled / decode)} of the stream is spent in steps that "
                  "also run other requests' prefills of the same prompt")
-    elif lever == "prompt" and per_call:
-        where = f"the first token is {format_share(share)} of the wait, but {per_call}"
+    elif lever == "calls":
+        where = f"the first token is {format_share(share)} of the wait, but {per_call or f'{CALLS_WHY}: make {FEWER_CALLS}'}"
     elif lever == "prompt":
         first_part = "the first token" if server_ms or waiting_ms or measured else "prefill"  # not all of it prefill
         where = f"the prompt comes first: {first_part} is {format_share(share)} of the wait"
@@ -379,7 +356,7 @@ def advise_call(
     wasted = generated_tokens - needed_tokens if missing_stop else 0
     decision = decide(ttft_ms=ttft_ms, ttlt_ms=ttlt_ms, missing_stop=missing_stop,
                       truncated=truncated, waiting_ms=waiting_ms, prefill_wait_ms=prefill_wait_ms,
-                      stalled_ms=stalled_ms)
+                      stalled_ms=stalled_ms, per_call_ms=server_ms)
     if queue_fix:
         decision["waiting_fix"] = queue_fix
     text = clock_sentence(decision, ttft_ms=ttft_ms, ttlt_ms=ttlt_ms, waiting_ms=waiting_ms, server_ms=server_ms,
@@ -415,15 +392,16 @@ def advise_agent(totals: dict) -> dict:
     """Advice for a whole agent loop, from its totals: :func:`decide` on the loop's summed clocks.
 
     Args:
-        totals: ``{"ttft_ms", "ttlt_ms"}``, each summed over the turns, ms (``ttft <= ttlt``). An
-            agent turn's stop always fires and its budget is its answer, so there is no missing stop
-            and no cut-off answer.
+        totals: ``{"ttft_ms", "ttlt_ms"}``, each summed over the turns, ms (``ttft <= ttlt``), and
+            optionally ``"per_call_ms"`` (of the first tokens, the time paid whatever the prompts, as
+            :func:`decide` takes it). An agent turn's stop always fires and its budget is its answer,
+            so there is no missing stop and no cut-off answer.
 
     Returns:
         ``{"lever", "label", "text", "short", "prefill_share", "first_token_slow", "stream_slow"}``.
     """
     ttft, ttlt = totals["ttft_ms"], totals["ttlt_ms"]
-    decision = decide(ttft_ms=ttft, ttlt_ms=ttlt)
+    decision = decide(ttft_ms=ttft, ttlt_ms=ttlt, per_call_ms=totals.get("per_call_ms", 0.0))
     label, lever, share = decision["label"], decision["lever"], decision["prefill_share"]
     whole = format_ms(ttlt)
     if label == "fine":

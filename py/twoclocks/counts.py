@@ -1,5 +1,7 @@
 """Counts with their nouns and durations, as every sentence Python writes them: ``"1 token"``,
-``"2,048 tokens"``, ``"1 call per second"``, ``"0.5 calls per second"``, ``"704 ms"`` (:func:`format_ms`).
+``"2,048 tokens"``, ``"1 call per second"``, ``"0.5 calls per second"``, ``"704 ms"`` (:func:`format_ms`), and
+the sentences' other forms: shares (``"8%"``, never ``"0%"`` for a part), limits (``"1 s"``) and clauses
+made sentences (:func:`capital`), re-exported by :mod:`twoclocks.advice`.
 
 The one rule, here and on the page (``formatCounted`` in ``site/js/format.js``, its twin): the number
 is written as the page writes numbers (thousands separated, at most ``decimals`` decimals, trailing
@@ -90,3 +92,43 @@ def format_ms(ms: float) -> str:
 
 
 __all__ = ["format_counted", "format_ms", "format_number"]
+
+
+def format_count(value: float) -> str:
+    """A count or a rate rounded to a whole number as the page's ``formatNumber`` prints it (halves
+    up, thousands separated): ``5460.9 -> "5,461"``.
+
+    Args:
+        value: a count or rate (>= 0, finite).
+    """
+    return format_number(value)
+
+
+def format_share(share: float) -> str:
+    """A share of a whole as a percentage that never overstates: ``0.083 -> "8%"``; a tiny non-zero
+    share is ``"<1%"`` and a share just short of the whole ``">99%"`` (never "0%" or "100%" for a
+    part that is not).
+
+    Args:
+        share: a fraction, 0..1.
+    """
+    if 0 < share < 0.005:
+        return "<1%"
+    if 0.995 <= share < 1:
+        return ">99%"
+    return f"{share:.0%}"
+
+
+def format_limit(ms: float) -> str:
+    """A threshold as a person says it: ``1000 -> "1 s"``, ``4000 -> "4 s"``, ``500 -> "500 ms"``."""
+    return f"{ms / 1000:g} s" if ms >= 1000 else f"{ms:g} ms"
+
+
+def format_tokens(count: int) -> str:
+    """``"1 token"``, ``"2,048 tokens"``."""
+    return format_counted(count, "token")
+
+
+def capital(text: str) -> str:
+    """``text`` with its first letter upper-cased (the fixes are written as clauses)."""
+    return text[:1].upper() + text[1:]

@@ -37,7 +37,7 @@ def test_every_state_gets_one_lever_in_both_modes(state):
     assert report["diagnosis"]["sentence"] == report["advice"]["text"]
     expected = advice.decide(ttft_ms=report["ttft_ms"], ttlt_ms=report["ttlt_ms"],
                              missing_stop=report["advice"]["missing_stop"],
-                             truncated=report["advice"]["truncated"])
+                             truncated=report["advice"]["truncated"], per_call_ms=report["server_ms"])
     assert (expected["lever"], expected["label"]) == (lever, report["advice"]["label"])
     assert lever != "none"
 
@@ -209,3 +209,15 @@ def test_the_slow_thresholds_say_where_they_come_from():
     assert f"slow from {first}" in said["first_token"] and "Nielsen" in said["first_token"]
     assert f"slow from {stream}" in said["stream"] and "not a published limit" in said["stream"]
     assert said["url"] == NIELSEN_URL and page_data()["thresholds"] == said
+
+
+def test_a_first_token_mostly_server_time_gets_fewer_calls_not_a_shorter_prompt():
+    """The lab said "2.00 s of it in the server and network, the rest prefill of the 100-token prompt
+    ... so cut the prompt": the lever is the time every call pays, and the prompt's only where its
+    prefill is half the first token or more."""
+    load = {**DEFAULT_STATE["load"], "server_ms": 2000.0}
+    small = report_for({"mode": "roofline", "prompt_tokens": 100, "output_tokens": 20, "load": load})["advice"]
+    assert (small["lever"], small["label"]) == ("calls", "prefill")
+    assert advice.CALLS_FIX in small["text"] and advice.PROMPT_FIX not in small["text"]
+    large = report_for({"mode": "roofline", "prompt_tokens": 100_000, "output_tokens": 20, "load": load})["advice"]
+    assert large["lever"] == "prompt" and advice.PROMPT_FIX in large["text"]

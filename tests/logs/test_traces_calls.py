@@ -260,7 +260,7 @@ def test_a_slow_first_token_a_tiny_prompt_cannot_explain_is_not_pinned_on_the_pr
     provider's time; 9 tokens prefill in at most 18 ms at the slowest real rate, so the rest is per
     call, and the prompt is not the lever."""
     lesson, verdict = _first_lesson("langsmith_py_wrap_openai_stream.json")
-    assert lesson["lever"] == "per_call" and lesson["topics"] == []
+    assert lesson["lever"] == "calls" and lesson["topics"] == []
     assert "prefill of 9 prompt tokens takes at most 18 ms on any real server" in lesson["text"]
     assert "prefill of the 9-token prompt takes" not in lesson["text"] and PROMPT_FIX not in verdict
 

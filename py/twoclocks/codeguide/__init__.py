@@ -31,6 +31,7 @@ LEVER_TOPICS = {
     "both": ("cache", "trim", "stop"),
     "room": ("stop",),
     "waiting": (),  # capacity is the server's lever, not code in the app
+    "calls": (),  # fewer calls one after another: the app's structure, no one snippet
     "none": (),
 }
 """The topics that show how the advisor's lever (:data:`twoclocks.advice.LEVERS`) looks in code:

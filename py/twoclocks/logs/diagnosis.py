@@ -20,11 +20,11 @@ from math import fsum
 
 import bisect
 
-from ..advice import (OUTPUT_FIX, PROMPT_FIRST_SHARE, PROMPT_FIX, SLOW_FIRST_TOKEN_MS, SLOW_STREAM_MS, STOP_FIX, capital,
+from ..advice import (FEWER_CALLS, OUTPUT_FIX, PROMPT_FIRST_SHARE, PROMPT_FIX, SLOW_FIRST_TOKEN_MS, SLOW_STREAM_MS, STOP_FIX, capital,
                       clock_sentence, decide, format_limit, format_ms, format_share)
 from ..counts import format_counted
 from ..stats import median_tokens, summarise
-from .waiting import FEWER_CALLS, detect_waiting, lab_suggestion, per_call_part, prompt_part
+from .waiting import detect_waiting, lab_suggestion, per_call_ms, per_call_part, prompt_part
 
 MISSING_STOP_SHARE = 0.5
 """Share of a log's requests that stopped at its likely ``max_tokens`` at or above which its stop is
@@ -253,7 +253,8 @@ def diagnose(
     missing_stop = (capped["hit"] and capped["requests"] < count
                     and capped["request_share"] >= MISSING_STOP_SHARE)
     decision = decide(ttft_ms=ttft_p50, ttlt_ms=ttft_p50 + decode_p50, missing_stop=missing_stop,
-                      waiting_ms=waiting["queue_share"] * ttft_p50 if waiting["detected"] else 0.0)
+                      waiting_ms=waiting["queue_share"] * ttft_p50 if waiting["detected"] else 0.0,
+                      per_call_ms=per_call_ms(waiting["growth"], prompt_tokens=medians["prompt_tokens"], ttft_ms=ttft_p50))
     result = {
         "requests": count,
         "total_wait_ms": total_wait,

@@ -28,11 +28,12 @@ GPU".
 
 from __future__ import annotations
 
+import math
 import operator
 from array import array
 from math import fsum
 
-from ..advice import WAITING_FIX, WAITING_SHARE, capital, format_share
+from ..advice import FEWER_CALLS, PER_CALL, PROMPT_PART_SHARE, WAITING_FIX, WAITING_SHARE, capital, format_share
 from ..advice import format_ms as _s
 from ..counts import format_counted
 from ..load import MAX_CONCURRENCY, MAX_REQUESTS_PER_S, MIN_REQUESTS_PER_S
@@ -61,11 +62,6 @@ WIDE_PROMPT_RANGE = 4.0
 """Prompts whose longest envelope bin is this many times the shortest span enough lengths for the
 envelope's slope to say how TTFT grows with the prompt; its constant part above
 ``PREFILL_OVERHEAD_MS`` is then counted as waiting (:func:`lower_envelope`)."""
-
-PROMPT_PART_SHARE = 0.5
-"""A first token slow from prefill whose part that grows with the prompt (the envelope's slope at the
-median prompt) is below this share of the median TTFT is mostly paid per call: the recommendation
-says how little a shorter prompt saves (:func:`prompt_part`)."""
 
 ENVELOPE_PERCENTILE = 10
 """The lower envelope follows this percentile of TTFT in each prompt-length bin."""
@@ -324,6 +320,21 @@ def prompt_part(growth: dict | None, *, prompt_tokens: float, ttft_ms: float) ->
         f"saves at most about {_s(grows)}; {FEWER_CALLS} save the rest.")
 
 
+def prefill_most_ms(prompt_tokens: float) -> float:
+    """Most prefill of ``prompt_tokens`` (>= 0) takes on any real server, ms, without an idle server's
+    overhead: ``prompt_tokens / SLOWEST_PREFILL_TOKENS_PER_S`` seconds."""
+    return prompt_tokens * 1000.0 / SLOWEST_PREFILL_TOKENS_PER_S
+
+
+def per_call_ms(growth: dict | None, *, prompt_tokens: float, ttft_ms: float) -> float:
+    """Of a log's median first token (``ttft_ms``, at its median prompt ``prompt_tokens``), the part it
+    shows is paid whatever the prompt, ms, for :func:`twoclocks.advice.decide`'s ``per_call_ms``: all
+    but what the prompt can take at the slowest real rate (:func:`prefill_most_ms`) and, over a wide
+    range of prompts, all but what grows with them (:func:`detect_waiting`'s ``growth``)."""
+    grows = growth["ms_per_token"] * prompt_tokens if growth and growth["wide"] else math.inf
+    return max(ttft_ms - min(prefill_most_ms(prompt_tokens), grows), 0.0)
+
+
 def per_call_part(prompt_tokens: int | None, ttft_ms: float) -> str:
     """Why one measured call's first token is not its prompt's, when a bound says so.
 
@@ -338,18 +349,12 @@ def per_call_part(prompt_tokens: int | None, ttft_ms: float) -> str:
     """
     if prompt_tokens is None:
         return ""
-    most = prompt_tokens * 1000.0 / SLOWEST_PREFILL_TOKENS_PER_S
+    most = prefill_most_ms(prompt_tokens)
     if most >= PROMPT_PART_SHARE * ttft_ms:
         return ""
     return (f"prefill of {format_counted(prompt_tokens, 'prompt token')} takes at most {_s(most)} on any real server "
             f"(at least {SLOWEST_PREFILL_TOKENS_PER_S:,.0f} tokens a second); the other {_s(ttft_ms - most)} or more "
             f"{PER_CALL}, so a shorter prompt cannot save it: {FEWER_CALLS} can")
-
-
-PER_CALL = "comes with every call whatever its prompt (the network, the server's own work and any queue)"
-FEWER_CALLS = "fewer calls one after another"
-"""The words for the part of TTFT paid per call, and what saves it (:func:`prompt_part`, and the
-recommendation's conditional lever)."""
 
 
 def _clamped(value: float, low: float, high: float) -> float:

@@ -5,14 +5,14 @@ Units: times are ms (``*_ms``); token counts are ints; shares are fractions in [
 
 Every lever and clause comes from the one advisor (:mod:`twoclocks.advice`: :func:`decide`,
 :func:`clock_sentence`, ``FIX``); this module finds the evidence in the run and says it. A lesson is
-``{"kind", "lever" (an ``advice.LEVERS`` id, or ``"measure"`` or ``"per_call"`` below), "topics" (code
+``{"kind", "lever" (an ``advice.LEVERS`` id, or ``"measure"`` below), "topics" (code
 guide topic ids), "call" (the call's number in its run), "stake_ms" (the time it is about, for
 ordering), "text"}``. The kinds:
 
 * ``fix_first``: the call that takes the most of the run's model time, with :func:`decide`'s lever
-  on its own clocks (or, if its first token was not timed, ``"measure"``: time it first; or, for a
-  first token its prompt cannot explain, ``"per_call"``: :func:`twoclocks.logs.waiting.per_call_part`,
-  with no code topic);
+  on its own clocks (``"calls"`` for a first token its prompt cannot explain, with
+  :func:`twoclocks.logs.waiting.per_call_part`'s words), or, if its first token was not timed,
+  ``"measure"``: time it first;
 * ``tool_dump``: a call whose prompt grew by at least :data:`DUMP_GROWTH_TOKENS` after a tool ran
   (seed: "A tool that returns 10k tokens of logs should summarize before the next prefill");
 * ``parallel_tools``: tools that ran side by side before such a call (seed: "Parallel tool results
@@ -36,7 +36,7 @@ from ...advice import (FIX, PROMPT_FIRST_SHARE, PROMPT_FIX, ROOM_FIX, STOP_FIX, 
 from ...codeguide import LEVER_TOPICS, LOG_TOPICS
 from ...counts import format_counted
 from ..diagnosis import LONG_PROMPT_TOKENS, SHORT_OUTPUT_TOKENS
-from ..waiting import per_call_part
+from ..waiting import per_call_part, prefill_most_ms
 
 DUMP_GROWTH_TOKENS = 1_000
 """A prompt that grew by at least this many tokens since the run's previous call, with a tool run
@@ -99,15 +99,17 @@ def fix_first(calls: list, split: dict) -> dict | None:
         text = (f"{head} Its first token was not timed ({call['ttft_unknown']}), so the trace cannot say "
                 f"whether the prompt or the answer is slow: {how} and log both clocks.")
         return _lesson("fix_first", "measure", call, call["ttlt_ms"], text)
-    decision = decide(ttft_ms=call["ttft_ms"], ttlt_ms=call["ttlt_ms"], truncated=call["cut_off"])
+    # A traced call's TTFT holds the network and the provider's time: at least all of it but what its
+    # prompt can take at the slowest real prefill rate is paid whatever the prompt.
+    prompt = call["prompt_tokens"]
+    decision = decide(ttft_ms=call["ttft_ms"], ttlt_ms=call["ttlt_ms"], truncated=call["cut_off"],
+                      per_call_ms=0.0 if prompt is None else max(call["ttft_ms"] - prefill_most_ms(prompt), 0.0))
     output = call["output_tokens"]
     answer = f"the other {format_tokens(output - 1)}" if output else "the answer"
-    # a traced call's TTFT holds the network and the provider's time: its prompt may explain little of it
-    per_call = per_call_part(call["prompt_tokens"], call["ttft_ms"]) if decision["lever"] == "prompt" else ""
+    per_call = per_call_part(call["prompt_tokens"], call["ttft_ms"]) if decision["lever"] == "calls" else ""
     sentence = clock_sentence(decision, ttft_ms=call["ttft_ms"], ttlt_ms=call["ttlt_ms"], measured=True,
                               prompt=_tokens(call["prompt_tokens"], "prompt"), answer=answer, per_call=per_call)
-    lever = "per_call" if per_call and decision["label"] in ("prefill", "fine") else decision["lever"]
-    return _lesson("fix_first", lever, call, call["ttlt_ms"], f"{head} {sentence}")
+    return _lesson("fix_first", decision["lever"], call, call["ttlt_ms"], f"{head} {sentence}")
 
 
 def _tools_between(previous: dict, call: dict, gaps: list) -> list:
