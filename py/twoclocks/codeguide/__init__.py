@@ -50,7 +50,7 @@ def code_guide() -> dict:
         ``{"read_on": "2026-12-03", "sdks": [{"id", "label", "language"}], "topics": {id: {"id",
         "title", "clock" ("ttft", "ttlt" or "both"), "lead", "snippets": [{"sdk", "label",
         "language", "code"}], "claims": [{"text", "url", "read_on"}]}}, "levers": {lever: [topic
-        ids]}, "log_topics": [topic ids]}``.
+        ids]} (levers with topics only), "log_topics": [topic ids]}``.
     """
     return {
         "read_on": READ_ON,
@@ -58,7 +58,8 @@ def code_guide() -> dict:
         "topics": {key: {**topic, "snippets": [dict(s) for s in topic["snippets"]],
                          "claims": [dict(c) for c in topic["claims"]]}
                    for key, topic in TOPICS.items()},
-        "levers": {lever: list(topics) for lever, topics in LEVER_TOPICS.items()},
+        # a lever with no topic is left out (the page reads a missing one as none): first-load bytes
+        "levers": {lever: list(topics) for lever, topics in LEVER_TOPICS.items() if topics},
         "log_topics": list(LOG_TOPICS),
     }
 
