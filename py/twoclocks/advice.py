@@ -75,7 +75,7 @@ the server and network, measured or bounded) is below this share of it is mostly
 lever is ``"calls"``, never the prompt."""
 
 PER_CALL = "comes with every call whatever its prompt (the network, the server's own work and any queue)"
-FEWER_CALLS = "fewer calls one after another"
+FEWER_CALLS = "fewer calls one after another and a nearer, less busy endpoint"
 PROMPT_FIX = "cut the prompt: pack only what helps, keep a stable prefix cacheable, summarise tool dumps"
 OUTPUT_FIX = "cut the output: a shorter answer, with max_tokens near its real length"
 STOP_FIX = "fix the stop: end decode when the answer is complete (for JSON, when the schema closes)"
@@ -86,7 +86,7 @@ has space")."""
 BOTH_FIX = ("cut both: the prompt (pack only what helps, cache a stable prefix, summarise dumps) and "
             "the output (length, stop rules)")
 CALLS_WHY = f"the time before prefill {PER_CALL}"
-CALLS_FIX = f"make {FEWER_CALLS}: {CALLS_WHY}"
+CALLS_FIX = f"cut the time every call pays ({FEWER_CALLS}): {CALLS_WHY}"
 
 
 def waiting_fix(chunked: bool = False, running_limit: int | None = None, cache_full: bool = False) -> str:
@@ -299,7 +299,7 @@ def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms
         where = (f"the prompt comes first: {format_share(stalled / decode)} of the stream is spent in steps that "
                  "also run other requests' prefills of the same prompt")
     elif lever == "calls":
-        where = f"the first token is {format_share(share)} of the wait, but {per_call or f'{CALLS_WHY}: make {FEWER_CALLS}'}"
+        where = f"the first token is {format_share(share)} of the wait, but {per_call or f'{CALLS_WHY}: {FEWER_CALLS} save it'}"
     elif lever == "prompt":
         first_part = "the first token" if server_ms or waiting_ms or measured else "prefill"  # not all of it prefill
         where = f"the prompt comes first: {first_part} is {format_share(share)} of the wait"

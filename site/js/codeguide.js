@@ -140,7 +140,7 @@ function topicPart(topic, readOn) {
     claims.replaceChildren(...own.map((c) => el("li", {}, [
       `${c.text} `,
       el("a", { text: `Source (${new URL(c.url).hostname})`, attrs: { href: c.url, target: "_blank", rel: "noopener" } }),
-      `, read on ${c.read_on}.`,
+      `, read on ${c.read_on ?? readOn}.`, // a claim read on the guide's day carries no date of its own
     ])));
   };
   return { root, show };

@@ -371,6 +371,10 @@ def test_the_server_time_is_the_timelines_first_segment_then_the_queue_then_pref
     labels = dict(seen["labels"])
     assert labels["server"] == pytest.approx(x0, abs=2) and labels["server"] < labels["prefill"]
     assert "200 ms of it in the server and network" in seen["words"]
+    # the readouts' labels name the server too: TTFT is "server plus prefill", TTLT "TTFT plus decode"
+    # (it read "prefill plus decode", as if the server's time were prefill)
+    assert lesson.evaluate("() => [...document.querySelectorAll('#clocks-wrap .dt-more')].slice(0, 2).map((e) => e.textContent)") \
+        == [", server plus prefill", ", TTFT plus decode"]
     # the caption under the TTFT dial is Python's, drawn as it says it
     assert got["readouts"]["ttft_dial"].endswith("of it in the server") and got["readouts"]["ttft_dial"] in labels
     settle(lesson, {"mode": "roofline", "load": {"server_ms": None, "concurrency": 16}})

@@ -31,7 +31,7 @@ LEVER_TOPICS = {
     "both": ("cache", "trim", "stop"),
     "room": ("stop",),
     "waiting": (),  # capacity is the server's lever, not code in the app
-    "calls": (),  # fewer calls one after another: the app's structure, no one snippet
+    "calls": (),  # fewer calls in a row, a nearer endpoint: the app's structure, no one snippet
     "none": (),
 }
 """The topics that show how the advisor's lever (:data:`twoclocks.advice.LEVERS`) looks in code:
@@ -49,14 +49,16 @@ def code_guide() -> dict:
     Returns:
         ``{"read_on": "2026-12-03", "sdks": [{"id", "label", "language"}], "topics": {id: {"id",
         "title", "clock" ("ttft", "ttlt" or "both"), "lead", "snippets": [{"sdk", "label",
-        "language", "code"}], "claims": [{"text", "url", "read_on"}]}}, "levers": {lever: [topic
+        "language", "code"}], "claims": [{"text", "url", "read_on" (only where it is not the guide's)}]}}, "levers": {lever: [topic
         ids]} (levers with topics only), "log_topics": [topic ids]}``.
     """
     return {
         "read_on": READ_ON,
         "sdks": [{"id": sdk, "label": label, "language": language} for sdk, label, language in SDKS],
         "topics": {key: {**topic, "snippets": [dict(s) for s in topic["snippets"]],
-                         "claims": [dict(c) for c in topic["claims"]]}
+                         # a claim read on the guide's day leaves its date to the guide's (first-load bytes)
+                         "claims": [{k: v for k, v in c.items() if (k, v) != ("read_on", READ_ON)}
+                                    for c in topic["claims"]]}
                    for key, topic in TOPICS.items()},
         # a lever with no topic is left out (the page reads a missing one as none): first-load bytes
         "levers": {lever: list(topics) for lever, topics in LEVER_TOPICS.items() if topics},
