@@ -206,14 +206,19 @@ export class GuidedPath {
     parts.back.disabled = this.index === 0;
     parts.next.hidden = this.index === n - 1;
     parts.next.textContent = this.index === n - 2 ? "To the checklist →" : "Next step →";
-    for (const dot of parts.dots.children) {
-      const id = dot.dataset.step;
-      dot.classList.toggle("done", this.progress.isDone(id));
-      if (id === step.id) dot.setAttribute("aria-current", "step");
-      else dot.removeAttribute("aria-current");
-    }
+    this.renderDots();
     this.hooks.gate(step, this.phase !== "predict");
     this.hooks.show(step);
+  }
+
+  /** Each step's dot: done (from the progress, which another tab may have changed) and current. */
+  renderDots() {
+    for (const dot of this.parts.dots.children) {
+      const id = dot.dataset.step;
+      dot.classList.toggle("done", this.progress.isDone(id));
+      if (id === this.current.id) dot.setAttribute("aria-current", "step");
+      else dot.removeAttribute("aria-current");
+    }
   }
 
   /** The step's lever in an app's code (step.code, twoclocks/codeguide/), once its answer is out:

@@ -21,7 +21,7 @@ export function syncTabs(progress, path) {
  * step afresh from its setup (its question, and the clocks as they were before any action). The
  * step is redrawn only then: a choice made here and not yet locked in stays. */
 function showElsewhere(path, progress) {
-  for (const dot of path.parts.dots.children) dot.classList.toggle("done", progress.isDone(dot.dataset.step));
+  path.renderDots();
   const step = path.current;
   const answered = Boolean(progress.prediction(step.id));
   const shown = document.documentElement.classList.contains("path"); // the path's view, not the lab's

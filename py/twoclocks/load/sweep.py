@@ -81,9 +81,8 @@ def sweep_knee(points: list) -> dict:
     index = next((i for i, point in enumerate(points) if past_knee(point, base["ttft_ms_p50"])), None)
     alone = f"{format_ms(base['ttft_ms_p50'])} at {_users(base['concurrency'])}"
     if len(points) == 1:  # the lightest level alone (the rest cannot run, or are still to come)
-        return {"knee_index": None, "ttft_doubles_at": None, "knee_label": None,
-                "knee_short": f"One point so far: the p50 TTFT is {alone}.",
-                "sentence": f"One point so far: the p50 TTFT is {alone}."}
+        only = f"One point so far: the p50 TTFT is {alone}."
+        return {"knee_index": None, "ttft_doubles_at": None, "knee_label": None, "knee_short": only, "sentence": only}
     if index is None:
         last = points[-1]
         return {"knee_index": None, "ttft_doubles_at": None, "knee_label": None,

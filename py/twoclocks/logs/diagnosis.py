@@ -314,9 +314,6 @@ def recommend(diagnosis: dict) -> str:
             f"{format_limit(SLOW_FIRST_TOKEN_MS)}), and first tokens take {format_share(share)} of the "
             f"log's total wait, for prompts of {prompt:,} tokens (median). "
         )
-        fix = (f"{capital(PROMPT_FIX)}. Pack only what each step needs, put the stable part first so the "
-               "prefix cache serves it, and summarise tool dumps before they go back in.")
-        bucket = diagnosis["dominant_prompts"]
         bound = per_call_part(prompt, ttft["p50"])  # prompts too short for any real prefill to explain it
         if bound:
             text += f"{capital(bound)}."
@@ -325,8 +322,10 @@ def recommend(diagnosis: dict) -> str:
         elif kind == "unknown":  # the log cannot tell: the prompt's lever on the condition that tells
             text += f"{part} If its first token comes sooner, {PROMPT_FIX}. If not, {FEWER_CALLS} save that time."
         else:
-            text += fix + (f" Start with the long ones: {bucket['text'][0].lower()}{bucket['text'][1:]}"
-                           if bucket else "")
+            bucket = diagnosis["dominant_prompts"]
+            text += (f"{capital(PROMPT_FIX)}. Pack only what each step needs, put the stable part first so the "
+                     "prefix cache serves it, and summarise tool dumps before they go back in.")
+            text += f" Start with the long ones: {bucket['text'][0].lower()}{bucket['text'][1:]}" if bucket else ""
         parts.append(text)
     if label in ("decode", "both") and decision["stream_slow"]:
         fix = capital(STOP_FIX) if lever == "stop" else f"{capital(OUTPUT_FIX)}, and {STOP_FIX}"

@@ -70,16 +70,23 @@ MAX_BINS, MIN_BIN_ROWS = 8, 5
 """The envelope's prompt-length bins: at most 8, each with at least 5 requests."""
 
 
+def prefill_most_ms(prompt_tokens: float) -> float:
+    """Most prefill of ``prompt_tokens`` (>= 0) takes on any real server, ms, without an idle server's
+    overhead: ``prompt_tokens / SLOWEST_PREFILL_TOKENS_PER_S`` seconds."""
+    return prompt_tokens * 1000.0 / SLOWEST_PREFILL_TOKENS_PER_S
+
+
 def prefill_ceiling_ms(prompt_tokens: float) -> float:
     """Most TTFT prefill of ``prompt_tokens`` (>= 0) can explain on an idle server, ms:
-    ``PREFILL_OVERHEAD_MS + prompt_tokens / SLOWEST_PREFILL_TOKENS_PER_S`` seconds."""
+    ``PREFILL_OVERHEAD_MS`` plus :func:`prefill_most_ms`."""
     return prefill_ceilings_ms((prompt_tokens,))[0]
 
 
 def prefill_ceilings_ms(prompt_tokens) -> array:
     """:func:`prefill_ceiling_ms` of each of ``prompt_tokens`` (a sequence), in one pass, as an
     ``array("d")`` (8 bytes a value: a log may hold millions of requests)."""
-    return array("d", (PREFILL_OVERHEAD_MS + n * 1000.0 / SLOWEST_PREFILL_TOKENS_PER_S for n in prompt_tokens))
+    per_token = prefill_most_ms(1)  # one multiplication a request, not a call
+    return array("d", (PREFILL_OVERHEAD_MS + n * per_token for n in prompt_tokens))
 
 
 def envelope_points(prompt_tokens: list, ttft_ms: list) -> list | None:
@@ -124,14 +131,15 @@ def lower_envelope(prompt_tokens: list, ttft_ms: list):
     range of prompts (:func:`wide`) its constant part is at most ``PREFILL_OVERHEAD_MS``: prefill
     grows with the prompt (2N FLOPs a token, and more for attention), so the part of TTFT that does
     not, beyond an idle server's overhead, is time before prefill."""
-    return _envelope_of(envelope_points(prompt_tokens, ttft_ms))
+    points = envelope_points(prompt_tokens, ttft_ms)
+    return _envelope_of(points, envelope_line(points) if points else None)
 
 
-def _envelope_of(points: list | None):
-    """:func:`lower_envelope` from its points (None for none)."""
+def _envelope_of(points: list | None, line: tuple | None):
+    """:func:`lower_envelope` from its points and their :func:`envelope_line` (None for none)."""
     if points is None:
         return None
-    constant, slope = envelope_line(points)
+    constant, slope = line
     if wide(points):
         constant = min(constant, PREFILL_OVERHEAD_MS)
     return lambda n: constant + slope * n
@@ -206,8 +214,7 @@ def detect_waiting(*, prompt_tokens: list, ttft_ms: list, load_levels: list | No
         or None), "above_ceiling_share" (requests whose TTFT exceeds :func:`prefill_ceiling_ms`),
         "evidence": [sentences], "text": the finding, the evidence in brief and the lever, "" when not
         detected, "growth": how the fastest first tokens grow with the prompt, for
-        :func:`prompt_part`: ``{"fixed_ms", "ms_per_token"}`` (the envelope's line, its constant not
-        capped), ``"shortest"``, ``"longest"`` (``(prompt tokens, TTFT ms)`` of its first and last
+        :func:`prompt_part`: ``{"ms_per_token"}`` (the envelope's slope), ``"shortest"``, ``"longest"`` (``(prompt tokens, TTFT ms)`` of its first and last
         points) and ``"wide"`` (:func:`wide`); None without an envelope}``.
 
     Raises:
@@ -218,7 +225,8 @@ def detect_waiting(*, prompt_tokens: list, ttft_ms: list, load_levels: list | No
         raise ValueError("detect_waiting needs one or more requests, prompt_tokens as long as ttft_ms")
     levels = list(load_levels or [])
     points = envelope_points(prompt_tokens, ttft_ms)  # once: a log may hold millions of requests
-    envelope = _envelope_of(points) or prefill_ceiling_ms
+    line = envelope_line(points) if points else None
+    envelope = _envelope_of(points, line) or prefill_ceiling_ms
     ceilings = prefill_ceilings_ms(prompt_tokens)
     prefill = array("d", (min(t, envelope(p), c) for p, t, c in zip(prompt_tokens, ttft_ms, ceilings)))
     queue = array("d", (t - e for t, e in zip(ttft_ms, prefill)))
@@ -238,7 +246,6 @@ def detect_waiting(*, prompt_tokens: list, ttft_ms: list, load_levels: list | No
             "time, so the difference is waiting."
         )
         short.append(f"TTFT spreads {spread['ratio']:.1f}x at one prompt length")
-    line = envelope_line(points) if points else None
     constant = line[0] if line and wide(points) else 0.0
     if constant > PREFILL_OVERHEAD_MS:
         (shortest, fast_short), (longest, fast_long) = points[0], points[-1]
@@ -272,7 +279,7 @@ def detect_waiting(*, prompt_tokens: list, ttft_ms: list, load_levels: list | No
         "above_ceiling_share": above,
         "evidence": evidence,
         "text": "",
-        "growth": None if line is None else {"fixed_ms": line[0], "ms_per_token": line[1], "shortest": points[0],
+        "growth": None if line is None else {"ms_per_token": line[1], "shortest": points[0],
                                              "longest": points[-1], "wide": wide(points)},
     }
     if detected:
@@ -318,12 +325,6 @@ def prompt_part(growth: dict | None, *, prompt_tokens: float, ttft_ms: float) ->
         f"about {format_counted(whole(short), 'token')} and {_s(fast_long)} at about "
         f"{format_counted(whole(long), 'token')}. The other {_s(ttft_ms - grows)} {PER_CALL}, so a shorter prompt "
         f"saves at most about {_s(grows)}; {FEWER_CALLS} save the rest.")
-
-
-def prefill_most_ms(prompt_tokens: float) -> float:
-    """Most prefill of ``prompt_tokens`` (>= 0) takes on any real server, ms, without an idle server's
-    overhead: ``prompt_tokens / SLOWEST_PREFILL_TOKENS_PER_S`` seconds."""
-    return prompt_tokens * 1000.0 / SLOWEST_PREFILL_TOKENS_PER_S
 
 
 def per_call_ms(growth: dict | None, *, prompt_tokens: float, ttft_ms: float) -> float:

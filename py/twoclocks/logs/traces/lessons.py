@@ -36,7 +36,7 @@ from ...advice import (FIX, PROMPT_FIRST_SHARE, PROMPT_FIX, ROOM_FIX, STOP_FIX, 
 from ...codeguide import LEVER_TOPICS, LOG_TOPICS
 from ...counts import format_counted
 from ..diagnosis import LONG_PROMPT_TOKENS, SHORT_OUTPUT_TOKENS
-from ..waiting import per_call_part, prefill_most_ms
+from ..waiting import per_call_ms, per_call_part
 
 DUMP_GROWTH_TOKENS = 1_000
 """A prompt that grew by at least this many tokens since the run's previous call, with a tool run
@@ -103,7 +103,7 @@ def fix_first(calls: list, split: dict) -> dict | None:
     # prompt can take at the slowest real prefill rate is paid whatever the prompt.
     prompt = call["prompt_tokens"]
     decision = decide(ttft_ms=call["ttft_ms"], ttlt_ms=call["ttlt_ms"], truncated=call["cut_off"],
-                      per_call_ms=0.0 if prompt is None else max(call["ttft_ms"] - prefill_most_ms(prompt), 0.0))
+                      per_call_ms=0.0 if prompt is None else per_call_ms(None, prompt_tokens=prompt, ttft_ms=call["ttft_ms"]))
     output = call["output_tokens"]
     answer = f"the other {format_tokens(output - 1)}" if output else "the answer"
     per_call = per_call_part(call["prompt_tokens"], call["ttft_ms"]) if decision["lever"] == "calls" else ""
