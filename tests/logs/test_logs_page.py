@@ -351,6 +351,11 @@ def test_on_a_phone_the_outcome_of_an_upload_comes_into_view(logs):
         assert upload(logs, REAL / "llmperf_vllm_c1_individual_responses.json") == "done"
         top, _, height = logs.evaluate(box, "logs-results")
         assert -1 <= top <= 0.75 * height  # (sub-pixel rounding of the scroll)
+        # Read further down, the results give way to an error whose top would sit above the screen.
+        logs.evaluate("() => scrollBy(0, document.getElementById('logs-results').getBoundingClientRect().top + 600)")
+        analysed(logs, lambda: logs.set_input_files("#logs-file", {"name": "empty.csv", "mimeType": "text/csv", "buffer": b""}))
+        top, bottom, height = logs.evaluate(box, "logs-error")
+        assert -1 <= top and bottom <= height + 1
     finally:
         logs.set_viewport_size({"width": 1280, "height": 900})
 

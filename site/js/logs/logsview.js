@@ -176,10 +176,12 @@ export function setupLogs(root, { analyze, useFitted, useLoad, sampleUrl, traceS
 
   // The outcome appears below the import area, on a phone a screen or more below the button that
   // started it: one that starts in the screen's last quarter or below is brought into view (at the
-  // screen's foot if it fits, keeping the import area in view; else from its top); one higher up is
-  // left where the learner is reading.
+  // screen's foot if it fits, keeping the import area in view; else from its top), and so is one
+  // whose top is above the screen (the last results, scrolled through, gave way to it); one that
+  // starts in view is left where the learner is reading.
   function showOutcome(outcome) {
-    if (!outcome.hidden && outcome.getBoundingClientRect().top > innerHeight * 0.75) bringIntoView(outcome);
+    const top = outcome.getBoundingClientRect().top;
+    if (!outcome.hidden && (top < 0 || top > innerHeight * 0.75)) bringIntoView(outcome);
   }
 
   function reject(message) {
