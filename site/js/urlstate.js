@@ -67,6 +67,7 @@ export function parseUrl(search, limits, scenarios) {
     theme: "auto", embed: false, view: null, step: params.get("step"), asked: false, notes: [] };
   const nested = Object.fromEntries(NESTED.map((key) => [key, {}]));
   const note = (text) => result.notes.push(text);
+  noteRepeats(params, limits, note);
   let setting = false; // the address names a setting of the lab, read or not: it asked for the lab
   for (const [name, text] of params) {
     if (FLAGS.includes(name)) continue;
@@ -111,6 +112,17 @@ export function parseUrl(search, limits, scenarios) {
   result.embed = flag(params, "embed", note);
   for (const key of NESTED) if (Object.keys(nested[key]).length) result.state[key] = nested[key];
   return result;
+}
+
+/** Keys given more than once: a setting reads its last value, a flag its first; say which. */
+function noteRepeats(params, limits, note) {
+  for (const name of new Set(params.keys())) {
+    const values = params.getAll(name), flag = FLAGS.includes(name), [head, field] = name.split(".", 2);
+    if (values.length > 1 && (flag || (field ? limits[head]?.fields?.[field] : limits[name]))) {
+      note(`${name} is given ${values.length} times; the ${flag ? "first" : "last"}, ` +
+        `${shown(flag ? values[0] : values.at(-1))}, was read`);
+    }
+  }
 }
 
 /** A yes/no flag of the address: true for 1/true/yes/on; an unreadable value is false, with a notice. */

@@ -161,9 +161,11 @@ def test_arrow_keys_step_from_a_typed_comma(lesson):
 @pytest.mark.browser
 def test_numbers_in_the_address_other_than_decimal_are_named_in_the_notice(browser, server):
     """0x10, 0b11 and 0o20 are not read as 16, 3 and 16: the defaults stay and the notice names each;
-    a comma or an exponent is read and the notice says how."""
+    a comma or an exponent is read and the notice says how. A key given twice is named with the value
+    read: a setting's last, a flag's first."""
     query = ("prompt_tokens=0x10&output_tokens=0b11&max_tokens=0o20"
-             f"&speculative_speedup={quote('2,5')}&context_window_tokens=1e5&agent.turns=1.000")
+             f"&speculative_speedup={quote('2,5')}&context_window_tokens=1e5&agent.turns=1.000"
+             "&load.concurrency=4&load.concurrency=8&view=lab&view=path")
     page = browser.new_page()
     page.goto(f"{server}index.html?{query}")
     wait_ready(page)
@@ -175,8 +177,11 @@ def test_numbers_in_the_address_other_than_decimal_are_named_in_the_notice(brows
     notice = page.text_content("#notice")
     for text in ('prompt_tokens="0x10" ignored', 'output_tokens="0b11" ignored', 'max_tokens="0o20" ignored',
                  'speculative_speedup="2,5" read as 2.5', 'context_window_tokens="1e5" read as 100000',
-                 'agent.turns="1.000" changed to 20'):
+                 'agent.turns="1.000" changed to 20', 'load.concurrency is given 2 times; the last, "8", was read',
+                 'view is given 2 times; the first, "lab", was read'):
         assert text in notice, (text, notice)
+    assert state["load"]["concurrency"] == 8
+    assert page.evaluate("() => document.documentElement.classList.contains('path')") is False
     page.close()
 
 
