@@ -37,7 +37,10 @@ import pytest
 from twoclocks.call import MAX_OUTPUT_TOKENS
 from twoclocks.engines import ENGINES, SERVERS, engine_settings
 from twoclocks.hardware import get_model
-from twoclocks.load import roofline_step_cost, simulate_load
+from twoclocks.load import (BURST_REQUESTS_PER_S, roofline_step_cost, simulate_load,
+                            validation_caveat)
+from twoclocks import web
+from twoclocks.load.settings import BURST_MEASURED
 
 SWEEPS_CSV = Path(__file__).parents[1] / "data" / "load_sweeps.csv"
 CLOSED_REQUESTS = 200  # per closed-loop level (at least 4 rounds of every user)
@@ -334,24 +337,57 @@ def test_print_validation_table():
 
 
 UNSEEN_GUARD_TTFT_ERROR = 0.36
-"""What the held-out sweeps hold today as run (35.5 %), just above the target: a guard, not a target."""
+"""What the held-out sweeps below a burst hold today as run (35.5 %), just above the target: a guard,
+not a target."""
+
+
+def is_burst(row: dict) -> bool:
+    """An open-loop level at or above ``BURST_REQUESTS_PER_S``, where the server's front end may be the queue."""
+    return row["load"] == "open" and float(row["requests_per_s_offered"]) >= BURST_REQUESTS_PER_S
 
 
 def test_unseen_sweeps_as_run_hold_what_they_hold():
     """As the benchmarks ran (each level's prompts that an earlier level had sent to the same server
-    already in its prefix cache): at least 75 % of the levels' TTFT within 2x and ITL median |error|
-    at most 15 % (issue 39's targets for unseen sweeps); TTFT median |error| at most the guard."""
-    a = accuracy(unseen_rows())
+    already in its prefix cache), below a burst: at least 75 % of the levels' TTFT within 2x and ITL
+    median |error| at most 15 % (issue 39's targets for unseen sweeps); TTFT median |error| at most the
+    guard."""
+    a = accuracy([row for row in unseen_rows() if not is_burst(row)])
     assert a["ttft_within_2x"] >= UNSEEN_TTFT_WITHIN_2X and a["itl_median_error"] <= UNSEEN_ITL_ERROR
     assert a["ttft_median_error"] <= UNSEEN_GUARD_TTFT_ERROR
 
 
+def burst_range() -> str:
+    """The held-out bursts' measured over model figures as the page's caveat states them."""
+    rows = [row for row in unseen_rows() if is_burst(row)]
+    ttft = [1 / row["ttft_ratio"] for row in rows]
+    itl = [1 / row["itl_ratio"] for row in rows]
+    return (f"first tokens {min(ttft):.1f} to {max(ttft):.0f}x the model's and gaps between tokens "
+            f"{min(itl):.1f} to {max(itl):.1f}x")
+
+
+def test_the_burst_caveat_states_what_the_held_out_bursts_measured():
+    """Held-out bursts (200 to 1,000 prompts at once through vLLM's and SGLang's one-process front ends)
+    measured every first token later than the model, up to 8x; the page's caveat at that rate says so
+    with the figures these rows give, and not below it."""
+    bursts = [row for row in unseen_rows() if is_burst(row)]
+    assert len(bursts) >= 10 and all(row["ttft_ratio"] < 1 for row in bursts)
+    assert BURST_MEASURED == burst_range()
+    said = validation_caveat(216, 197, 8, BURST_REQUESTS_PER_S, "together", None)
+    assert said and BURST_MEASURED in said and "front end" in said
+    assert validation_caveat(216, 197, 8, BURST_REQUESTS_PER_S / 2, "together", None) is None
+    page = web.evaluate({"mode": "roofline", "load": {"requests_per_s": float(BURST_REQUESTS_PER_S)}})
+    assert BURST_MEASURED in page["readouts"]["load_line"]
+
+
 @pytest.mark.xfail(strict=True, reason=(
-    "as run, the TTFT median |error| is 35.5 % (target 35 %: vLLM V1's 35 ms server time is high for the A100 40GB host, "
-    "whose cached prompts' TTFT is 50-60 ms; all 200 prompts at once measure 360 ms, the model 85 ms); cold, the later "
-    "levels cost the model their whole prefill: vLLM's run re-sent the same 200 ShareGPT prompts at each rate (the model "
-    "0.15-2.9 s cold), SGLang's cookbook re-sent its first 10-80 prompts (measured mean TTFT 246 and 633 ms at 100 and "
-    "64 users; the model's first round of 64 cold 4,000-token prompts alone takes seconds)"))
+    "as run, the TTFT median |error| is 41.2 % with 68 % of the levels within 2x and ITL 19 % (targets 35 %, 75 %, "
+    "15 %): bursts of 200 to 1,000 prompts at once (vLLM 0.8 and 0.11, SGLang 0.5) measured first tokens 1.1-8x the "
+    "model's, whose front end is a delay per request, not a queue (GPUStack's Qwen3-235B-A22B runs on 4 and 8 H100s; "
+    "984 prompts of 128 tokens took vLLM's API server 8.8 s), and gaps 0.6-2.6x; below a burst the TTFT median is "
+    "35.5 % (vLLM V1's 35 ms server time is high for the A100 40GB host, whose cached prompts' TTFT is 50-60 ms); "
+    "cold, the later levels cost the model their whole prefill: vLLM's run re-sent the same 200 ShareGPT prompts at "
+    "each rate (the model 0.15-2.9 s cold), SGLang's cookbook re-sent its first 10-80 prompts (measured mean TTFT 246 "
+    "and 633 ms at 100 and 64 users; the model's first round of 64 cold 4,000-token prompts alone takes seconds)"))
 def test_unseen_sweeps_meet_the_unseen_targets():
     """Issue 39's targets for sweeps the model was not fitted on, as run and cold: TTFT median |error|
     <= 35 % with at least 75 % within 2x, ITL median |error| <= 15 %."""

@@ -82,6 +82,7 @@ request, not per token or per chunk.
 """
 from .point import CALL_KEYWORDS, longest_drawn_prompt, simulate_load
 from .settings import (
+    BURST_REQUESTS_PER_S,
     CHAT_ANSWER_TAIL,
     CHAT_PROMPT_TAIL,
     DEFAULT_LOAD,
@@ -114,6 +115,7 @@ from .stepcost import StepCost, roofline_step_cost, toy_step_cost
 from .sweep import load_sweep, mark_knee, past_knee, sweep_knee
 
 __all__ = [
+    "BURST_REQUESTS_PER_S",
     "CHAT_ANSWER_TAIL",
     "CHAT_PROMPT_TAIL",
     "DEFAULT_LOAD",

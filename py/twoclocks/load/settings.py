@@ -68,6 +68,21 @@ run high: published sweeps (``tests/data/load_sweeps.csv``: 2,000-token prompts 
 answers at 100-250 users, 7,000/1,000 at 25-100) measured it up to 3.4x lower."""
 
 
+BURST_REQUESTS_PER_S = 100
+"""From this open-loop rate the server's front end may be the queue the model leaves out: vLLM's API server
+is one process (vllm-project/vllm#12705: "the API server runs in a single process, utilizing a single
+CPU"), as is SGLang's HTTP server with its TokenizerManager (sgl-project/sglang,
+python/sglang/srt/entrypoints/engine.py, ``_launch_subprocesses``: the scheduler and the detokenizer are
+subprocesses, the tokenizer manager stays in the main process), and vLLM 0.11's chat endpoint took 8.8 s to serve 984 prompts
+of 128 tokens with 4-token answers at once on 8 x H100 (about 9 ms a request, so about 110 requests a
+second at most), GPU work of under a second in the model (GPUStack's Performance Lab, Qwen3-235B-A22B;
+held out in ``tests/data/load_sweeps_unseen.csv``)."""
+
+BURST_MEASURED = "first tokens 1.1 to 8x the model's and gaps between tokens 0.6 to 2.6x"
+"""What the held-out bursts (200 to 1,000 prompts at once, vLLM 0.8 and 0.11, SGLang 0.5; docs/validation.md,
+"Held out") measured against the model, as a range of measured over model (a test derives it from them)."""
+
+
 SLOW_DECODE_DEPLOYMENTS = {("fp8", "h100-sxm", 1): 27, ("fp8", "h100-sxm", 8): 24, ("bf16", "a100-80gb", 8): 23}
 """``(weight dtype, accelerator, tensor parallel)`` where published sweeps measured decode steps slower
 than the model's at every batch size (``tests/data/load_sweeps.csv``, NVIDIA NIM), and by how much at
@@ -102,6 +117,11 @@ def validation_caveat(prompt_tokens: int, output_tokens: int, concurrency: int, 
         caveats.append("Read this TTFT as an upper bound: for prompt-heavy loads with many users starting "
                        "together, published sweeps measured it up to 3.4x lower (engines interleave those "
                        "prompts with decode steps; the model makes each wait for the others' prefills).")
+    if requests_per_s is not None and requests_per_s >= BURST_REQUESTS_PER_S:
+        caveats.append("At this rate the server's front end may be the queue: vLLM and SGLang prepare requests in "
+                       "one process (HTTP, chat template, tokenising, streaming), one after another, and the model "
+                       "does not queue them there. Published bursts of 200 to 1,000 prompts at once, with little GPU "
+                       f"work per request, measured {BURST_MEASURED}.")
     if deployment and _slow_decode(deployment):
         caveats.append("Read the gaps between tokens as a lower bound: on this deployment published sweeps "
                        f"measured decode steps up to {SLOW_DECODE_DEPLOYMENTS[_key(deployment)]} % slower than "
