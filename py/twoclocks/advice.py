@@ -77,7 +77,7 @@ lever is ``"calls"``, never the prompt."""
 PER_CALL = "comes with every call whatever its prompt (the network, the server's own work and any queue)"
 FEWER_CALLS = "fewer calls one after another and a nearer, less busy endpoint"
 PROMPT_FIX = "cut the prompt: pack only what helps, keep a stable prefix cacheable, summarise tool dumps"
-OUTPUT_FIX = "cut the output: a shorter answer, with max_tokens near its real length"
+OUTPUT_FIX = "cut the output: ask for a shorter answer (terser instructions, a compact format; max_tokens only caps it)"
 STOP_FIX = "fix the stop: end decode when the answer is complete (for JSON, when the schema closes)"
 ROOM_FIX = ("give the answer room: max_tokens at least the answer's real length, reserved in the "
             "context window")

@@ -57,6 +57,18 @@ def test_a_cut_off_answer_is_never_fine():
     assert "cut off" in got["text"]
 
 
+def test_a_long_answer_that_stopped_is_cut_by_asking_for_less_not_by_max_tokens():
+    """The seed's wrong picture "latency is max_tokens": an answer that ended at its stop runs as long
+    with any max_tokens above it, so the output lever asks for a shorter answer and says max_tokens
+    only caps one; turning it down is the stop's and the room's business."""
+    long_answer = {"prompt_tokens": 500, "output_tokens": 4_000, "max_tokens": 4_096}
+    got = web.evaluate(long_answer)["advice"]
+    assert got["lever"] == "output" and "a shorter answer" in got["text"], got["text"]
+    assert "max_tokens only caps it" in got["text"] and "max_tokens near" not in got["text"]
+    roomier = web.evaluate({**long_answer, "max_tokens": 8_192})
+    assert roomier["ttlt_ms"] == web.evaluate(long_answer)["ttlt_ms"]  # the cap changed nothing
+
+
 def test_a_serving_trick_never_withdraws_the_prompt_lever():
     """Speculative decoding shortens decode; the 704 ms first token keeps the prompt lever."""
     plain = web.evaluate({})["advice"]
