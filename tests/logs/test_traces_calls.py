@@ -281,3 +281,14 @@ def test_a_streamed_call_whose_tracer_missed_the_first_token_is_not_told_to_stre
     assert "stream the call" not in lesson["text"]
     not_streamed, _ = _first_lesson("langfuse_vercel_aisdk_trace.json")  # generateText: no stream
     assert "stream the call, time the first chunk, and log both clocks" in not_streamed["text"]
+
+
+@pytest.mark.parametrize(("name", "shown"), [("langsmith_py_wrap_openai_stream.json", False),
+                                             ("langsmith_js_wrap_openai_stream.json", True)])
+def test_how_to_time_both_clocks_is_offered_only_where_a_call_lacks_one(name, shown):
+    """A trace that timed each call's first token and logged both token counts is not told to; one
+    whose tracer recorded no first token (the JS SDK's streamed call) is shown how."""
+    trace = analyze_log((TRACES / name).read_bytes(), filename=name)["trace"]
+    calls = [call for run in trace["runs"] for call in run["calls"]]
+    lacking = any(c["ttft_ms"] is None or c["prompt_tokens"] is None or c["output_tokens"] is None for c in calls)
+    assert lacking is shown and trace["measure_topics"] == (["measure"] if shown else [])

@@ -31,7 +31,7 @@ export function traceBlocks(trace) {
       el("summary", { text: "How the calls were counted" }),
       el("ul", { cls: "logs-findings" }, trace.read_lines.map((text) => el("li", { text }))),
     ]),
-    codeGuide(["measure"], { id: "trace-code-measure" }),
+    trace.measure_topics.length ? codeGuide(trace.measure_topics, { id: "trace-code-measure" }) : null,
   ].filter(Boolean);
 }
 

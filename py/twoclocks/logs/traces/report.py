@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ...advice import format_count, format_ms, format_share
 from ...counts import format_counted
+from ...codeguide import LOG_TOPICS
 from .calls import TraceLog
 from .lessons import run_lessons, split_sentence
 from .runs import MAX_RUNS_SHOWN, trace_summary
@@ -165,6 +166,12 @@ def _add_words(summary: dict) -> None:
         row["cells"] = group_cells(row)
 
 
+def _measured_in_full(call) -> bool:
+    """Both clocks and both token counts: nothing the "measure" topic would add."""
+    span = call.span
+    return call.ttft_ms is not None and span.prompt_tokens is not None and span.output_tokens is not None
+
+
 def trace_report(trace: TraceLog) -> dict:
     """The page's view of an app trace.
 
@@ -174,7 +181,9 @@ def trace_report(trace: TraceLog) -> dict:
         (:func:`twoclocks.logs.traces.lessons.run_lessons`) and ``split_text``; plus ``lessons``
         (per kind over every run: ``{"kind", "runs", "example": a lesson with its "run" and
         "run_label", "text" (not for ``fix_first``)}``) and
-        ``verdict`` (one paragraph), ``lever`` (a single run's first lesson's lever, else None) and ``read_lines`` (:func:`read_lines`).
+        ``verdict`` (one paragraph), ``lever`` (a single run's first lesson's lever, else None), ``read_lines`` (:func:`read_lines`)
+        and ``measure_topics`` (the code guide's topics on timing both clocks and logging both token
+        counts, :data:`twoclocks.codeguide.LOG_TOPICS`, when a call lacks one of them; else empty).
         The page's words for its parts, written here once: ``picker_label``, ``group_columns``, each
         shown run's :func:`run_words`, each call's :func:`call_words`, each other span's
         :func:`gap_words` and each summary row's ``cells`` (:func:`group_cells`).
@@ -188,6 +197,7 @@ def trace_report(trace: TraceLog) -> dict:
     summary["verdict"] = _verdict(summary, runs)
     summary["lever"] = runs[0]["lessons"][0]["lever"] if len(runs) == 1 and runs[0]["lessons"] else None
     summary["read_lines"] = read_lines(summary)
+    summary["measure_topics"] = [] if all(_measured_in_full(call) for call in trace.calls) else list(LOG_TOPICS)
     summary["runs"] = runs[:MAX_RUNS_SHOWN]
     _add_words(summary)
     return summary
