@@ -326,11 +326,15 @@ def test_on_a_phone_the_results_stay_within_the_screen(logs, name):
     """A real file's long name (no break in its 51 characters) widened the results past a 390-px
     screen's edge, where the section clips them: the advice lost the end of every line; a trace's
     last call drew its bar's least width past its track. Everything but a table (which scrolls in
-    its own box) stays within the section."""
+    its own box) stays within the section, and a table's shown caption stays put while it scrolls."""
     try:
         logs.set_viewport_size({"width": 390, "height": 844})
         assert upload(logs, name) == "done"
         assert logs.evaluate(_OUTSIDE) == []
+        captions = logs.evaluate("""() => {
+          for (const box of document.querySelectorAll("#logs-results .table-scroll")) box.scrollLeft = box.scrollWidth;
+          return [...document.querySelectorAll("#logs-results .logs-caption")].map((c) => c.getBoundingClientRect().left); }""")
+        assert all(left >= 0 for left in captions) and (captions or "traces" in name.parts), captions
     finally:
         logs.set_viewport_size({"width": 1280, "height": 900})
 

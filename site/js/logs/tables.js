@@ -17,7 +17,7 @@ export function cells(tr, texts, tag = "td") {
 // A head entry {hidden: text} is read aloud but not shown (the row labels' column).
 export function table({ caption, captionHidden = true, head, rows, cls = "data-table", focusable = true }) {
   const t = el("table", { cls });
-  t.append(el("caption", { cls: captionHidden ? "visually-hidden" : "logs-caption", text: caption }));
+  t.append(el("caption", { cls: "visually-hidden", text: caption })); // read with the table
   const thead = t.createTHead();
   const hr = thead.insertRow();
   for (const text of head) {
@@ -28,7 +28,10 @@ export function table({ caption, captionHidden = true, head, rows, cls = "data-t
   const body = t.createTBody();
   for (const row of rows) body.append(row);
   const attrs = focusable ? { role: "region", tabindex: "0", "aria-label": caption } : {};
-  return el("div", { cls: "table-scroll", attrs }, [t]);
+  const scroll = el("div", { cls: "table-scroll", attrs }, [t]);
+  // A shown caption sits above the scrolling box, so it stays put while a narrow screen scrolls the table.
+  return captionHidden ? scroll
+    : el("div", {}, [el("p", { cls: "logs-caption", text: caption, attrs: { "aria-hidden": "true" } }), scroll]);
 }
 
 /** The figure as text: Python's groups (twoclocks.logs.fitcheck), each with the median measured and the
