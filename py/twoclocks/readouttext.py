@@ -116,7 +116,7 @@ def load_line(report: dict, load_state: dict) -> str | None:
     drawn = ("" if load.get("length_mix", "fixed") == "fixed" else  # its lengths, not the call's
              f"; lengths vary: its prompt is {format_counted(clocks['prompt_tokens'], 'token')}, its answer "
              f"{format_counted(clocks['output_tokens'], 'token')}")
-    return (f"Under load: {describe_load(load_state)}. The clocks show a typical call (the median TTFT{drawn}): "
+    return (f"Under load: {describe_load(load_state)}. The clocks show a typical call (the one nearest the median TTFT{drawn}): "
             f"{', '.join(before)}, then {format_ms(clocks['prefill_ms'])} in "
             f"its prefill step (shared with the prompts admitted with it).{stalls} All calls: TTFT p50 "
             f"{format_ms(load['ttft_ms_p50'])}, p99 {format_ms(load['ttft_ms_p99'])}; the longest gaps between "

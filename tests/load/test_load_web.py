@@ -405,3 +405,13 @@ def test_the_clocks_words_name_the_server_and_the_queue_as_the_clocks_draw_them(
     bare = web.evaluate({"mode": mode, "load": {"server_ms": 0.0}})
     assert bare["readouts"]["clocks"].startswith(f"First token after {format_ms(bare['ttft_ms'])}; last token")
     assert "prefill is" in bare["readouts"]["clocks"]
+
+
+def test_the_typical_call_is_named_as_the_one_nearest_the_median():
+    """Four users, prefill first: the clocks draw one request, 1.41 s, while the line's TTFT p50 is
+    1.49 s (the mean of the two middle requests). The line called the drawn call "the median TTFT",
+    which a reader checked against the p50 beside it; it is the one nearest the median."""
+    report = web.evaluate({"load": {"concurrency": 4, "scheduler": "prefill-first"}})
+    line = report["readouts"]["load_line"]
+    assert report["ttft_ms"] != report["load"]["ttft_ms_p50"]  # the case a learner caught
+    assert "a typical call (the one nearest the median TTFT)" in line and "(the median TTFT" not in line
