@@ -175,10 +175,10 @@ export class GuidedPath {
     parts.question.textContent = step.question;
     parts.question.hidden = !step.question;
     const predicted = this.progress.prediction(step.id);
-    this.renderChoices(step, predicted);
+    const revealed = this.phase === "revealed" || (!step.actions.length && this.phase === "act");
+    this.renderChoices(step, predicted, revealed);
     parts.act.hidden = this.phase === "predict" || !step.actions.length;
     this.renderActions(step, predicted);
-    const revealed = this.phase === "revealed" || (!step.actions.length && this.phase === "act");
     parts.reveal.hidden = !revealed && step.choices.length > 0;
     parts.verdict.hidden = !predicted;
     if (predicted) {
@@ -256,7 +256,7 @@ export class GuidedPath {
       : [el("span", { text: "What changed:" }), el("ul", {}, effects.map((e) => el("li", {}, [el("strong", { text: `${e.label}: ` }), e.text])))]));
   }
 
-  renderChoices(step, predicted) {
+  renderChoices(step, predicted, revealed) {
     const { form, choices, commit } = this.parts;
     form.hidden = !step.choices.length;
     choices.replaceChildren(...step.choices.map((choice) => {
@@ -266,7 +266,7 @@ export class GuidedPath {
       input.disabled = Boolean(predicted);
       const label = el("label", { text: choice.label });
       label.htmlFor = input.id;
-      if (predicted && choice.id === step.answer) label.classList.add("answer");
+      if (revealed && choice.id === step.answer) label.classList.add("answer"); // not before the action shows it
       return el("div", { cls: "path-choice" }, [input, label]);
     }));
     commit.hidden = Boolean(predicted);

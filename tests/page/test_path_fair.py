@@ -160,6 +160,9 @@ def test_no_text_gives_the_answer_before_the_prediction(fair_page, step):
         assert ttft not in announced and ttlt not in announced, announced
         assert ttlt not in page.evaluate("() => document.body.innerText"), ttlt
     page.evaluate("([id, choice]) => TwoClocks.lesson.predict(id, choice)", [step.id, step.choices[0][0]])
+    marked = "() => [...document.querySelectorAll('.path-choice label.answer')].map((l) => l.htmlFor)"
+    if step.actions:  # Lock-in, then "try it and watch": the right choice is not set apart before the action
+        assert page.evaluate(marked) == [], step.id
     for action in page.locator("[data-path=actions] button").all():
         action.click()
         page.evaluate(WAIT_SETTLED)
@@ -168,6 +171,7 @@ def test_no_text_gives_the_answer_before_the_prediction(fair_page, step):
     after = perceived(page)
     for tell in step.tells:
         assert tell in after, (step.id, tell)
+    assert page.evaluate(marked) == [f"path-choice-{step.answer}"], step.id
 
 
 @pytest.mark.browser
