@@ -66,8 +66,8 @@ export function parseUrl(search, limits, scenarios) {
   const result = { state: {}, scenario: null, sections: SECTIONS, readonly: false,
     theme: "auto", embed: false, view: null, step: params.get("step"), asked: false, notes: [] };
   const nested = Object.fromEntries(NESTED.map((key) => [key, {}]));
-  const note = (text) => result.notes.push(text);
-  noteRepeats(params, limits, note);
+  const note = (text) => result.notes.includes(text) || result.notes.push(text); // a repeat says it once
+  const read = {}; // the text each setting was last read from
   let setting = false; // the address names a setting of the lab, read or not: it asked for the lab
   for (const [name, text] of params) {
     if (FLAGS.includes(name)) continue;
@@ -80,8 +80,12 @@ export function parseUrl(search, limits, scenarios) {
     }
     const parsed = parseValue(name, text, limit);
     if (parsed.note) note(parsed.note);
-    if ("value" in parsed) (field ? nested[head] : result.state)[field ?? name] = parsed.value;
+    if ("value" in parsed) {
+      (field ? nested[head] : result.state)[field ?? name] = parsed.value;
+      read[name] = text;
+    }
   }
+  noteRepeats(params, read, note);
   if (params.has("scenario")) {
     const scenario = scenarios.find((s) => s.id === params.get("scenario"));
     if (scenario) result.scenario = scenario;
@@ -114,13 +118,13 @@ export function parseUrl(search, limits, scenarios) {
   return result;
 }
 
-/** Keys given more than once: a setting reads its last value, a flag its first; say which. */
-function noteRepeats(params, limits, note) {
+/** Keys given more than once: a setting keeps the last value it could read, a flag its first; say which. */
+function noteRepeats(params, read, note) {
   for (const name of new Set(params.keys())) {
-    const values = params.getAll(name), flag = FLAGS.includes(name), [head, field] = name.split(".", 2);
-    if (values.length > 1 && (flag || (field ? limits[head]?.fields?.[field] : limits[name]))) {
-      note(`${name} is given ${values.length} times; the ${flag ? "first" : "last"}, ` +
-        `${shown(flag ? values[0] : values.at(-1))}, was read`);
+    const count = params.getAll(name).length, flag = FLAGS.includes(name);
+    if (count > 1 && (flag || name in read)) {
+      note(`${name} is given ${count} times; the ${flag ? "first" : "last readable"}, ` +
+        `${shown(flag ? params.get(name) : read[name])}, was read`);
     }
   }
 }
