@@ -183,7 +183,8 @@ def trace_report(trace: TraceLog) -> dict:
         "run_label", "text" (not for ``fix_first``)}``) and
         ``verdict`` (one paragraph), ``lever`` (a single run's first lesson's lever, else None), ``read_lines`` (:func:`read_lines`)
         and ``measure_topics`` (the code guide's topics on timing both clocks and logging both token
-        counts, :data:`twoclocks.codeguide.LOG_TOPICS`, when a call lacks one of them; else empty).
+        counts, :data:`twoclocks.codeguide.LOG_TOPICS`, when a call lacks one of them and not every
+        run's own lessons show them already; else empty).
         The page's words for its parts, written here once: ``picker_label``, ``group_columns``, each
         shown run's :func:`run_words`, each call's :func:`call_words`, each other span's
         :func:`gap_words` and each summary row's ``cells`` (:func:`group_cells`).
@@ -197,7 +198,10 @@ def trace_report(trace: TraceLog) -> dict:
     summary["verdict"] = _verdict(summary, runs)
     summary["lever"] = runs[0]["lessons"][0]["lever"] if len(runs) == 1 and runs[0]["lessons"] else None
     summary["read_lines"] = read_lines(summary)
-    summary["measure_topics"] = [] if all(_measured_in_full(call) for call in trace.calls) else list(LOG_TOPICS)
+    # a run whose own lesson is "time it" shows that code already (a single run's in its verdict)
+    said = all(any(set(LOG_TOPICS) <= set(lesson["topics"]) for lesson in run["lessons"]) for run in runs)
+    timed = all(_measured_in_full(call) for call in trace.calls)
+    summary["measure_topics"] = [] if timed or said else list(LOG_TOPICS)
     summary["runs"] = runs[:MAX_RUNS_SHOWN]
     _add_words(summary)
     return summary
