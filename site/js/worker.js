@@ -430,6 +430,7 @@ async function handle(message, reply) {
     await handlers[message.type](message, reply);
   } catch (error) {
     reply({ type: "error", id: message.id, error: error?.message ?? String(error) });
+    if (!alive()) post({ type: "exited" }); // a fatal error (a stack overflow) ended Python: start afresh
   }
 }
 

@@ -504,3 +504,26 @@ def test_the_load_offer_on_the_page_runs_the_files_load_in_the_lab(logs):
     assert report["load"]["concurrency"] == 64 and report["clocks"]["ttft_ms"] == float(
         logs.get_attribute("#ttft-ms", "data-ms"))
     logs.evaluate("(s) => window.TwoClocks.setState(s)", {"load": {"concurrency": 1}})
+
+
+def test_a_file_that_kills_python_is_an_error_and_the_next_file_is_read(browser, server):
+    """JSON nested 100,000 deep overflows the browser's stack inside Python's JSON parser, a fatal
+    error that breaks that Python: the next such file then failed with '"undefined" is not valid
+    JSON'. Each upload is the same error, a fresh Python takes over, and the next file is read."""
+    from pagewait import wait_ready
+
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(f"{server}index.html?view=lab")
+        wait_ready(page)
+        open_logs(page)
+        deep = {"name": "deep.json", "mimeType": "application/json", "buffer": b"[" * 100_000 + b"]" * 100_000}
+        for _ in range(2):  # the second met the broken Python: '"undefined" is not valid JSON'
+            assert analysed(page, lambda: page.set_input_files("#logs-file", files=[deep])) == "error"
+            said = page.evaluate("() => [...document.querySelectorAll('#logs [role=alert]')].map((e) => e.innerText).join(' ')")
+            assert "deep.json: Maximum call stack size exceeded" in said and "undefined" not in said, said
+        good = ROOT / "tests" / "data" / "traces" / "langsmith_py_wrap_openai_stream.json"
+        assert upload(page, good) == "done"
+    finally:
+        context.close()
