@@ -362,12 +362,27 @@ def test_llama_3_1_405b_in_bf16_on_eight_80gb_devices_says_what_could_fit():
     assert roofline_call(**call, weight_dtype="fp8")["ttft_ms"] > 0
 
 
+def test_a_model_no_count_of_these_devices_can_hold_is_offered_only_a_bigger_device():
+    """405B even in int4 is about 230 GB, more than 8 L4s hold (192 GB): more devices or a smaller
+    format cannot help, so the message offers only an accelerator with more memory."""
+    with pytest.raises(OutOfMemoryError) as caught:
+        roofline_call(prompt_tokens=8000, output_tokens=20, max_tokens=256, model="llama-3.1-405b", accelerator="l4")
+    assert str(caught.value).endswith("; use an accelerator with more memory")
+    with pytest.raises(OutOfMemoryError):  # what it would have offered fails too
+        roofline_call(prompt_tokens=8000, output_tokens=20, max_tokens=256, model="llama-3.1-405b", accelerator="l4",
+                      tensor_parallel=8, weight_dtype="int4")
+
+
 def test_a_call_too_long_for_fitting_weights_is_offered_every_remedy():
     """When the weights fit and the KV cache does not, more devices and a shorter call are offered."""
     with pytest.raises(OutOfMemoryError) as caught:
         roofline_call(prompt_tokens=1_000_000, output_tokens=1, max_tokens=1)
     assert "use more devices, a smaller weight_dtype, an accelerator with more memory or a shorter call" in str(
         caught.value)
+    assert "(an fp8 KV cache, kv_dtype='fp8', also halves the cache)" in str(caught.value)  # the page's control too
+    with pytest.raises(OutOfMemoryError) as caught:
+        roofline_call(prompt_tokens=1_000_000, output_tokens=1, max_tokens=1, kv_dtype="fp8")
+    assert "kv_dtype" not in str(caught.value)  # already fp8: not offered again
 
 
 def test_tensor_parallel_speeds_up_a_memory_bound_decode():

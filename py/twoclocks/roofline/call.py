@@ -95,7 +95,8 @@ def roofline_call(*, params: RooflineParams | None = None, server_ms: float = 0.
             f"tokens, about {needed_per_device / 1e9:,.1f} GB per device, but each {acc.name} has "
             f"{acc.memory_bytes / 1e9:,.0f} GB (tensor_parallel={p}); "
             + setup.memory_advice(weights_fit=weights_fit)
-            + (" (from Python, kv_dtype='fp8' also halves the cache)" if weights_fit else "")
+            + (" (an fp8 KV cache, kv_dtype='fp8', also halves the cache)"
+               if weights_fit and setup.kv_dtype != "fp8" else "")
         )
 
     prefill_flops, prefill_bytes, prefill_ms = setup.prefill(n, k)

@@ -8,7 +8,7 @@ FLOPs, traffic is bytes, rates are FLOP/s and bytes/s.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .. import hardware
 from .._validate import check_int, check_settings
@@ -138,12 +138,15 @@ class Deployment:
     def memory_advice(self, *, weights_fit: bool) -> str:
         """What would make this deployment fit, in words, for an out-of-memory message: more
         devices only below the largest tensor-parallel degree, a smaller weight format only above
-        int4, and a shorter call only when the weights alone fit."""
+        int4, either only where the weights fit the most devices in the smallest format (else this
+        accelerator cannot hold them), and a shorter call only when the weights alone fit."""
+        smallest = min(hardware.WEIGHT_DTYPES, key=hardware.BYTES_PER_WEIGHT.__getitem__)
+        most = max(hardware.TENSOR_PARALLEL_DEGREES)
+        least_bytes = replace(self, weight_dtype=smallest).weight_bytes / most
         remedies = []
-        if self.tensor_parallel < max(hardware.TENSOR_PARALLEL_DEGREES):
-            remedies.append("more devices")
-        if self.weight_dtype != min(hardware.WEIGHT_DTYPES, key=hardware.BYTES_PER_WEIGHT.__getitem__):
-            remedies.append("a smaller weight_dtype")
+        if least_bytes < self.accelerator.memory_bytes:
+            remedies += ["more devices"] if self.tensor_parallel < most else []
+            remedies += ["a smaller weight_dtype"] if self.weight_dtype != smallest else []
         remedies.append("an accelerator with more memory")
         if weights_fit:
             remedies.append("a shorter call")
