@@ -284,3 +284,14 @@ def test_pressing_play_again_stops_the_replay_without_logging_it(lesson):
     assert lesson.text_content("#play-clock") == ""
     assert int(lesson.get_attribute("#clocks-canvas", "data-drawn")) > drawn
     assert lesson.locator("#log-table tbody tr").count() == 0
+
+
+def test_the_user_screens_label_hides_a_line_scrolled_halfway_under_it(lesson):
+    """The screen scrolls to its newest text under a label that stays put: a learner saw the top
+    half of a line peek out below the label. Wherever the text stands, the top line is cut at most one
+    line down from the scroll box's top, and the label covers at least that much."""
+    sizes = lesson.evaluate("""() => {
+      const label = document.getElementById("screen-label").getBoundingClientRect().height;
+      return [label, parseFloat(getComputedStyle(document.getElementById("screen-text")).lineHeight)]; }""")
+    label, line = sizes
+    assert label >= line, sizes
