@@ -277,7 +277,8 @@ def minify(assets: dict[str, bytes]) -> tuple[dict[str, bytes], list[str]]:
         built = {path.relative_to(out).as_posix(): path.read_bytes() for path in out.rglob("*") if path.is_file()}
         meta = json.loads(Path(temp, "meta.json").read_text())
     main_output = next(v for k, v in meta["outputs"].items() if k.endswith("js/main.js"))
-    preloads = [Path(i["path"]).name for i in main_output["imports"] if i["kind"] == "import-statement"]
+    # each import statement of a module is listed (build.js three times): preload each file once
+    preloads = list(dict.fromkeys(Path(i["path"]).name for i in main_output["imports"] if i["kind"] == "import-statement"))
     kept = {name: data for name, data in assets.items() if not name.endswith((".js", ".css"))}
     return {**kept, **built}, preloads
 

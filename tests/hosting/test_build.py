@@ -59,6 +59,16 @@ def test_lock_file_names_our_verified_micropip(dist_dir):
     assert entry["sha256"] == build.sha256_hex((folder / entry["file_name"]).read_bytes())
 
 
+def test_each_module_is_preloaded_once_and_exists(dist_dir):
+    """main.js's static imports are preloaded, each once (build.js, imported by three of the bundle's
+    statements, was listed three times), and every preloaded file is in dist/."""
+    for page in ("index.html", "embed.html"):
+        html = (dist_dir / page).read_text()
+        preloads = re.findall(r'<link rel="modulepreload" href="([^"]+)">', html)
+        assert preloads and len(preloads) == len(set(preloads)), preloads
+        assert all((dist_dir / path).is_file() for path in preloads), preloads
+
+
 def test_pages_use_relative_urls_only(dist_dir):
     """No src or href in the built pages starts with / or a scheme, so dist/ works under any path."""
     html = (dist_dir / "index.html").read_text()
