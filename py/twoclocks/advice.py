@@ -323,6 +323,7 @@ def advise_call(
     server_ms: float = 0.0,
     prompt_mean_tokens: int | None = None,
     queue_fix: str | None = None,
+    streaming: bool = True,
 ) -> dict:
     """Advice for one call: which clock is slow, the lever that comes first, and the sentences.
 
@@ -342,6 +343,7 @@ def advise_call(
         prompt_mean_tokens: under a load whose lengths vary, the requests' mean prompt (the clocks and
             ``prompt_tokens`` are one request's); None: every request sends this prompt.
         queue_fix: the waiting lever fitted to the load (:func:`waiting_fix`); None: ``WAITING_FIX``.
+        streaming: the answer is streamed; off, a slow stream is also said to be unseen until its end.
 
     Returns:
         ``{"lever": one of LEVERS, "label": one of CLOCKS, "text": the full diagnosis, "short": the
@@ -369,6 +371,8 @@ def advise_call(
     if truncated:
         text += (f" The answer was cut off: it needed {format_tokens(needed_tokens)} but max_tokens "
                  f"allowed {max_tokens:,}.")
+    if not streaming and decision["stream_slow"]:  # "the stream" is decode: here the user does not see it
+        text += f" Streaming is off, so the user sees none of the answer until its last token, at {format_ms(ttlt_ms)}."
     share = decision["prefill_share"]
     return {
         "lever": decision["lever"],

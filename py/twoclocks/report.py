@@ -264,4 +264,5 @@ def call_advice(report: dict, load: dict | None, load_state: dict | None = None)
             lengths.update(prompt_tokens=typical["prompt_tokens"], prompt_mean_tokens=report["prompt_tokens"])
             if report["stop_reason"] == "stop":  # its answer ended where it was complete
                 lengths.update(needed_tokens=typical["output_tokens"], generated_tokens=typical["output_tokens"])
-    return advise_call(**clocks, **lengths, max_tokens=report["max_tokens"], stop_reason=report["stop_reason"])
+    return advise_call(**clocks, **lengths, max_tokens=report["max_tokens"], stop_reason=report["stop_reason"],
+                       streaming=report["streaming"])

@@ -69,6 +69,16 @@ def test_a_long_answer_that_stopped_is_cut_by_asking_for_less_not_by_max_tokens(
     assert roomier["ttlt_ms"] == web.evaluate(long_answer)["ttlt_ms"]  # the cap changed nothing
 
 
+def test_with_streaming_off_a_slow_stream_is_said_to_be_unseen():
+    """"Streaming shows decode as it happens": with it off, the same slow decode is hidden until the
+    last token, and the advice says so (it spoke of "the stream" as if the user watched it)."""
+    state = {"prompt_tokens": 500, "output_tokens": 4_000, "max_tokens": 4_096}
+    off, on = web.evaluate({**state, "streaming": False}), web.evaluate({**state, "streaming": True})
+    assert off["advice"]["lever"] == on["advice"]["lever"] == "output"  # the same lever either way
+    assert "Streaming is off, so the user sees none of the answer until its last token" in off["advice"]["text"]
+    assert "Streaming is off" not in on["advice"]["text"]
+
+
 def test_a_serving_trick_never_withdraws_the_prompt_lever():
     """Speculative decoding shortens decode; the 704 ms first token keeps the prompt lever."""
     plain = web.evaluate({})["advice"]
