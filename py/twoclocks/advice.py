@@ -106,6 +106,9 @@ def waiting_fix(chunked: bool = False, running_limit: int | None = None, cache_f
 WAITING_FIX = waiting_fix()
 """The waiting lever where nothing more is known (a log): capacity, concurrency, chunked prefill."""
 
+HOSTED_WAITING_FIX = "send fewer requests at once, or ask the provider for more capacity (a higher tier or a dedicated deployment)"
+"""The same lever for whoever calls a hosted API, who cannot add replicas: a log does not say whose server it timed."""
+
 
 def _queue_fix(decision: dict) -> str:
     """The waiting lever: the load's own (``waiting_fix``, set by :func:`advise_call`), else WAITING_FIX."""

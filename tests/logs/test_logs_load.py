@@ -45,6 +45,8 @@ def test_issue_15_case_says_waiting_with_its_evidence_and_never_cut_the_prompt()
     assert found["detected"] and found["source"] == "data"
     assert advice.PROMPT_FIX not in text and "cut the prompt" not in text.lower()
     assert advice.WAITING_FIX[1:] in text and "waiting" in text
+    # a log does not say whose server it timed: the API caller's lever is named beside the operator's
+    assert f"If you call a hosted API: {advice.HOSTED_WAITING_FIX}." in found["text"]
     # the spread evidence, against an independent reading of the file's TTFTs
     ttfts = sorted(1000 * r["ttft_s"] for r in json.loads((DATA / "llmperf_waiting_individual_responses.json").read_text()))
     deciles = statistics.quantiles(ttfts, n=10, method="inclusive")

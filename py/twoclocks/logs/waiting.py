@@ -33,7 +33,8 @@ import operator
 from array import array
 from math import fsum
 
-from ..advice import FEWER_CALLS, PER_CALL, PROMPT_PART_SHARE, WAITING_FIX, WAITING_SHARE, capital, format_share
+from ..advice import (FEWER_CALLS, HOSTED_WAITING_FIX, PER_CALL, PROMPT_PART_SHARE, WAITING_FIX, WAITING_SHARE,
+                      format_share)
 from ..advice import format_ms as _s
 from ..counts import format_counted
 from ..load import MAX_CONCURRENCY, MAX_REQUESTS_PER_S, MIN_REQUESTS_PER_S
@@ -288,7 +289,7 @@ def detect_waiting(*, prompt_tokens: list, ttft_ms: list, load_levels: list | No
             f"prefill began (median {_s(result['queue_ms_p50'])} of waiting against at most "
             f"{_s(result['prefill_ms_p50'])} of prefill"
             + (f"; {', '.join(short)}" if short else "")
-            + f"). {capital(WAITING_FIX)}."
+            + f"). If you run the server: {WAITING_FIX}. If you call a hosted API: {HOSTED_WAITING_FIX}."
         )
     return result
 
