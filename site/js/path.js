@@ -235,8 +235,10 @@ export class GuidedPath {
   /** The step's action buttons, built once per step shown (a rebuilt button would drop the focus
    * of a learner who just pressed it); the line above them names the locked-in choice. */
   renderActions(step, predicted) {
-    this.parts.locked.textContent = predicted ? `Locked in: “${labelOf(step, predicted.choice)}”. Now try it and watch the clocks:`
-      : "Try it and watch the clocks:";
+    // a cell's Run moves no clock: its output is what to read
+    const act = step.actions.some((a) => a.run) ? "run it and read its output" : "try it and watch the clocks";
+    this.parts.locked.textContent = predicted ? `Locked in: “${labelOf(step, predicted.choice)}”. Now ${act}:`
+      : `${act[0].toUpperCase()}${act.slice(1)}:`;
     if (this.parts.actions.dataset.step === step.id) return;
     this.parts.actions.dataset.step = step.id;
     this.parts.actions.replaceChildren(...step.actions.map((action) => {

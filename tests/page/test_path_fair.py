@@ -244,3 +244,18 @@ def test_on_a_landscape_phone_the_clocks_stay_beside_the_step(browser, server):
         assert page.errors == []
     finally:
         context.close()
+
+
+@pytest.mark.browser
+def test_the_line_above_the_actions_says_what_to_watch(fair_page):
+    """After Lock-in the line above the actions said "watch the clocks" even where the action runs the
+    cell, which moves no clock: there it says to read the cell's output."""
+    page = fair_page
+    said = {}
+    for step_id in ("two-clocks", "run-the-toy"):
+        page.evaluate("async (id) => { await TwoClocks.lesson.go(id); }", step_id)
+        choice = page.evaluate("(id) => TwoClocks.lesson.steps.find((s) => s.id === id).choices[0]", step_id)
+        page.evaluate("([id, choice]) => TwoClocks.lesson.predict(id, choice)", [step_id, choice])
+        said[step_id] = page.text_content("[data-path=locked]")
+    assert said["two-clocks"].endswith("Now try it and watch the clocks:"), said
+    assert said["run-the-toy"].endswith("Now run it and read its output:"), said
