@@ -101,6 +101,15 @@ def test_each_actions_effect_is_the_models_change(step_id):
         assert ("unchanged" in effect["text"].split(";")[0]) == (abs(effect["ttft_change_ms"]) < 0.05)
 
 
+def test_a_steps_later_action_keeps_what_an_earlier_one_turned_on():
+    """The streaming step: a learner turned streaming on, then cut the dump, and streaming quietly
+    went off again (each action applies over the setup). Cutting the dump keeps streaming on, and its
+    effect is measured from the streamed call."""
+    cut = next(a for a in DATA["streaming"]["actions"] if a["id"] == "prompt")
+    assert cut["state"]["streaming"] is True and cut["base"] == "stream"
+    assert cut["effect"]["ttft_change_ms"] < 0 and cut["effect"]["visible_change_ms"] == cut["effect"]["ttft_change_ms"]
+
+
 def test_the_steps_follow_the_seed_and_end_with_its_checklist():
     """Six to ten steps that ask, then the checklist; every setup is a complete, valid page state."""
     asking = [s for s in STEPS if s.choices]
