@@ -91,8 +91,6 @@ def format_ms(ms: float) -> str:
     return f"{int(_fixed(hours / 24, 0)):,} days"
 
 
-__all__ = ["format_counted", "format_ms", "format_number"]
-
 
 def format_count(value: float) -> str:
     """A count or a rate rounded to a whole number as the page's ``formatNumber`` prints it (halves
@@ -132,3 +130,7 @@ def format_tokens(count: int) -> str:
 def capital(text: str) -> str:
     """``text`` with its first letter upper-cased (the fixes are written as clauses)."""
     return text[:1].upper() + text[1:]
+
+
+__all__ = ["capital", "format_count", "format_counted", "format_limit", "format_ms", "format_number",
+           "format_share", "format_tokens"]

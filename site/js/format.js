@@ -85,3 +85,6 @@ export function formatChangeMs(ms) {
   if (Math.abs(ms) < 1e-9) return "no change";
   return `${ms > 0 ? "+" : "−"}${formatMs(Math.abs(ms))}`;
 }
+
+/** `text` with its first letter upper-cased (a clause made a sentence). */
+export const capital = (text) => text[0].toUpperCase() + text.slice(1);

@@ -3,6 +3,7 @@
 // (plain http under a host name, storage blocked, the first visit), a part that must download
 // something it has not got yet (the log tools, the cell's Python) says "offline" in words, and
 // starts again by itself when the browser says the network is back (the `online` event).
+import { capital } from "./format.js";
 import { noLessonBooting } from "./later.js";
 
 /** True when the browser says there is no network. */
@@ -32,8 +33,7 @@ export const isDownloadError = (error) => DOWNLOAD_FAILED.test(error?.message ??
  * returns), or the network or server did not answer (`otherwise`, or `whenBack` + "when it does"). */
 export function downloadProblem(what, whenBack) {
   if (isOffline()) return `You are offline: ${what} could not be downloaded. ${whenBack} when the network returns.`;
-  const What = what[0].toUpperCase() + what.slice(1);
-  return `${What} could not be downloaded: the network or the server did not answer.${whenBack ? ` ${whenBack}.` : ""}`;
+  return `${capital(what)} could not be downloaded: the network or the server did not answer.${whenBack ? ` ${whenBack}.` : ""}`;
 }
 
 /**

@@ -4,6 +4,7 @@
 // this module places them, keeps progress (progress.js) and publishes TwoClocks.lesson.
 import { codeGuide } from "./codeguide.js";
 import { bringIntoView, el, setText } from "./dom.js";
+import { capital } from "./format.js";
 
 const PHASES = ["predict", "act", "revealed"];
 
@@ -238,7 +239,7 @@ export class GuidedPath {
     // a cell's Run moves no clock: its output is what to read
     const act = step.actions.some((a) => a.run) ? "run it and read its output" : "try it and watch the clocks";
     this.parts.locked.textContent = predicted ? `Locked in: “${labelOf(step, predicted.choice)}”. Now ${act}:`
-      : `${act[0].toUpperCase()}${act.slice(1)}:`;
+      : `${capital(act)}:`;
     if (this.parts.actions.dataset.step === step.id) return;
     this.parts.actions.dataset.step = step.id;
     this.parts.actions.replaceChildren(...step.actions.map((action) => {

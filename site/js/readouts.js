@@ -5,7 +5,7 @@ import { BUILD } from "./build.js";
 import { codeGuide } from "./codeguide.js";
 import { SCALE_WORDS } from "./dialscale.js";
 import { el, removeAttr, setAttr, setText } from "./dom.js";
-import { formatMs, formatPercent, formatUsd } from "./format.js";
+import { capital, formatMs, formatPercent, formatUsd } from "./format.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -13,8 +13,6 @@ function setOutput(id, ms) {
   setText($(id), formatMs(ms));
   setAttr($(id), "data-ms", String(ms));
 }
-
-const capital = (text) => text[0].toUpperCase() + text.slice(1);
 
 /** The clocks' readouts: TTFT, TTLT, TPOT, first text visible, tokens generated and the toy bill. */
 export function showReadouts(report) {

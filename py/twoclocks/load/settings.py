@@ -71,9 +71,9 @@ answers at 100-250 users, 7,000/1,000 at 25-100) measured it up to 3.4x lower.""
 BURST_REQUESTS_PER_S = 100
 """From this open-loop rate the server's front end may be the queue the model leaves out: vLLM's API server
 is one process (vllm-project/vllm#12705: "the API server runs in a single process, utilizing a single
-CPU"), as is SGLang's HTTP server with its TokenizerManager (sgl-project/sglang,
-python/sglang/srt/entrypoints/engine.py, ``_launch_subprocesses``: the scheduler and the detokenizer are
-subprocesses, the tokenizer manager stays in the main process), and vLLM 0.11's chat endpoint took 8.8 s to serve 984 prompts
+CPU"), as is SGLang's HTTP server with its tokenizer (sgl-project/sglang at 001067f,
+python/sglang/srt/entrypoints/engine.py, ``Engine``'s docstring: "The HTTP server, Engine, and
+TokenizerManager all run in the main process", with the default one tokenizer worker), and vLLM 0.11's chat endpoint took 8.8 s to serve 984 prompts
 of 128 tokens with 4-token answers at once on 8 x H100 (about 9 ms a request, so about 110 requests a
 second at most), GPU work of under a second in the model (GPUStack's Performance Lab, Qwen3-235B-A22B;
 held out in ``tests/data/load_sweeps_unseen.csv``)."""
