@@ -231,7 +231,7 @@ def _prefill_takes(prompt: str, first: str, server_ms: float, waiting_ms: float,
 
 def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms: float = 0.0, prompt: str,
                    answer: str, subject: str = "call", server_ms: float = 0.0, every_prompt: str = "",
-                   measured: bool = False, per_call: str = "") -> str:
+                   measured: bool = False, per_call: str = "", stream_noun: str = "the stream") -> str:
     """The advice's first sentence for a :func:`decide` result: where the wait goes and what to do.
 
     Args:
@@ -246,6 +246,8 @@ def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms
         measured: the clocks are a log's, whose TTFT holds any queue, server and network time too.
         per_call: for a measured first token the prompt cannot explain (lever ``"calls"``), why (a
             clause of :func:`twoclocks.logs.waiting.per_call_part`), instead of :data:`CALLS_FIX`.
+        stream_noun: what the user sees of decode: "the stream", or "decoding" when the answer is not
+            streamed (the user sees no stream).
     """
     label, lever = decision["label"], decision["lever"]
     share, decode = decision["prefill_share"], decision["decode_ms"]
@@ -269,7 +271,7 @@ def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms
             return (f"Both clocks are slow: the first token waits {format_ms(waiting_ms)} of its {first} "
                     f"queued behind other requests (slow from {format_limit(SLOW_FIRST_TOKEN_MS)}), and "
                     f"decoding {answer} takes {stream} more (slow from {format_limit(SLOW_STREAM_MS)}), "
-                    f"so first {_queue_fix(decision)}; if the stream is still slow then, {OUTPUT_FIX}.")
+                    f"so first {_queue_fix(decision)}; if {stream_noun} is still slow then, {OUTPUT_FIX}.")
         return (f"Both clocks are slow: {prefill_takes} (slow from "
                 f"{format_limit(SLOW_FIRST_TOKEN_MS)}) and decoding {answer} another {stream} (slow from "
                 f"{format_limit(SLOW_STREAM_MS)}), so {BOTH_FIX}.")
@@ -282,16 +284,16 @@ def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms
         return (f"The first token is slow: {_prefill_takes(prompt, first, server_ms, waiting_ms, 'it', measured)} of the "
                 f"{format_ms(ttlt_ms)} {subject} ({format_share(share)}; slow from {format_limit(SLOW_FIRST_TOKEN_MS)}), {then}.")
     if label == "decode" and decision["stream_slow"] and lever == "prompt":
-        return (f"The stream is slow: the first token is out after {first}, then decoding {answer} "
+        return (f"{capital(stream_noun)} is slow: the first token is out after {first}, then decoding {answer} "
                 f"takes {stream} more ({format_share(1 - share)} of the {subject}; slow from "
                 f"{format_limit(SLOW_STREAM_MS)}), {format_ms(decision['stalled_ms'])} of it in steps that "
                 f"also run other requests' prefills. " + _copies_of_prompt(every_prompt or prompt, "those steps", lever))
     if label == "decode" and decision["stream_slow"]:
-        return (f"The stream is slow: the first token is out after {first}, then decoding {answer} "
+        return (f"{capital(stream_noun)} is slow: the first token is out after {first}, then decoding {answer} "
                 f"takes {stream} more ({format_share(1 - share)} of the {subject}; slow from "
                 f"{format_limit(SLOW_STREAM_MS)}), so {FIX[lever]}; " + _stream_stalls(decision))
     neither = (f"Neither clock is slow yet: the first token is out after {first} "
-               f"(slow from {format_limit(SLOW_FIRST_TOKEN_MS)}) and the stream takes {stream} more "
+               f"(slow from {format_limit(SLOW_FIRST_TOKEN_MS)}) and {stream_noun} takes {stream} more "
                f"(slow from {format_limit(SLOW_STREAM_MS)})")
     if label == "cut-off":
         return f"{neither}, but the answer was cut off, so {ROOM_FIX}."
@@ -299,7 +301,7 @@ def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms
         return f"{neither}, but the stop never fired, so {STOP_FIX}."
     stalled = decision["stalled_ms"]
     if lever == "prompt" and share < PROMPT_FIRST_SHARE:  # the stream is mostly other prompts' prefills
-        where = (f"the prompt comes first: {format_share(stalled / decode)} of the stream is spent in steps that "
+        where = (f"the prompt comes first: {format_share(stalled / decode)} of {stream_noun} is spent in steps that "
                  "also run other requests' prefills of the same prompt")
     elif lever == "calls":
         where = f"the first token is {format_share(share)} of the wait, but {per_call or f'{CALLS_WHY}: {FEWER_CALLS} save it'}"
@@ -346,7 +348,8 @@ def advise_call(
         prompt_mean_tokens: under a load whose lengths vary, the requests' mean prompt (the clocks and
             ``prompt_tokens`` are one request's); None: every request sends this prompt.
         queue_fix: the waiting lever fitted to the load (:func:`waiting_fix`); None: ``WAITING_FIX``.
-        streaming: the answer is streamed; off, a slow stream is also said to be unseen until its end.
+        streaming: the answer is streamed; off, the text speaks of decoding, not a stream, and a slow
+            one is also said to be unseen until its end.
 
     Returns:
         ``{"lever": one of LEVERS, "label": one of CLOCKS, "text": the full diagnosis, "short": the
@@ -367,7 +370,8 @@ def advise_call(
     text = clock_sentence(decision, ttft_ms=ttft_ms, ttlt_ms=ttlt_ms, waiting_ms=waiting_ms, server_ms=server_ms,
                           prompt=f"the {prompt_tokens:,}-token prompt", every_prompt=prompt_mean_tokens and
                           f"a prompt like it ({prompt_mean_tokens:,} tokens on average)" or "",
-                          answer=f"the other {format_tokens(generated_tokens - 1)}")
+                          answer=f"the other {format_tokens(generated_tokens - 1)}",
+                          stream_noun="the stream" if streaming else "decoding")
     if missing_stop:
         text += (f" The stop never fired: the answer was done after {format_tokens(needed_tokens)}, but "
                  f"decoding ran on to max_tokens ({max_tokens:,}), wasting {format_tokens(wasted)}.")

@@ -285,6 +285,7 @@ STEPS = (
         seed="Logging only total latency. You cannot tell prefill from decode. Split the clock: time to "
         "first token, time to last, prompt tiles, output tiles.",
         tells=("The same total hides opposite causes",),
+        veil=True,  # the question is about totals alone: call A's split would answer half of it
         deeper=(("split", "Split the clock: a log of the calls you play", None),
                 ("logs", "Split the clock on your own app's trace", None, "trace")),
         code=("measure",),

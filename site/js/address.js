@@ -17,6 +17,15 @@ export class Address {
     }, URL_SYNC_MS);
   }
 
+  /** Write the current state and view into the address now, as a new entry of the tab's history, so
+   * the browser's Back returns to the last one. Only in a tab of its own: framed (an embed, a course
+   * site) the host's Back stays the host's, and the address is replaced instead. */
+  push() {
+    if (this.view.embed || window.top !== window) return this.sync();
+    clearTimeout(this.timer);
+    history.pushState(null, "", `${location.pathname}${this.lesson.toQuery(this.view)}${location.hash}`);
+  }
+
   /** "Copy link": the address of this view (embedded or not, a link opens the page itself), said in `status`. */
   async copy(status) {
     clearTimeout(this.timer);

@@ -13,10 +13,12 @@ const stepState = (step) => ({ ...structuredClone(BUILD.defaults), ...step.setup
 
 /**
  * `view`: the page's view (pageview.js); `openedWith`: the state the address opened with; `applyState(partial)`, `whenSettled()`, `showOnClocks(state,
- * options)`, `syncUrl()`, `callControls` (locked until a prediction), `logs` (the log section),
- * `progress`, `progressListeners`. Returns {guidedPath, showView(name)}.
+ * options)`, `syncUrl()`, `pushUrl()` (a new history entry: address.js), `callControls` (locked until a
+ * prediction), `logs` (the log section), `progress`, `progressListeners`. Returns {guidedPath, showView(name)}.
  */
-export function wirePath({ view, openedWith, applyState, whenSettled, showOnClocks, syncUrl, callControls, logs, progress, progressListeners }) {
+export function wirePath({ view, openedWith, applyState, whenSettled, showOnClocks, syncUrl, pushUrl, callControls, logs, progress, progressListeners }) {
+  let shownStep = null; // the step on screen, and the one Back or Forward is bringing (no new entry for it)
+  let arriving = null;
   /** Show the guided path or the whole lab (no reload: the state stays). */
   function showView(name) {
     view.view = name;
@@ -57,22 +59,39 @@ export function wirePath({ view, openedWith, applyState, whenSettled, showOnCloc
     deeper: ({ section, state, sample }) => {
       showView("lab");
       if (state) applyState(state);
-      syncUrl();
+      pushUrl(); // Back returns to the step
       scrollToStart($(section)); // lands on the section, not short of it as the lab lays out
       if (sample) logs.loadSample(sample); // the example trace, into the log section once it has loaded
     },
     onChange: (summary, step) => {
       if (view.view === "path") {
+        const moved = shownStep !== null && shownStep !== step.id && arriving !== step.id;
         view.step = step.id;
-        syncUrl();
+        if (moved) pushUrl(); // each step its own entry: the browser's Back is the previous step
+        else syncUrl();
+        shownStep = step.id;
+        arriving = null;
       }
       progressListeners.tell({ ...summary, step: step.id });
     },
   });
 
+  // Back and Forward: to a step's address, that step on the path; to the lab's, the lab.
+  addEventListener("popstate", () => {
+    const step = new URLSearchParams(location.search).get("step");
+    if (view.view === "path" && step === view.step) return; // an in-page link's entry: this step stays as it is
+    if (!BUILD.path.some((s) => s.id === step)) {
+      if (view.view === "path") showView("lab");
+      return syncUrl();
+    }
+    arriving = step;
+    if (view.view !== "path") showView("path");
+    guidedPath.go(step);
+  });
+
   $("open-lab").addEventListener("click", () => {
     showView("lab");
-    syncUrl();
+    pushUrl();
     $("lab").scrollIntoView({ block: "start" });
   });
   $("open-path").addEventListener("click", () => {

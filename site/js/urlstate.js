@@ -67,7 +67,7 @@ export function parseUrl(search, limits, scenarios) {
     theme: "auto", embed: false, view: null, step: params.get("step"), asked: false, notes: [] };
   const nested = Object.fromEntries(NESTED.map((key) => [key, {}]));
   const note = (text) => result.notes.includes(text) || result.notes.push(text); // a repeat says it once
-  const read = {}; // the text each setting was last read from
+  const read = { step: result.step }; // the text each setting was last read from, and each flag first
   let setting = false; // the address names a setting of the lab, read or not: it asked for the lab
   for (const [name, text] of params) {
     if (FLAGS.includes(name)) continue;
@@ -85,36 +85,27 @@ export function parseUrl(search, limits, scenarios) {
       read[name] = text;
     }
   }
-  noteRepeats(params, read, note);
-  if (params.has("scenario")) {
-    const scenario = scenarios.find((s) => s.id === params.get("scenario"));
-    if (scenario) result.scenario = scenario;
-    else note(`scenario=${shown(params.get("scenario"))} ignored: use one of ${scenarios.map((s) => s.id).join(", ")}`);
-  }
+  const scenarioId = firstReadable(params, "scenario", (id) => scenarios.some((s) => s.id === id),
+    `use one of ${scenarios.map((s) => s.id).join(", ")}`, note, read);
+  if (scenarioId !== null) result.scenario = scenarios.find((s) => s.id === scenarioId);
   if (params.has("sections")) {
-    const asked = params.get("sections").split(",").map((s) => s.trim()).filter(Boolean);
+    read.sections = params.get("sections");
+    const asked = read.sections.split(",").map((s) => s.trim()).filter(Boolean);
     const known = asked.flatMap((s) => SECTION_ALIASES[s] ?? (SECTIONS.includes(s) ? [s] : []));
     for (const s of asked.filter((s) => !SECTIONS.includes(s) && !SECTION_ALIASES[s])) {
       note(`section ${shown(s)} ignored: use ${SECTIONS.join(", ")} (or clocks: ${SECTION_ALIASES.clocks.join(", ")})`);
     }
     if (known.length) result.sections = SECTIONS.filter((s) => known.includes(s));
   }
-  if (params.has("theme")) {
-    const theme = params.get("theme");
-    if (THEMES.includes(theme)) result.theme = theme;
-    else note(`theme=${shown(theme)} ignored: use ${THEMES.join(", ")}`);
-  }
-  if (params.has("view")) {
-    const asked = params.get("view");
-    if (VIEWS.includes(asked)) result.view = asked;
-    else note(`view=${shown(asked)} ignored: use ${VIEWS.join(", ")}`);
-  }
-  result.readonly = flag(params, "readonly", note);
+  result.theme = firstReadable(params, "theme", (t) => THEMES.includes(t), `use ${THEMES.join(", ")}`, note, read) ?? "auto";
+  result.view = firstReadable(params, "view", (v) => VIEWS.includes(v), `use ${VIEWS.join(", ")}`, note, read);
+  result.readonly = flag(params, "readonly", note, read);
   // A read-only lesson is one a host drives: the lab, like an address that names any setting (even
   // one it could not read: the notice says why, in the lab the address asked for).
   result.asked = setting || params.has("scenario") || params.has("sections") || result.readonly;
-  result.embed = flag(params, "embed", note);
+  result.embed = flag(params, "embed", note, read);
   for (const key of NESTED) if (Object.keys(nested[key]).length) result.state[key] = nested[key];
+  noteRepeats(params, read, note);
   return result;
 }
 
@@ -122,20 +113,29 @@ export function parseUrl(search, limits, scenarios) {
 function noteRepeats(params, read, note) {
   for (const name of new Set(params.keys())) {
     const count = params.getAll(name).length, flag = FLAGS.includes(name);
-    if (count > 1 && (flag || name in read)) {
-      note(`${name} is given ${count} times; the ${flag ? "first" : "last readable"}, ` +
-        `${shown(flag ? params.get(name) : read[name])}, was read`);
+    if (count > 1 && flag && read[name] == null) note(`${name} is given ${count} times; none could be read`);
+    else if (count > 1 && name in read) {
+      note(`${name} is given ${count} times; the ${flag ? "first" : "last"} readable, ${shown(read[name])}, was read`);
     }
   }
 }
 
-/** A yes/no flag of the address: true for 1/true/yes/on; an unreadable value is false, with a notice. */
-function flag(params, name, note) {
-  if (!params.has(name)) return false;
-  const value = params.get(name).toLowerCase();
-  if (TRUE.includes(value)) return true;
-  if (!FALSE.includes(value)) note(`${name}=${shown(params.get(name))} ignored: use ${name}=1 or ${name}=0`);
-  return false;
+/** The first value of a flag that `readable` accepts, or null; each value before it is named as ignored,
+ * with `hint`, and the value read is kept in `read` for the repeat notice. */
+function firstReadable(params, name, readable, hint, note, read) {
+  for (const value of params.getAll(name)) {
+    if (readable(value)) return (read[name] = value);
+    note(`${name}=${shown(value)} ignored: ${hint}`);
+  }
+  return null;
+}
+
+/** A yes/no flag of the address: true for 1/true/yes/on, false for 0/false/no/off; the first readable
+ * value counts, an unreadable one is named in the notice; none readable is false. */
+function flag(params, name, note, read) {
+  const yesNo = (v) => TRUE.includes(v.toLowerCase()) || FALSE.includes(v.toLowerCase());
+  const value = firstReadable(params, name, yesNo, `use ${name}=1 or ${name}=0`, note, read);
+  return value !== null && TRUE.includes(value.toLowerCase());
 }
 
 /** The query string for a state: the settings that differ from `defaults`, then the view flags. */

@@ -77,6 +77,11 @@ def test_with_streaming_off_a_slow_stream_is_said_to_be_unseen():
     assert off["advice"]["lever"] == on["advice"]["lever"] == "output"  # the same lever either way
     assert "Streaming is off, so the user sees none of the answer until its last token" in off["advice"]["text"]
     assert "Streaming is off" not in on["advice"]["text"]
+    assert on["advice"]["text"].startswith("The stream is slow")
+    assert off["advice"]["text"].startswith("Decoding is slow")  # no stream the user could watch
+    for calm in ({"prompt_tokens": 500, "output_tokens": 40}, {"prompt_tokens": 500, "output_tokens": 300}):
+        text = web.evaluate({**calm, "streaming": False})["advice"]["text"]
+        assert "stream" not in text.replace("Streaming is off", ""), text
 
 
 def test_a_serving_trick_never_withdraws_the_prompt_lever():

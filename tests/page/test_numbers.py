@@ -162,11 +162,12 @@ def test_arrow_keys_step_from_a_typed_comma(lesson):
 def test_numbers_in_the_address_other_than_decimal_are_named_in_the_notice(browser, server):
     """0x10, 0b11 and 0o20 are not read as 16, 3 and 16: the defaults stay and the notice names each;
     a comma or an exponent is read and the notice says how. A key given twice is named with the value
-    read: a setting's last readable one (not an unreadable last), a flag's first; a repeated
-    complaint is said once."""
+    read: a setting's last readable one (not an unreadable last), a flag's first readable one (an
+    unreadable first is named, not taken as the default); a repeated complaint is said once."""
     query = ("prompt_tokens=0x10&output_tokens=30&output_tokens=0b11&max_tokens=0o20"
              f"&speculative_speedup={quote('2,5')}&context_window_tokens=1e5&agent.turns=1.000"
-             "&load.concurrency=4&load.concurrency=8&view=lab&view=path&foo=1&foo=2")
+             "&load.concurrency=4&load.concurrency=8&view=bogus&view=lab&view=path&theme=neon&theme=dark"
+             "&embed=maybe&embed=0&foo=1&foo=2")
     page = browser.new_page()
     page.goto(f"{server}index.html?{query}")
     wait_ready(page)
@@ -180,12 +181,15 @@ def test_numbers_in_the_address_other_than_decimal_are_named_in_the_notice(brows
     for text in ('prompt_tokens="0x10" ignored', 'output_tokens="0b11" ignored', 'max_tokens="0o20" ignored',
                  'speculative_speedup="2,5" read as 2.5', 'context_window_tokens="1e5" read as 100000',
                  'agent.turns="1.000" changed to 20', 'load.concurrency is given 2 times; the last readable, "8", was read',
-                 'view is given 2 times; the first, "lab", was read',
+                 'view="bogus" ignored', 'view is given 3 times; the first readable, "lab", was read',
+                 'theme="neon" ignored', 'theme is given 2 times; the first readable, "dark", was read',
+                 'embed="maybe" ignored', 'embed is given 2 times; the first readable, "0", was read',
                  'output_tokens is given 2 times; the last readable, "30", was read'):
         assert text in notice, (text, notice)
     assert notice.count('"foo" is not a setting') == 1, notice
     assert state["load"]["concurrency"] == 8
     assert page.evaluate("() => document.documentElement.classList.contains('path')") is False
+    assert page.evaluate("() => document.documentElement.dataset.theme") == "dark"
     page.close()
 
 

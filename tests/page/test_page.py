@@ -144,6 +144,17 @@ def test_report_returns_the_models_report(lesson):
     assert report == evaluate({**DEFAULT_STATE, "prompt_tokens": 2000})
 
 
+def test_report_rejects_with_the_models_error_when_the_call_cannot_run(lesson):
+    """A call over the context window has no report: report() rejects with the sentence the page
+    shows (README, "report()"), and a state that runs again resolves again."""
+    over = {"prompt_tokens": 260_000, "context_window_tokens": 262_144, "max_tokens": 4_096}
+    message = lesson.evaluate("""async (state) => { TwoClocks.setState(state);
+        try { await TwoClocks.report(); return null; } catch (error) { return error.message; } }""", over)
+    assert message and "context window" in message and "max_tokens" in message, message
+    lesson.evaluate("() => window.TwoClocks.setState({prompt_tokens: 2000, max_tokens: 256})")
+    assert lesson.evaluate("async () => (await TwoClocks.report()).ttft_ms") > 0
+
+
 def test_no_request_leaves_the_page_origin(lesson):
     """Booting, evaluating and running code requested nothing from any other origin."""
     run_cell(lesson, "print('still local')")

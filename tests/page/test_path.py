@@ -403,6 +403,48 @@ def test_progress_lasts_a_reload_a_step_opens_by_address_and_start_over_resets(b
 
 
 @pytest.mark.browser
+def test_the_browsers_back_and_forward_move_between_steps_and_the_lab(browser, server):
+    """Each step the learner moves to is an entry of the tab's history: Back returns to the step
+    before (not off the page), Forward comes again, Back from the lab opened by a step's "deeper"
+    link returns to that step; an in-page link's entry keeps the step as it is. Embedded, the host's
+    Back stays the host's: the address is replaced, never pushed."""
+    from pagewait import wait_ready
+
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    current = "() => TwoClocks.lesson.current()"
+    page.goto(server + "?step=double-it")
+    wait_ready(page)
+    page.click("[data-path=next]")
+    page.evaluate(WAIT_SETTLED, 15_000)
+    assert page.evaluate(current) == "cut-max-tokens" and "step=cut-max-tokens" in page.url
+    page.go_back()
+    page.wait_for_function(f"{current} === 'double-it'")
+    assert "step=double-it" in page.url and page.is_visible("#path")
+    page.go_forward()
+    page.wait_for_function(f"{current} === 'cut-max-tokens'")
+    page.click("#open-lab")
+    assert page.is_hidden("#path") and "step=" not in page.url
+    page.go_back()
+    page.wait_for_function("() => !document.getElementById('path').hidden")
+    assert page.evaluate(current) == "cut-max-tokens"
+    page.evaluate("() => TwoClocks.lesson.predict('cut-max-tokens', 'same')")
+    page.click("[data-path=actions] button[data-action=prompt]")  # the learner's own change
+    page.wait_for_function("() => TwoClocks.getState().prompt_tokens === 4000")
+    state = page.evaluate("() => TwoClocks.getState()")
+    page.evaluate("() => { location.hash = 'lab'; }")
+    page.go_back()  # the hash's entry: the same step, its state untouched
+    assert page.evaluate(current) == "cut-max-tokens" and page.evaluate("() => TwoClocks.getState()") == state
+    embedded = context.new_page()
+    embedded.goto(server + "?step=double-it&embed=1")
+    wait_ready(embedded)
+    length = embedded.evaluate("() => history.length")
+    embedded.evaluate("async () => { await TwoClocks.lesson.go('streaming'); }")
+    assert embedded.evaluate("() => history.length") == length
+    context.close()
+
+
+@pytest.mark.browser
 def test_the_path_works_by_touch_and_without_storage(browser, server):
     """On a phone (touch, 390x844) with local storage blocked, a prediction is tapped in, an action
     tapped, and progress is kept in memory."""

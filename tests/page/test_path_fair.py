@@ -231,19 +231,21 @@ def test_set_state_in_the_path_view_opens_the_lab_with_the_state(fair_page):
 def test_on_a_landscape_phone_the_clocks_stay_beside_the_step(browser, server):
     """At 844x390 (a phone on its side) the path stacked the clocks above the step: after Lock-in
     and an action, the clocks were a screen above the verdict, so the learner pressed Play without
-    seeing them move. The clocks now stay beside the step: in view and uncovered with the verdict."""
-    context, page = open_page(browser, server, 844, 390)
-    try:
-        page.evaluate("() => TwoClocks.lesson.go('two-clocks')")
-        page.click(".path-choice label >> nth=0")
-        page.click("[data-path=commit]")
-        page.locator("[data-path=actions] button").first.click()
-        page.evaluate(WAIT_SETTLED)
-        assert uncovered(page, ["[data-path=verdict]"], scroll=True) == []
-        assert uncovered(page, ["#clocks-canvas"]) == []
-        assert page.errors == []
-    finally:
-        context.close()
+    seeing them move. The clocks now stay beside the step: in view and uncovered with the verdict,
+    also at 667x375 where the model refuses the call (its refusal in full filled the clocks' column)."""
+    for width, height, step in ((844, 390, "two-clocks"), (667, 375, "output-room")):
+        context, page = open_page(browser, server, width, height)
+        try:
+            page.evaluate("(id) => TwoClocks.lesson.go(id)", step)
+            page.click(".path-choice label >> nth=1")
+            page.click("[data-path=commit]")
+            page.locator("[data-path=actions] button").first.click()
+            page.evaluate(WAIT_SETTLED)
+            assert uncovered(page, ["[data-path=verdict]"], scroll=True) == [], step
+            assert uncovered(page, ["#clocks-canvas"]) == [], step
+            assert page.errors == []
+        finally:
+            context.close()
 
 
 @pytest.mark.browser

@@ -78,7 +78,7 @@ of 128 tokens with 4-token answers at once on 8 x H100 (about 9 ms a request, so
 second at most), GPU work of under a second in the model (GPUStack's Performance Lab, Qwen3-235B-A22B;
 held out in ``tests/data/load_sweeps_unseen.csv``)."""
 
-BURST_MEASURED = "first tokens 1.1 to 8x the model's and gaps between tokens 0.6 to 2.6x"
+BURST_MEASURED = "first tokens 1.1 to 8x later than this simulation's and gaps between tokens 0.6 to 2.6x as long"
 """What the held-out bursts (200 to 1,000 prompts at once, vLLM 0.8 and 0.11, SGLang 0.5; docs/validation.md,
 "Held out") measured against the model, as a range of measured over model (a test derives it from them)."""
 
@@ -118,10 +118,9 @@ def validation_caveat(prompt_tokens: int, output_tokens: int, concurrency: int, 
                        "together, published sweeps measured it up to 3.4x lower (engines interleave those "
                        "prompts with decode steps; the model makes each wait for the others' prefills).")
     if requests_per_s is not None and requests_per_s >= BURST_REQUESTS_PER_S:
-        caveats.append("At this rate the server's front end may be the queue: vLLM and SGLang prepare requests in "
-                       "one process (HTTP, chat template, tokenising, streaming), one after another, and the model "
-                       "does not queue them there. Published bursts of 200 to 1,000 prompts at once, with little GPU "
-                       f"work per request, measured {BURST_MEASURED}.")
+        caveats.append("Read this TTFT as a lower bound at this rate: vLLM and SGLang prepare requests one after "
+                       "another in one process (HTTP, chat template, tokenising, streaming), a queue this simulation "
+                       f"leaves out. Published bursts of 200 to 1,000 prompts at once measured {BURST_MEASURED}.")
     if deployment and _slow_decode(deployment):
         caveats.append("Read the gaps between tokens as a lower bound: on this deployment published sweeps "
                        f"measured decode steps up to {SLOW_DECODE_DEPLOYMENTS[_key(deployment)]} % slower than "
