@@ -286,6 +286,32 @@ def test_pressing_play_again_stops_the_replay_without_logging_it(lesson):
     assert lesson.locator("#log-table tbody tr").count() == 0
 
 
+WHOLE_LINES_AT_THE_END = """() => {
+  const screen = document.getElementById("screen"), text = document.getElementById("screen-text");
+  const label = document.getElementById("screen-label"), style = getComputedStyle(screen);
+  text.textContent = "word ".repeat(400);
+  screen.scrollTop = screen.scrollHeight; // where play.js keeps it: the newest text
+  const cover = getComputedStyle(label).position === "sticky"
+    ? label.getBoundingClientRect().bottom - screen.getBoundingClientRect().top - screen.clientTop : 0;
+  const lines = (screen.clientHeight - parseFloat(style.paddingBottom) - cover) / parseFloat(style.lineHeight);
+  text.textContent = "";
+  return lines; }"""
+
+
+def test_the_user_screen_scrolled_to_its_end_shows_whole_lines(lesson):
+    """Between its label (hidden on a phone) and its foot the screen holds whole lines: a learner saw
+    half a line peek out at the top of a phone's two-line screen, and on a wider one under the label
+    (the cursor took a line of its own, and the heights were not multiples of a line)."""
+    size = lesson.viewport_size
+    try:
+        for width, height, least in ((1280, 800, 3), (390, 844, 2)):
+            lesson.set_viewport_size({"width": width, "height": height})
+            lines = lesson.evaluate(WHOLE_LINES_AT_THE_END)
+            assert abs(lines - round(lines)) < 0.05 and round(lines) >= least, (width, lines)
+    finally:
+        lesson.set_viewport_size(size)
+
+
 def test_the_user_screens_label_hides_a_line_scrolled_halfway_under_it(lesson):
     """The screen scrolls to its newest text under a label that stays put: a learner saw the top
     half of a line peek out below the label. Wherever the text stands, the top line is cut at most one
