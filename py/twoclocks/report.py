@@ -24,7 +24,7 @@ from .roofline import roofline_call
 from .window import check_context_window, context_window
 from ._validate import check_int
 from .toy import ToyConstants
-from .validation import nearest
+from .validation import nearest, nearest_lead
 
 def cost_model(state: dict):
     """Return ``call(**call_state) -> report dict`` for the state's ``mode``.
@@ -145,8 +145,9 @@ def page_report(state: dict, *, compare_schedulers: bool = False, parts=None) ->
         settings cannot run) and ``agent_error`` (why, or None), ``engines``
         (:func:`engines_section`: each serving engine's default scheduler and limits on this deployment,
         ``match``, the one the load runs, and a ``sentence`` saying so). In roofline mode also
-        ``validation``: ``{"nearest": [...]}``, the published measurements nearest the current
-        configuration beside their predictions (:func:`twoclocks.validation.nearest`). Always
+        ``validation``: ``{"nearest": [...], "lead"}``, the published measurements nearest the current
+        configuration beside their predictions (:func:`twoclocks.validation.nearest`), and the
+        sentence above them (:func:`twoclocks.validation.nearest_lead`: of this setup, or only near it). Always
         ``scheduler_compare`` (:func:`twoclocks.loadsection.scheduler_compare`): None unless ``compare_schedulers`` was asked and the load runs.
 
     Raises:
@@ -206,7 +207,8 @@ def _parts(wanted: frozenset, state: dict, call_state: dict, rerun, context: dic
     if "engines" in wanted:
         out["engines"] = engines_section(state, context["window_tokens"])
     if "validation" in wanted and state["mode"] == "roofline":
-        out["validation"] = {"nearest": nearest({**state, **call_state})}
+        near = nearest({**state, **call_state})
+        out["validation"] = {"nearest": near, "lead": nearest_lead(near)}
     return out
 
 

@@ -160,6 +160,16 @@ def _distance(entry: dict, state: dict) -> float:
     return mismatch + _accelerator_distance(state["accelerator"], entry["accelerator"]) + prompt
 
 
+def nearest_lead(entries: list[dict]) -> str:
+    """The sentence above :func:`nearest`'s ``entries``: whether any of them measured this very setup;
+    when none did, the list is the nearest published, not a check of these clocks."""
+    if any(entry["exact"] for entry in entries):
+        return "Published measurements of this setup, beside what the model predicts for them:"
+    return ("No published measurement is of this setup (this model on this GPU, weight format, software and "
+            "device count); the nearest ones, beside what the model predicts for them, show how it does "
+            "near here, not on these clocks:")
+
+
 def nearest(state: dict, count: int = NEAREST_COUNT) -> list[dict]:
     """The ``count`` measurements whose configuration is nearest ``state`` (a page state with the
     roofline keys and ``prompt_tokens``), nearest first, each an entry of :func:`compare` plus

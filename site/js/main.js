@@ -85,7 +85,7 @@ const onControl = (key, value) => {
 const byId = (list) => Object.fromEntries(list.map((o) => [o.id, o.name]));
 const validationView = setupValidation({
   canvas: $("validation-canvas"), summary: $("validation-summary"), tbody: $("validation-table"),
-  nearest: $("validation-nearest"), load: () => engine.validation(),
+  nearest: $("validation-nearest"), lead: $("validation-lead"), load: () => engine.validation(),
   names: { models: byId(BUILD.options.models), accelerators: byId(BUILD.options.accelerators), stacks: byId(BUILD.options.serving_stacks) },
 });
 // Every control comes from BUILD.settings (twoclocks/settings.py): its look, range and default.

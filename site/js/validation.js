@@ -152,7 +152,7 @@ function renderNearest(list, nearest, names) {
  * .validation_table), asked for the first time roofline mode is shown; `names` maps ids to display
  * names ({models, accelerators, stacks}). Returns {show(report)}.
  */
-export function setupValidation({ canvas, summary, tbody, nearest, load, names }) {
+export function setupValidation({ canvas, summary, tbody, nearest, lead, load, names }) {
   const chart = new ValidationChart(canvas);
   let table = null;
   let loading = null;
@@ -164,6 +164,7 @@ export function setupValidation({ canvas, summary, tbody, nearest, load, names }
     show(report) {
       if (report.mode !== "roofline" || !report.validation) return;
       latest = report.validation.nearest;
+      lead.textContent = report.validation.lead;
       renderNearest(nearest, latest, { ...names, stacks: table?.stacks ?? names.stacks });
       loading ??= load().then((loaded) => {
         table = loaded;

@@ -23,7 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from twoclocks import hardware, validation
+from twoclocks import hardware, validation, web
 from twoclocks.roofline import (
     DEFAULT_DEPLOYMENT,
     DEFAULT_ROOFLINE,
@@ -180,6 +180,19 @@ def test_nearest_measurements_of_another_gpu_are_of_the_nearest_roofs():
     state = {"model": "llama-2-7b", "accelerator": "l4", "weight_dtype": "fp8", "serving_stack": "optimised",
              "tensor_parallel": 1, "prompt_tokens": 2048}
     assert [e["accelerator"] for e in validation.nearest(state)[:2]] == ["l40s", "h100-sxm"]
+
+
+def test_the_nearest_list_says_whether_it_measured_this_setup():
+    """Rows of another GPU were listed as if they checked these clocks: the sentence above the list says
+    when no row is of this setup, and a setup with its own rows is not told so."""
+    far = {"model": "llama-2-7b", "accelerator": "l4", "weight_dtype": "fp8", "serving_stack": "optimised",
+           "tensor_parallel": 1, "prompt_tokens": 2048}
+    near = {"model": "qwen2.5-7b", "accelerator": "a100-80gb", "weight_dtype": "int4",
+            "serving_stack": "eager", "tensor_parallel": 1, "prompt_tokens": 6000}
+    assert validation.nearest_lead(validation.nearest(far)).startswith("No published measurement is of this setup")
+    assert validation.nearest_lead(validation.nearest(near)).startswith("Published measurements of this setup")
+    report = web.evaluate({"mode": "roofline", **far})
+    assert report["validation"]["lead"] == validation.nearest_lead(report["validation"]["nearest"])
 
 
 # --- number formats, mixtures of experts and serving stacks ---------------------------------------

@@ -7,7 +7,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from pagewait import DEADLINE_MS, settle, wait_ready, wait_until
 
-from twoclocks.validation import nearest, validation_table
+from twoclocks.validation import nearest_lead, nearest, validation_table
 from twoclocks.web import DEFAULT_STATE
 
 pytestmark = pytest.mark.browser
@@ -89,6 +89,7 @@ def test_the_current_configurations_nearest_measurements_show_their_error_and_so
     assert [href for _, href in got] == [e["source_address"] for e in expected]
     assert f"({percent(first['error'])})" in got[0][0]
     assert "6,144-token prompt" in got[0][0] and "Eager PyTorch" in got[0][0]
+    assert lesson.text_content("#validation-lead") == nearest_lead(expected)
     lesson.evaluate("(s) => TwoClocks.setState(s)", {**QWEN_EAGER, "serving_stack": "vllm-v0"})
     moved = wait_until(
         lesson, "() => document.querySelector('#validation-nearest li')?.textContent.includes('vLLM 0.4–0.6')")
