@@ -69,6 +69,17 @@ def test_each_module_is_preloaded_once_and_exists(dist_dir):
         assert all((dist_dir / path).is_file() for path in preloads), preloads
 
 
+def test_the_page_ships_without_indentation_but_its_code_keeps_every_space(dist_dir):
+    """Indentation was a tenth of index.html, inside the first load's budget: the built page drops
+    it, except in <pre> and <textarea>, where the example cell's Python keeps its indentation."""
+    page = (dist_dir / "index.html").read_text()
+    cell = re.search(r'<textarea id="code"[^>]*>(.*?)</textarea>', page, re.S).group(1)
+    assert cell == html_escape((build.SITE_DIR / "example_cell.py").read_text(), quote=False)
+    outside = build.RAW_TEXT.sub("", page.split('<script type="application/json"')[0])
+    assert not re.search(r"\n[ \t]+<", outside), "an indented tag outside <pre> and <textarea>"
+    assert build.dedent_html("<p>a\n    <b>b</b></p>\n  <pre>  x\n    y</pre>") == "<p>a\n<b>b</b></p>\n<pre>  x\n    y</pre>"
+
+
 def test_pages_use_relative_urls_only(dist_dir):
     """No src or href in the built pages starts with / or a scheme, so dist/ works under any path."""
     html = (dist_dir / "index.html").read_text()
