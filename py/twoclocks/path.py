@@ -125,7 +125,7 @@ STEPS = (
         "(attention's n² term: each prompt token is compared with every earlier one), so it grows "
         "faster than the prompt. Decode's steps barely notice the prompt: each costs a fixed amount "
         "plus a little for every token already in the KV cache. Decode is still the bigger column "
-        "here (80 steps of about 20 ms), but it hardly grows: the prompt's length moves prefill, and "
+        "here (79 steps of about 20 ms: the first of the 80 tokens comes from prefill), but it hardly grows: the prompt's length moves prefill, and "
         "all of prefill comes before the first token. A 500-token prompt's prefill is cheap next to "
         "4,000.",
         setup=ROUTER,
@@ -186,7 +186,8 @@ STEPS = (
                  ("ttlt", "The answer ends sooner (TTLT falls)")),
         answer="visible",
         explanation="Streaming changes when the bytes arrive, not how much work prefill did: the "
-        "first token still waits for the whole prompt, the user just watches a cursor sooner. To move "
+        "first token still waits for the whole prompt. The user reads the answer as it is written "
+        "instead of all at once at the end, but no word of it comes before TTFT. To move "
         f"TTFT, {PROMPT_FIX}.",
         setup={**RAG, "streaming": False},
         keys=("streaming", "prompt_tokens"),
@@ -195,7 +196,7 @@ STEPS = (
                  Action("prompt", "Cut the dump to 10,000 tokens", {"prompt_tokens": 10_000, "streaming": True},
                         base="stream")),
         seed="Streaming changes when bytes arrive, not how much work prefill did.",
-        tells=("the user just watches a cursor sooner",),
+        tells=("no word of it comes before TTFT",),
         deeper=(("wrong", "Three wrong pictures", None),),
     ),
     Step(
@@ -235,7 +236,8 @@ STEPS = (
         setup=JUNK,
         keys=("speculative_speedup", "prompt_tokens"),
         actions=(Action("speculative", "Speculative decoding ×3", {"speculative_speedup": 3.0}),
-                 Action("prompt", "Cut the junk: 20,000 tokens", {"prompt_tokens": 20_000})),
+                 Action("prompt", "…and cut the junk to 20,000 tokens",
+                        {"prompt_tokens": 20_000, "speculative_speedup": 3.0}, base="speculative")),
         seed="They make decode faster by guessing ahead. They do not make a 200k junk prompt free.",
         tells=("Prefill still reads all 200,000 tokens",),
         deeper=(("load", "Serving tricks under load: when many calls share the GPU", None),),

@@ -75,7 +75,8 @@ export class Player {
       shownMs < server + (report.waiting_ms ?? 0) ? "waiting: queued behind other calls" :
       shownMs < report.ttft_ms ? "prefill: reading the prompt" :
       shownMs < report.ttlt_ms ? `decode: token ${formatNumber(arrived)}` : "done";
-    const rate = speed > 1 ? ` · played ${speed.toFixed(speed < 10 ? 1 : 0)}× faster` : "";
+    const times = speed.toFixed(speed < 10 ? 1 : 0);
+    const rate = Number(times) > 1 ? ` · played ${times}× faster` : ""; // never "1.0× faster"
     this.clockLine.textContent = `Call time ${formatMs(shownMs)} of ${formatMs(report.ttlt_ms)} · ${phase}${rate}`;
   }
 

@@ -286,6 +286,31 @@ def test_pressing_play_again_stops_the_replay_without_logging_it(lesson):
     assert lesson.locator("#log-table tbody tr").count() == 0
 
 
+DRAWN_TEXT = """{ window.__drawn = new Set(); const fill = CanvasRenderingContext2D.prototype.fillText;
+  CanvasRenderingContext2D.prototype.fillText = function (text, ...rest) {
+    if (this.canvas.id === "clocks-canvas") window.__drawn.add(String(text));
+    return fill.call(this, text, ...rest); }; }"""  # an init script: statements, run before the page's own
+
+
+@pytest.mark.browser
+def test_the_dials_say_they_are_logarithmic(browser, server):
+    """A learner read a 17 % prefill wedge as the bigger part of the call: the dials run from 10 ms to
+    10 min on a log scale, and nothing on screen said so on the path. Between the dials the canvas
+    now says "log scale" in the lab and on the path's narrower column."""
+    from pagewait import wait_ready, settle
+
+    for query, words in (("?view=lab", {"log scale,", "same for both"}), ("?step=double-it", {"log", "scale"})):
+        context = browser.new_context(viewport={"width": 1280, "height": 800})
+        context.add_init_script(DRAWN_TEXT)
+        page = context.new_page()
+        page.goto(server + query)
+        wait_ready(page)
+        settle(page)
+        drawn = set(page.evaluate("() => [...window.__drawn]"))
+        assert words <= drawn, (query, sorted(drawn))
+        context.close()
+
+
 WHOLE_LINES_AT_THE_END = """() => {
   const screen = document.getElementById("screen"), text = document.getElementById("screen-text");
   const label = document.getElementById("screen-label"), style = getComputedStyle(screen);
