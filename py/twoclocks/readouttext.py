@@ -98,17 +98,17 @@ def describe_load(load: dict) -> str:
 
 def load_line(report: dict, load_state: dict) -> str | None:
     """The line under the clocks under load (None when the call is alone): the typical call's wait
-    and prefill, what other calls' prefill did to its stream, and every call's percentiles."""
+    and prefill, what other calls' prefill did to its decoding (streamed or not), and every call's percentiles."""
     clocks, load = report.get("clocks"), report.get("load")
     if not clocks or not load:
         return None
     steps = format_counted(len(clocks["stalls_ms"]), "step")
     stalls = ""
     if clocks["stalls_ms"] and load_state["scheduler"] == "chunked":
-        stalls = (f" Its stream shared {steps} with other calls' prompt chunks ({format_ms(clocks['stalled_ms'])} "
+        stalls = (f" Its decoding shared {steps} with other calls' prompt chunks ({format_ms(clocks['stalled_ms'])} "
                   "in all, red on the timeline): slower there, never stopped.")
     elif clocks["stalls_ms"]:
-        stalls = (f" Its stream stalled for {steps} of other calls' prefill ({format_ms(clocks['stalled_ms'])} "
+        stalls = (f" Its decoding stalled for {steps} of other calls' prefill ({format_ms(clocks['stalled_ms'])} "
                   "in all, red on the timeline).")
     rate = format_counted(load["output_tokens_per_s"], "output token per second", "output tokens per second")
     caveat = f" {load['caveat']}" if load.get("caveat") else ""

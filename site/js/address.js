@@ -9,21 +9,37 @@ export class Address {
     this.timer = 0;
   }
 
+  /** The query string of what is shown: the lab's settings, or the path's step. */
+  query() {
+    return this.lesson.toQuery(this.view);
+  }
+
   /** Write the current state and view into the address (soon, once). */
   sync() {
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      history.replaceState(history.state, "", `${location.pathname}${this.lesson.toQuery(this.view)}${location.hash}`);
-    }, URL_SYNC_MS);
+    this.timer = setTimeout(() => this.write(), URL_SYNC_MS);
+  }
+
+  /** Write a pending change now: before the view changes, so this entry keeps what it showed. */
+  flush() {
+    if (this.timer) this.write();
+  }
+
+  write() {
+    clearTimeout(this.timer);
+    this.timer = 0;
+    history.replaceState(history.state, "", `${location.pathname}${this.query()}${location.hash}`);
   }
 
   /** Write the current state and view into the address now, as a new entry of the tab's history, so
-   * the browser's Back returns to the last one. Only in a tab of its own: framed (an embed, a course
-   * site) the host's Back stays the host's, and the address is replaced instead. */
+   * the browser's Back returns to the last one; the new place takes no #anchor of the old one. Only
+   * in a tab of its own: framed (an embed, a course site) the host's Back stays the host's, and the
+   * address is replaced instead. */
   push() {
     if (this.view.embed || window.top !== window) return this.sync();
     clearTimeout(this.timer);
-    history.pushState(null, "", `${location.pathname}${this.lesson.toQuery(this.view)}${location.hash}`);
+    this.timer = 0;
+    history.pushState(null, "", `${location.pathname}${this.query()}`);
   }
 
   /** "Copy link": the address of this view (embedded or not, a link opens the page itself), said in `status`. */

@@ -14,7 +14,7 @@ function showLoadLine(report) {
   const server = (report.clocks ?? report).server_ms > 0; // TTFT's phases, as the timeline draws them
   setText(ttft, report.clocks ? (server ? ", server, waiting and prefill" : ", waiting plus prefill")
     : (server ? ", server plus prefill" : ", mostly prefill"));
-  setText(ttlt, report.clocks ? ", plus the stream" : (server ? ", TTFT plus decode" : ", prefill plus decode"));
+  setText(ttlt, report.clocks ? ", plus decode" : (server ? ", TTFT plus decode" : ", prefill plus decode"));
   setText(tpot, report.clocks ? ", mean per token" : ", one step");
   setHidden(line, !report.clocks);
   if (!report.clocks) return setText(line, "");

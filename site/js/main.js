@@ -370,8 +370,7 @@ const logs = lazyLogs($("logs-root"), {
 const progress = new Progress(`twoclocks:path:${location.pathname}`);
 const progressListeners = new ProgressListeners();
 const { guidedPath, showView } = wirePath({
-  view, openedWith, applyState, whenSettled, showOnClocks, syncUrl, pushUrl: () => address.push(), callControls, logs,
-  progress, progressListeners,
+  view, openedWith, applyState, whenSettled, showOnClocks, syncUrl, address, callControls, logs, progress, progressListeners,
 });
 // Launched by a course site from a SCORM package: it records the path and keeps the progress (the
 // code for it is loaded only then, before the first step is shown).

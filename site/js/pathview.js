@@ -4,21 +4,34 @@ import { BUILD } from "./build.js";
 import { bringIntoView, scrollToStart, setHidden } from "./dom.js";
 import { GuidedPath, markStepKeys } from "./path.js";
 import { applySections } from "./sections.js";
-import { SECTIONS } from "./urlstate.js";
+import { NESTED, SECTIONS, parseUrl } from "./urlstate.js";
 
 const $ = (id) => document.getElementById(id);
 
 /** A step's whole starting state: the defaults with the step's own settings over them. */
 const stepState = (step) => ({ ...structuredClone(BUILD.defaults), ...step.setup });
 
+/** The lab's whole state as an address holds it: the defaults, its scenario, its settings over them. */
+function addressedState(search) {
+  const asked = parseUrl(search, BUILD.limits, BUILD.scenarios);
+  const base = { ...structuredClone(BUILD.defaults), ...(asked.scenario?.state ?? {}) };
+  const state = { ...base, ...asked.state };
+  for (const key of NESTED) state[key] = { ...base[key], ...(asked.state[key] ?? {}) };
+  return state;
+}
+
 /**
  * `view`: the page's view (pageview.js); `openedWith`: the state the address opened with; `applyState(partial)`, `whenSettled()`, `showOnClocks(state,
- * options)`, `syncUrl()`, `pushUrl()` (a new history entry: address.js), `callControls` (locked until a
+ * options)`, `syncUrl()`, `address` (address.js: its history entries), `callControls` (locked until a
  * prediction), `logs` (the log section), `progress`, `progressListeners`. Returns {guidedPath, showView(name)}.
  */
-export function wirePath({ view, openedWith, applyState, whenSettled, showOnClocks, syncUrl, pushUrl, callControls, logs, progress, progressListeners }) {
-  let shownStep = null; // the step on screen, and the one Back or Forward is bringing (no new entry for it)
+export function wirePath({ view, openedWith, applyState, whenSettled, showOnClocks, syncUrl, address, callControls, logs, progress, progressListeners }) {
+  // The step on screen; the one Back or Forward is bringing (no new entry for it); and whether the
+  // learner is coming from the lab (a new entry even for the step they left).
+  let shownStep = null;
   let arriving = null;
+  let fromLab = false;
+  const pushUrl = () => address.push();
   /** Show the guided path or the whole lab (no reload: the state stays). */
   function showView(name) {
     view.view = name;
@@ -65,7 +78,8 @@ export function wirePath({ view, openedWith, applyState, whenSettled, showOnCloc
     },
     onChange: (summary, step) => {
       if (view.view === "path") {
-        const moved = shownStep !== null && shownStep !== step.id && arriving !== step.id;
+        const moved = shownStep !== null && (shownStep !== step.id || fromLab) && arriving !== step.id;
+        fromLab = false;
         view.step = step.id;
         if (moved) pushUrl(); // each step its own entry: the browser's Back is the previous step
         else syncUrl();
@@ -76,12 +90,14 @@ export function wirePath({ view, openedWith, applyState, whenSettled, showOnCloc
     },
   });
 
-  // Back and Forward: to a step's address, that step on the path; to the lab's, the lab.
+  // Back and Forward: to a step's address, that step on the path; to the lab's, the lab as it held.
   addEventListener("popstate", () => {
     const step = new URLSearchParams(location.search).get("step");
     if (view.view === "path" && step === view.step) return; // an in-page link's entry: this step stays as it is
     if (!BUILD.path.some((s) => s.id === step)) {
-      if (view.view === "path") showView("lab");
+      if (view.view === "lab" && location.search === address.query()) return; // the same lab, an in-page link
+      showView("lab");
+      applyState(addressedState(location.search));
       return syncUrl();
     }
     arriving = step;
@@ -94,8 +110,15 @@ export function wirePath({ view, openedWith, applyState, whenSettled, showOnCloc
     pushUrl();
     $("lab").scrollIntoView({ block: "start" });
   });
-  $("open-path").addEventListener("click", () => {
+  /** Leave the lab for the path: its entry keeps the lab as the learner left it, the path gets its own. */
+  function leaveLab() {
+    address.flush();
+    fromLab = view.view !== "path";
     showView("path");
+  }
+
+  $("open-path").addEventListener("click", () => {
+    leaveLab();
     guidedPath.go(progress.currentId ?? BUILD.path[0].id);
   });
   for (const button of document.querySelectorAll(".start-over")) {
@@ -103,7 +126,7 @@ export function wirePath({ view, openedWith, applyState, whenSettled, showOnCloc
       progress.reset();
       // The lab alone (an instructor's embed) starts over from the state its address set.
       if (document.documentElement.classList.contains("lab-only")) return applyState(openedWith);
-      showView("path");
+      leaveLab();
       guidedPath.go(BUILD.path[0].id);
       scrollTo({ top: 0 });
     });

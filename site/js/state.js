@@ -20,6 +20,7 @@ export class LessonState {
     this.defaults = build.defaults;
     this.limits = build.limits;
     this.scenarios = build.scenarios;
+    this.steps = (build.path ?? []).map((step) => step.id);
     this.value = structuredClone(build.defaults);
     // What a change of each key invalidates: "model" (re-run it) or "redraw" (both clocks stay).
     this.costs = Object.fromEntries(build.settings.map((s) => [s.key, s.cost]));
@@ -73,7 +74,7 @@ export class LessonState {
    * the view {scenario, sections, readonly, theme, embed, notes} (notes say what was adjusted).
    */
   fromUrl(search) {
-    const view = parseUrl(search, this.limits, this.scenarios);
+    const view = parseUrl(search, this.limits, this.scenarios, this.steps);
     let start = { ...this.value, ...(view.scenario?.state ?? {}) };
     const base = start;
     start = { ...base, ...view.state };

@@ -59,15 +59,17 @@ function parseValue(name, text, limit) {
  * step, asked, notes}: `view` is "path", "lab" or null (not asked); `step` a step id as written (the
  * path checks it); `asked` is true when the address sets anything of the lab (a setting, a scenario or
  * sections, or read-only), which opens the lab unless `view` says otherwise.
- * `limits` is BUILD.limits, `scenarios` BUILD.scenarios.
+ * `limits` is BUILD.limits, `scenarios` BUILD.scenarios, `steps` the path's step ids (given, a step
+ * is read like the other flags: its first readable value; else its first, for the path to check).
  */
-export function parseUrl(search, limits, scenarios) {
+export function parseUrl(search, limits, scenarios, steps = null) {
   const params = new URLSearchParams(search);
   const result = { state: {}, scenario: null, sections: SECTIONS, readonly: false,
     theme: "auto", embed: false, view: null, step: params.get("step"), asked: false, notes: [] };
   const nested = Object.fromEntries(NESTED.map((key) => [key, {}]));
   const note = (text) => result.notes.includes(text) || result.notes.push(text); // a repeat says it once
-  const read = { step: result.step }; // the text each setting was last read from, and each flag first
+  // The text each setting was last read from, and each flag first (a step unchecked: its first).
+  const read = steps ? {} : { step: result.step };
   let setting = false; // the address names a setting of the lab, read or not: it asked for the lab
   for (const [name, text] of params) {
     if (FLAGS.includes(name)) continue;
@@ -88,15 +90,16 @@ export function parseUrl(search, limits, scenarios) {
   const scenarioId = firstReadable(params, "scenario", (id) => scenarios.some((s) => s.id === id),
     `use one of ${scenarios.map((s) => s.id).join(", ")}`, note, read);
   if (scenarioId !== null) result.scenario = scenarios.find((s) => s.id === scenarioId);
-  if (params.has("sections")) {
-    read.sections = params.get("sections");
-    const asked = read.sections.split(",").map((s) => s.trim()).filter(Boolean);
-    const known = asked.flatMap((s) => SECTION_ALIASES[s] ?? (SECTIONS.includes(s) ? [s] : []));
-    for (const s of asked.filter((s) => !SECTIONS.includes(s) && !SECTION_ALIASES[s])) {
-      note(`section ${shown(s)} ignored: use ${SECTIONS.join(", ")} (or clocks: ${SECTION_ALIASES.clocks.join(", ")})`);
-    }
-    if (known.length) result.sections = SECTIONS.filter((s) => known.includes(s));
+  const named = (list) => list.split(",").map((s) => s.trim()).filter(Boolean);
+  const known = (s) => SECTIONS.includes(s) || s in SECTION_ALIASES;
+  const sectionsHint = `use ${SECTIONS.join(", ")} (or clocks: ${SECTION_ALIASES.clocks.join(", ")})`;
+  const sections = firstReadable(params, "sections", (list) => named(list).some(known), sectionsHint, note, read);
+  if (sections !== null) {
+    for (const s of named(sections).filter((s) => !known(s))) note(`section ${shown(s)} ignored: ${sectionsHint}`);
+    const wanted = named(sections).flatMap((s) => SECTION_ALIASES[s] ?? (SECTIONS.includes(s) ? [s] : []));
+    result.sections = SECTIONS.filter((s) => wanted.includes(s));
   }
+  if (steps) result.step = firstReadable(params, "step", (id) => steps.includes(id), `use one of ${steps.join(", ")}`, note, read);
   result.theme = firstReadable(params, "theme", (t) => THEMES.includes(t), `use ${THEMES.join(", ")}`, note, read) ?? "auto";
   result.view = firstReadable(params, "view", (v) => VIEWS.includes(v), `use ${VIEWS.join(", ")}`, note, read);
   result.readonly = flag(params, "readonly", note, read);
@@ -120,14 +123,14 @@ function noteRepeats(params, read, note) {
   }
 }
 
-/** The first value of a flag that `readable` accepts, or null; each value before it is named as ignored,
- * with `hint`, and the value read is kept in `read` for the repeat notice. */
+/** The first value of a flag that `readable` accepts, or null; every value it does not accept is
+ * named as ignored, with `hint`, and the value read is kept in `read` for the repeat notice. */
 function firstReadable(params, name, readable, hint, note, read) {
   for (const value of params.getAll(name)) {
-    if (readable(value)) return (read[name] = value);
-    note(`${name}=${shown(value)} ignored: ${hint}`);
+    if (!readable(value)) note(`${name}=${shown(value)} ignored: ${hint}`);
+    else read[name] ??= value;
   }
-  return null;
+  return read[name] ?? null;
 }
 
 /** A yes/no flag of the address: true for 1/true/yes/on, false for 0/false/no/off; the first readable

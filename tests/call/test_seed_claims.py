@@ -82,6 +82,9 @@ def test_with_streaming_off_a_slow_stream_is_said_to_be_unseen():
     for calm in ({"prompt_tokens": 500, "output_tokens": 40}, {"prompt_tokens": 500, "output_tokens": 300}):
         text = web.evaluate({**calm, "streaming": False})["advice"]["text"]
         assert "stream" not in text.replace("Streaming is off", ""), text
+    loaded = web.evaluate({**state, "streaming": False, "load": {"concurrency": 64}})  # under load too
+    for text in (loaded["advice"]["text"], loaded["readouts"]["load_line"]):
+        assert "stream" not in text.replace("Streaming is off", ""), text
 
 
 def test_a_serving_trick_never_withdraws_the_prompt_lever():

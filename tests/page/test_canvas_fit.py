@@ -187,7 +187,7 @@ LEGEND_STATES = [{"load": {"concurrency": 64}}, {"mode": "roofline"},
 def test_between_195_and_320_px_the_legends_wrap_instead_of_scrolling_the_page(browser, server):
     """At 280 px (a 560 px window at 200 % zoom) with a load set, in roofline mode and with both, the
     lab (its agent loop and every section below included) is no wider than the window: the legend's
-    longest item ("other calls' prefill during the stream") wraps; and so at every width from 250
+    longest item ("other calls' prefill during decode") wraps; and so at every width from 250
     to 330 px with every legend item shown."""
     page = open_view(browser, server, "?view=lab", width=280, height=800)
     try:

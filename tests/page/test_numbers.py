@@ -166,7 +166,8 @@ def test_numbers_in_the_address_other_than_decimal_are_named_in_the_notice(brows
     unreadable first is named, not taken as the default); a repeated complaint is said once."""
     query = ("prompt_tokens=0x10&output_tokens=30&output_tokens=0b11&max_tokens=0o20"
              f"&speculative_speedup={quote('2,5')}&context_window_tokens=1e5&agent.turns=1.000"
-             "&load.concurrency=4&load.concurrency=8&view=bogus&view=lab&view=path&theme=neon&theme=dark"
+             "&load.concurrency=4&load.concurrency=8&view=bogus&view=lab&view=path&theme=neon&theme=dark&theme=sepia"
+             "&sections=nope&sections=lab,logs"
              "&embed=maybe&embed=0&foo=1&foo=2")
     page = browser.new_page()
     page.goto(f"{server}index.html?{query}")
@@ -182,7 +183,9 @@ def test_numbers_in_the_address_other_than_decimal_are_named_in_the_notice(brows
                  'speculative_speedup="2,5" read as 2.5', 'context_window_tokens="1e5" read as 100000',
                  'agent.turns="1.000" changed to 20', 'load.concurrency is given 2 times; the last readable, "8", was read',
                  'view="bogus" ignored', 'view is given 3 times; the first readable, "lab", was read',
-                 'theme="neon" ignored', 'theme is given 2 times; the first readable, "dark", was read',
+                 'theme="neon" ignored', 'theme="sepia" ignored',  # every value it could not read
+                 'theme is given 3 times; the first readable, "dark", was read',
+                 'sections="nope" ignored', 'sections is given 2 times; the first readable, "lab,logs", was read',
                  'embed="maybe" ignored', 'embed is given 2 times; the first readable, "0", was read',
                  'output_tokens is given 2 times; the last readable, "30", was read'):
         assert text in notice, (text, notice)

@@ -145,8 +145,8 @@ def test_report_returns_the_models_report(lesson):
 
 
 def test_report_rejects_with_the_models_error_when_the_call_cannot_run(lesson):
-    """A call over the context window has no report: report() rejects with the sentence the page
-    shows (README, "report()"), and a state that runs again resolves again."""
+    """A call over the context window has no report: report() rejects with the model's explanation,
+    the one the page shows (README, "report()"), and a state that runs again resolves again."""
     over = {"prompt_tokens": 260_000, "context_window_tokens": 262_144, "max_tokens": 4_096}
     message = lesson.evaluate("""async (state) => { TwoClocks.setState(state);
         try { await TwoClocks.report(); return null; } catch (error) { return error.message; } }""", over)

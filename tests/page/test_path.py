@@ -388,6 +388,10 @@ def test_progress_lasts_a_reload_a_step_opens_by_address_and_start_over_resets(b
     page.goto(server + "?step=nope")
     wait_ready(page)
     assert "step=\"nope\" ignored" in page.text_content("#notice")
+    page.goto(server + "?step=nope&step=missing-stop")  # a step is read like the other flags: its first readable value
+    wait_ready(page)
+    assert page.evaluate("() => TwoClocks.lesson.current()") == "missing-stop"
+    assert 'the first readable, "missing-stop", was read' in page.text_content("#notice")
     page.goto(server + "?view=lab&step=streaming")
     wait_ready(page)
     assert "step=\"streaming\" ignored" in page.text_content("#notice") and page.is_hidden("#path")
@@ -406,8 +410,10 @@ def test_progress_lasts_a_reload_a_step_opens_by_address_and_start_over_resets(b
 def test_the_browsers_back_and_forward_move_between_steps_and_the_lab(browser, server):
     """Each step the learner moves to is an entry of the tab's history: Back returns to the step
     before (not off the page), Forward comes again, Back from the lab opened by a step's "deeper"
-    link returns to that step; an in-page link's entry keeps the step as it is. Embedded, the host's
-    Back stays the host's: the address is replaced, never pushed."""
+    link returns to that step; an in-page link's entry keeps the step as it is, and a new step leaves
+    its #anchor behind. The lab's entry keeps the lab as the learner left it: Back and Forward into it
+    show their own settings. Embedded, the host's Back stays the host's: the address is replaced,
+    never pushed."""
     from pagewait import wait_ready
 
     context = browser.new_context(viewport={"width": 1280, "height": 800})
@@ -435,6 +441,23 @@ def test_the_browsers_back_and_forward_move_between_steps_and_the_lab(browser, s
     page.evaluate("() => { location.hash = 'lab'; }")
     page.go_back()  # the hash's entry: the same step, its state untouched
     assert page.evaluate(current) == "cut-max-tokens" and page.evaluate("() => TwoClocks.getState()") == state
+    page.evaluate("() => { location.hash = 'lab'; }")
+    page.click("[data-path=next]")  # a new place: the old #anchor stays behind
+    page.wait_for_function(f"{current} === 'streaming'")
+    assert "#" not in page.url, page.url
+    # The lab as the learner left it: "Back to the guided path", then Back, shows it; Forward, the step.
+    page.click("#open-lab")
+    page.fill("#prompt_tokens-number", "12345")
+    page.press("#prompt_tokens-number", "Enter")
+    page.click("#open-path")  # at once, before the address has caught up with the typing
+    page.wait_for_function("() => !document.getElementById('path').hidden")
+    page.go_back()
+    page.wait_for_function("() => document.getElementById('path').hidden")
+    assert page.evaluate("() => TwoClocks.getState().prompt_tokens") == 12_345 and "prompt_tokens=12345" in page.url
+    page.go_back()  # the step the lab was opened from, then Forward into that lab again
+    page.wait_for_function("() => !document.getElementById('path').hidden")
+    page.go_forward()
+    page.wait_for_function("() => document.getElementById('path').hidden && TwoClocks.getState().prompt_tokens === 12345")
     embedded = context.new_page()
     embedded.goto(server + "?step=double-it&embed=1")
     wait_ready(embedded)
