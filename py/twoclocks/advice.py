@@ -284,12 +284,14 @@ def clock_sentence(decision: dict, *, ttft_ms: float, ttlt_ms: float, waiting_ms
         return (f"The first token is slow: {_prefill_takes(prompt, first, server_ms, waiting_ms, 'it', measured)} of the "
                 f"{format_ms(ttlt_ms)} {subject} ({format_share(share)}; slow from {format_limit(SLOW_FIRST_TOKEN_MS)}), {then}.")
     if label == "decode" and decision["stream_slow"] and lever == "prompt":
-        return (f"{capital(stream_noun)} is slow: the first token is out after {first}, then decoding {answer} "
+        return (f"{capital(stream_noun)} is slow: the first token is out after {first}, then decoding "
+                f"{answer} "
                 f"takes {stream} more ({format_share(1 - share)} of the {subject}; slow from "
                 f"{format_limit(SLOW_STREAM_MS)}), {format_ms(decision['stalled_ms'])} of it in steps that "
                 f"also run other requests' prefills. " + _copies_of_prompt(every_prompt or prompt, "those steps", lever))
     if label == "decode" and decision["stream_slow"]:
-        return (f"{capital(stream_noun)} is slow: the first token is out after {first}, then decoding {answer} "
+        return (f"{capital(stream_noun)} is slow: the first token is out after {first}, then decoding "
+                f"{answer} "
                 f"takes {stream} more ({format_share(1 - share)} of the {subject}; slow from "
                 f"{format_limit(SLOW_STREAM_MS)}), so {FIX[lever]}; " + _stream_stalls(decision))
     neither = (f"Neither clock is slow yet: the first token is out after {first} "

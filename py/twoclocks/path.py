@@ -125,7 +125,8 @@ STEPS = (
         "(attention's n² term: each prompt token is compared with every earlier one), so it grows "
         "faster than the prompt. Decode's steps barely notice the prompt: each costs a fixed amount "
         "plus a little for every token already in the KV cache. Decode is still the bigger column "
-        "here (79 steps of about 20 ms: the first of the 80 tokens comes from prefill), but it hardly grows: the prompt's length moves prefill, and "
+        "here (79 steps of about 20 ms: the first of the 80 tokens comes from prefill), but it hardly "
+        "grows: the prompt's length moves prefill, and "
         "all of prefill comes before the first token. A 500-token prompt's prefill is cheap next to "
         "4,000.",
         setup=ROUTER,

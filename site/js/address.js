@@ -14,6 +14,11 @@ export class Address {
     return this.lesson.toQuery(this.view);
   }
 
+  /** The whole lab an address holds (Back or Forward to it): the defaults, its scenario, its settings. */
+  stateOf(search) {
+    return this.lesson.read(search, structuredClone(this.lesson.defaults)).state;
+  }
+
   /** Write the current state and view into the address (soon, once). */
   sync() {
     clearTimeout(this.timer);

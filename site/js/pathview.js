@@ -4,21 +4,12 @@ import { BUILD } from "./build.js";
 import { bringIntoView, scrollToStart, setHidden } from "./dom.js";
 import { GuidedPath, markStepKeys } from "./path.js";
 import { applySections } from "./sections.js";
-import { NESTED, SECTIONS, parseUrl } from "./urlstate.js";
+import { SECTIONS } from "./urlstate.js";
 
 const $ = (id) => document.getElementById(id);
 
 /** A step's whole starting state: the defaults with the step's own settings over them. */
 const stepState = (step) => ({ ...structuredClone(BUILD.defaults), ...step.setup });
-
-/** The lab's whole state as an address holds it: the defaults, its scenario, its settings over them. */
-function addressedState(search) {
-  const asked = parseUrl(search, BUILD.limits, BUILD.scenarios);
-  const base = { ...structuredClone(BUILD.defaults), ...(asked.scenario?.state ?? {}) };
-  const state = { ...base, ...asked.state };
-  for (const key of NESTED) state[key] = { ...base[key], ...(asked.state[key] ?? {}) };
-  return state;
-}
 
 /**
  * `view`: the page's view (pageview.js); `openedWith`: the state the address opened with; `applyState(partial)`, `whenSettled()`, `showOnClocks(state,
@@ -97,8 +88,7 @@ export function wirePath({ view, openedWith, applyState, whenSettled, showOnCloc
     if (!BUILD.path.some((s) => s.id === step)) {
       if (view.view === "lab" && location.search === address.query()) return; // the same lab, an in-page link
       showView("lab");
-      applyState(addressedState(location.search));
-      return syncUrl();
+      return applyState(address.stateOf(location.search)); // which writes the address back as it was
     }
     arriving = step;
     if (view.view !== "path") showView("path");

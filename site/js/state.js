@@ -70,18 +70,24 @@ export class LessonState {
   }
 
   /**
-   * Read the address: the scenario first, then the parameters over it. Sets the state and returns
-   * the view {scenario, sections, readonly, theme, embed, notes} (notes say what was adjusted).
+   * Read an address over `base` (a whole state): its scenario first, then its parameters. Returns
+   * {state, view}, the view {scenario, sections, readonly, theme, embed, notes} (notes say what was
+   * adjusted). Changes nothing.
    */
-  fromUrl(search) {
+  read(search, base) {
     const view = parseUrl(search, this.limits, this.scenarios, this.steps);
-    let start = { ...this.value, ...(view.scenario?.state ?? {}) };
-    const base = start;
-    start = { ...base, ...view.state };
-    for (const key of NESTED) start[key] = { ...base[key], ...(view.state[key] ?? {}) };
-    const note = capCachedPrefix(start);
+    const scenario = { ...base, ...(view.scenario?.state ?? {}) };
+    const state = { ...scenario, ...view.state };
+    for (const key of NESTED) state[key] = { ...scenario[key], ...(view.state[key] ?? {}) };
+    const note = capCachedPrefix(state);
     if (note) view.notes.push(note);
-    this.value = start;
+    return { state, view };
+  }
+
+  /** Read the address over the current state and take its state; returns its view (see `read`). */
+  fromUrl(search) {
+    const { state, view } = this.read(search, this.value);
+    this.value = state;
     return view;
   }
 

@@ -65,11 +65,10 @@ function parseValue(name, text, limit) {
 export function parseUrl(search, limits, scenarios, steps = null) {
   const params = new URLSearchParams(search);
   const result = { state: {}, scenario: null, sections: SECTIONS, readonly: false,
-    theme: "auto", embed: false, view: null, step: params.get("step"), asked: false, notes: [] };
+    theme: "auto", embed: false, view: null, step: null, asked: false, notes: [] };
   const nested = Object.fromEntries(NESTED.map((key) => [key, {}]));
   const note = (text) => result.notes.includes(text) || result.notes.push(text); // a repeat says it once
-  // The text each setting was last read from, and each flag first (a step unchecked: its first).
-  const read = steps ? {} : { step: result.step };
+  const read = {}; // the text each setting was last read from, and each flag first
   let setting = false; // the address names a setting of the lab, read or not: it asked for the lab
   for (const [name, text] of params) {
     if (FLAGS.includes(name)) continue;
@@ -99,8 +98,10 @@ export function parseUrl(search, limits, scenarios, steps = null) {
     const wanted = named(sections).flatMap((s) => SECTION_ALIASES[s] ?? (SECTIONS.includes(s) ? [s] : []));
     result.sections = SECTIONS.filter((s) => wanted.includes(s));
   }
-  if (steps) result.step = firstReadable(params, "step", (id) => steps.includes(id), `use one of ${steps.join(", ")}`, note, read);
-  result.theme = firstReadable(params, "theme", (t) => THEMES.includes(t), `use ${THEMES.join(", ")}`, note, read) ?? "auto";
+  const step = steps ? (id) => steps.includes(id) : () => true; // unchecked, the path checks it
+  result.step = firstReadable(params, "step", step, `use one of ${steps?.join(", ")}`, note, read);
+  result.theme = firstReadable(params, "theme", (t) => THEMES.includes(t), `use ${THEMES.join(", ")}`, note, read)
+    ?? "auto";
   result.view = firstReadable(params, "view", (v) => VIEWS.includes(v), `use ${VIEWS.join(", ")}`, note, read);
   result.readonly = flag(params, "readonly", note, read);
   // A read-only lesson is one a host drives: the lab, like an address that names any setting (even
