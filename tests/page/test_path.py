@@ -120,7 +120,6 @@ def test_the_steps_follow_the_seed_and_end_with_its_checklist():
         assert step["answer"] in [c["id"] for c in step["choices"]] or not step["choices"]
 
 
-@pytest.mark.skipif(not SEED.exists(), reason="the seed text is not beside this checkout")
 def test_the_steps_whose_clocks_as_set_up_answer_the_question_veil_them():
     """Where the wait's split is the question (where it goes, how long the answer runs, what a total
     alone tells), the clocks as set up would answer it: those steps hide them until the prediction.
@@ -128,6 +127,7 @@ def test_the_steps_whose_clocks_as_set_up_answer_the_question_veil_them():
     assert {step.id for step in STEPS if step.veil} == {"two-clocks", "missing-stop", "split-the-clock"}
 
 
+@pytest.mark.skipif(not SEED.exists(), reason="the seed text is not beside this checkout")
 def test_every_step_quotes_the_seed():
     """Each step's `seed` sentence is the seed's own words (so the step is about a seed point)."""
     squash = lambda text: re.sub(r"\s+", " ", text).strip()  # noqa: E731
